@@ -1,0 +1,67 @@
+"""The action model shared by parser, graph, knowledge mining and evaluation.
+
+An *action* is one verb occurrence in a recipe with the ingredients and tools it acts on (surface forms,
+with a character span into the recipe text). Its *proto-action* is the same triple lifted to glossary
+classes (CRG paper, §4.1): (verb class, set of ingredient classes, set of tool classes). Proto-actions are
+what the graph stores, counts and compares; `ProtoAction.key` is their stable primary key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+KEY_SEP = "|"
+SET_SEP = "+"
+
+
+@dataclass(frozen=True, order=True)
+class ProtoAction:
+    verb: str
+    ingredients: frozenset[str] = frozenset()
+    tools: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> str:
+        """Stable, human-readable key: ``verb|ingr1+ingr2|tool1`` with sorted sets."""
+        return KEY_SEP.join(
+            (self.verb, SET_SEP.join(sorted(self.ingredients)), SET_SEP.join(sorted(self.tools)))
+        )
+
+    @classmethod
+    def from_key(cls, key: str) -> "ProtoAction":
+        verb, ingr, tools = key.split(KEY_SEP)
+        return cls(verb, frozenset(filter(None, ingr.split(SET_SEP))), frozenset(filter(None, tools.split(SET_SEP))))
+
+    @classmethod
+    def from_release(cls, d: Mapping) -> "ProtoAction":
+        """From the released JSON shape ``{"verb":…, "ingredients":[…], "tools":[…]}``."""
+        return cls(d["verb"], frozenset(d.get("ingredients") or ()), frozenset(d.get("tools") or ()))
+
+    def to_release(self) -> dict:
+        return {"verb": self.verb, "ingredients": sorted(self.ingredients), "tools": sorted(self.tools)}
+
+    def __str__(self) -> str:  # 切(洋葱; 刀)
+        inner = ",".join(sorted(self.ingredients))
+        if self.tools:
+            inner += "; " + ",".join(sorted(self.tools))
+        return f"{self.verb}({inner})"
+
+
+@dataclass
+class Action:
+    """One verb occurrence in a recipe (surface level) plus its proto-action (class level)."""
+
+    verb: str                                   # surface verb as written
+    ingredients: list[str] = field(default_factory=list)  # surface ingredient forms
+    tools: list[str] = field(default_factory=list)        # surface tool/container forms
+    proto: ProtoAction | None = None            # glossary classes; None if the verb is not in the glossary
+    start: int = 0                              # character span of the phrase in the recipe text
+    end: int = 0
+    phrase: str = ""                            # the text of that span
+    step: int = 0                               # index of the numbered step / sentence
+    clause: int = 0                             # index of the clause in the recipe
+    inherited: bool = False                     # ingredients inherited from a previous action (omission)
+
+
+def proto_set(actions: Iterable[Action]) -> set[ProtoAction]:
+    return {a.proto for a in actions if a.proto is not None}

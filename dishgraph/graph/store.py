@@ -1,0 +1,138 @@
+"""One interface over two engines: embedded LadybugDB (default) and Neo4j 5 over Bolt.
+
+Callers name a query (a file in ``dishgraph/cypher/``) and pass parameters; rows come back as dicts with
+plain Python values. Writes go through ``write(name, rows)``, which batches rows into ``$rows`` for an
+``UNWIND $rows AS r MERGE …`` query, so loads are incremental and idempotent on stable keys.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from decimal import Decimal
+from typing import Any, Iterable, Iterator, Sequence
+
+from dishgraph.graph import queries, schema
+
+DEFAULT_BATCH = 2000
+
+
+def plain(value: Any) -> Any:
+    """Engine values to plain Python (Ladybug returns Decimal for integer sums)."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def param(value: Any) -> Any:
+    """Python values to parameter values both engines accept (sets become sorted lists)."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(param(v) for v in value)
+    if isinstance(value, (list, tuple)):
+        return [param(v) for v in value]
+    if isinstance(value, dict):
+        return {k: param(v) for k, v in value.items()}
+    return value
+
+
+def batched(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
+    batch: list[dict] = []
+    for r in rows:
+        batch.append(r)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class GraphStore(ABC):
+    backend: str = "?"
+
+    # --- the two calls everything else uses -------------------------------------------------------
+    def query(self, name: str, **params: Any) -> list[dict]:
+        """Run the named query with parameters; rows as dicts."""
+        q = queries.get(name, self.backend)
+        missing = set(q.params) - set(params)
+        if missing:
+            raise TypeError(f"query {name!r} needs parameters {sorted(missing)}")
+        return self.execute(q.text, {k: param(v) for k, v in params.items() if k in q.params})
+
+    def write(self, name: str, rows: Iterable[dict], batch_size: int = DEFAULT_BATCH, **params: Any) -> int:
+        """Run an ``UNWIND $rows`` query over rows in batches, one transaction per batch."""
+        q = queries.get(name, self.backend)
+        if "rows" not in q.params:
+            raise ValueError(f"query {name!r} does not take $rows")
+        n = 0
+        for batch in batched(rows, batch_size):
+            self.execute(q.text, {"rows": param(batch), **{k: param(v) for k, v in params.items()}})
+            n += len(batch)
+        return n
+
+    # --- engine specifics -----------------------------------------------------------------------
+    @abstractmethod
+    def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
+        """Run one statement text with parameters (used by named queries and `db shell`)."""
+
+    @abstractmethod
+    def init_schema(self) -> None: ...
+
+    @abstractmethod
+    def location(self) -> str: ...
+
+    @abstractmethod
+    def version(self) -> str: ...
+
+    @abstractmethod
+    def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
+        """Fast path for large loads of *new* nodes (Ladybug COPY; Neo4j falls back to batched MERGE)."""
+
+    @abstractmethod
+    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict]) -> int:
+        """Fast path for *new* relationships; rows have ``from``, ``to`` keys plus properties."""
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- shared helpers -------------------------------------------------------------------------
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Counts per label and per relationship type (zero included), from the schema whitelist."""
+        nodes = {n.label: self._count_label(n.label) for n in schema.NODES}
+        rels = {r.type: self._count_rel(r.type) for r in schema.RELS}
+        return {"nodes": nodes, "relationships": rels}
+
+    def _count_label(self, label: str) -> int:
+        label = schema.check_label(label)
+        return int(self.execute(f"MATCH (n:{label}) RETURN count(n) AS n")[0]["n"])
+
+    def _count_rel(self, rel: str) -> int:
+        rel = schema.check_rel(rel)
+        return int(self.execute(f"MATCH ()-[r:{rel}]->() RETURN count(r) AS n")[0]["n"])
+
+    def reset(self) -> None:
+        """Delete every node and relationship (schema stays)."""
+        for n in schema.NODES:
+            self.execute(f"MATCH (n:{schema.check_label(n.label)}) DETACH DELETE n")
+
+
+def open_store(uri: str | None = None, db: str | None = None, *, read_only: bool = False,
+               database: str | None = None) -> GraphStore:
+    """Embedded Ladybug unless a Bolt/Neo4j URI is given (flag or DISHGRAPH_URI / NEO4J_URI)."""
+    from dishgraph import config
+
+    uri = config.server_uri(uri)
+    if uri:
+        from dishgraph.graph.neo4j_store import Neo4jStore
+
+        return Neo4jStore(uri, database=database)
+    from dishgraph.graph.ladybug_store import LadybugStore
+
+    return LadybugStore(config.db_path(db), read_only=read_only)
