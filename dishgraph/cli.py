@@ -1,0 +1,34 @@
+"""The `dishgraph` command line. Each command is a thin wrapper over one Python API call."""
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(help="dishgraph: recipe corpora as action graphs in a Cypher graph database.",
+                  no_args_is_help=True, add_completion=False)
+
+# Command groups live in dishgraph/commands/<group>.py, each exposing `app` (a typer.Typer).
+GROUPS = {}
+
+
+def _register() -> None:
+    import pkgutil
+
+    import dishgraph.commands as pkg
+
+    for mod in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
+        module = importlib.import_module(f"dishgraph.commands.{mod}")
+        sub = getattr(module, "app", None)
+        if isinstance(sub, typer.Typer):
+            name = getattr(module, "GROUP_NAME", mod.replace("_", "-"))
+            GROUPS[name] = module
+            app.add_typer(sub, name=name)
+        for fn in getattr(module, "TOP_LEVEL", []):  # commands that live at the top level
+            app.command()(fn)
+
+
+_register()
+
+if __name__ == "__main__":
+    app()

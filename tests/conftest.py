@@ -1,0 +1,37 @@
+"""Shared fixtures: the real data in ../shared/data and a real embedded database per test."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import pytest
+
+from dishgraph import config
+
+
+@pytest.fixture(scope="session")
+def data_dir():
+    return config.data_dir()
+
+
+@pytest.fixture(scope="session")
+def crg_dir(data_dir):
+    return data_dir / "counterfactual"
+
+
+@pytest.fixture(scope="session")
+def glossary(crg_dir):
+    from dishgraph.ingest.glossary import Glossary
+
+    return Glossary.load(crg_dir / "glossary.json")
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A fresh, real LadybugDB database on disk."""
+    from dishgraph.graph.ladybug_store import LadybugStore
+
+    s = LadybugStore(tmp_path / "db")
+    yield s
+    s.close()
