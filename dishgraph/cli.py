@@ -26,6 +26,12 @@ def _register() -> None:
             app.add_typer(sub, name=name)
         for fn in getattr(module, "TOP_LEVEL", []):  # commands that live at the top level
             app.command()(fn)
+    # A module may add commands to another module's group: EXTRA = {"eval": [fn, ...]}.
+    for mod in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
+        module = importlib.import_module(f"dishgraph.commands.{mod}")
+        for group, fns in getattr(module, "EXTRA", {}).items():
+            for fn in fns:
+                GROUPS[group].app.command()(fn)
 
 
 _register()
