@@ -100,11 +100,11 @@ def check_rel(rel: str) -> str:
 def ladybug_ddl() -> list[str]:
     stmts = []
     for n in NODES:
-        cols = ", ".join(f"{p} {t}" for p, t in n.props.items())
+        cols = ", ".join(f"`{p}` {t}" for p, t in n.props.items())
         stmts.append(f"CREATE NODE TABLE IF NOT EXISTS {n.label}({cols}, PRIMARY KEY ({n.key}))")
     for r in RELS:
         ends = ", ".join(f"FROM {a} TO {b}" for a, b in r.ends)
-        cols = "".join(f", {p} {t}" for p, t in r.props.items())
+        cols = "".join(f", `{p}` {t}" for p, t in r.props.items())
         stmts.append(f"CREATE REL TABLE IF NOT EXISTS {r.type}({ends}{cols})")
     return stmts
 

@@ -1,0 +1,10 @@
+// Upsert parsed steps (one per action occurrence), attach them to their recipe and proto-action.
+// params: $rows [{id, recipe, pos, phrase, verb, start, end, inherited, clause, action}]
+UNWIND $rows AS r
+MERGE (s:Step {id: r.id})
+SET s.recipe = r.recipe, s.pos = r.pos, s.phrase = r.phrase, s.verb = r.verb, s.start = r.start,
+    s.`end` = r.`end`, s.inherited = r.inherited, s.clause = r.clause
+WITH s, r
+MATCH (x:Recipe {id: r.recipe}), (a:ProtoAction {key: r.action})
+MERGE (x)-[:HAS_STEP]->(s)
+MERGE (s)-[:INSTANCE_OF]->(a)
