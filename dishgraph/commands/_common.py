@@ -1,0 +1,58 @@
+"""Options and output helpers shared by every command group."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+err_console = Console(stderr=True)
+
+DbOpt = typer.Option(None, "--db", help="Embedded database directory (default: $DISHGRAPH_DB or "
+                     "~/.local/share/dishgraph/db).", envvar="DISHGRAPH_DB")
+UriOpt = typer.Option(None, "--uri", help="Neo4j Bolt URI (bolt://host:7687); default: $DISHGRAPH_URI / "
+                      "$NEO4J_URI, else the embedded database.")
+JsonOpt = typer.Option(False, "--json", help="Print JSON instead of a table.")
+JsonOutOpt = typer.Option(None, "--json-out", help="Also write the result as JSON to this file.")
+
+
+def open_store(db: Optional[str], uri: Optional[str], read_only: bool = False):
+    from dishgraph.graph.lock import DatabaseInUse
+    from dishgraph.graph.store import open_store as _open
+
+    try:
+        return _open(uri=uri, db=db, read_only=read_only)
+    except DatabaseInUse as e:
+        err_console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+
+
+def emit_json(obj: Any, path: Optional[Path] = None) -> None:
+    text = json.dumps(obj, ensure_ascii=False, indent=2, default=str)
+    if path:
+        Path(path).write_text(text + "\n", encoding="utf-8")
+    else:
+        sys.stdout.write(text + "\n")
+
+
+def rows_table(rows: list[dict], title: str | None = None, columns: list[str] | None = None) -> Table:
+    cols = columns or (list(rows[0]) if rows else [])
+    t = Table(title=title, show_lines=False)
+    for c in cols:
+        t.add_column(str(c))
+    for r in rows:
+        t.add_row(*[_cell(r.get(c)) for c in cols])
+    return t
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, (list, dict)):
+        return json.dumps(v, ensure_ascii=False)
+    return "" if v is None else str(v)

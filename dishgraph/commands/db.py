@@ -1,0 +1,68 @@
+"""`dishgraph db info|init|shell|reset`."""
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table
+
+app = typer.Typer(help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True)
+
+
+@app.command()
+def info(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Backend, location, version and counts per label and relationship type."""
+    from dishgraph.graph.info import database_info
+
+    with open_store(db, uri, read_only=True) as store:
+        data = database_info(store)
+    if as_json:
+        return emit_json(data)
+    console.print(f"[bold]{data['backend']}[/bold]  {data['location']}  ({data['version']})")
+    console.print(rows_table([{"label": k, "count": v} for k, v in data["counts"]["nodes"].items()], "nodes"))
+    console.print(rows_table([{"type": k, "count": v} for k, v in data["counts"]["relationships"].items()],
+                             "relationships"))
+
+
+@app.command()
+def init(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt):
+    """Create the schema (Ladybug node/rel tables; Neo4j uniqueness constraints and indexes)."""
+    with open_store(db, uri) as store:
+        store.init_schema()
+        console.print(f"schema ready on {store.backend} at {store.location()}")
+
+
+@app.command()
+def shell(statement: Optional[str] = typer.Argument(None, help="Cypher statement; read from stdin if omitted."),
+          param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME=JSON_VALUE (repeatable)."),
+          db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt,
+          write: bool = typer.Option(False, "--write", help="Open the embedded database for writing.")):
+    """Run one Cypher statement (values only as --param, never pasted into the text) and print a table."""
+    import json
+
+    text = statement if statement is not None else sys.stdin.read()
+    params = {}
+    for p in param:
+        name, _, value = p.partition("=")
+        try:
+            params[name] = json.loads(value)
+        except json.JSONDecodeError:
+            params[name] = value
+    with open_store(db, uri, read_only=not write) as store:
+        rows = store.execute(text, params)
+    if as_json:
+        return emit_json(rows)
+    console.print(rows_table(rows))
+
+
+@app.command()
+def reset(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
+          yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")):
+    """Delete every node and relationship (asks first)."""
+    with open_store(db, uri) as store:
+        if not yes:
+            typer.confirm(f"Delete ALL data in {store.backend} at {store.location()}?", abort=True)
+        store.reset()
+        console.print("database emptied")

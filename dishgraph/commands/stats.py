@@ -1,0 +1,33 @@
+"""`dishgraph stats`: counts per label and relationship type, and action-graph statistics."""
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table
+
+
+def stats(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt,
+          top: int = typer.Option(3, help="Top proto-actions shown per dish.")):
+    """Counts per label and relationship type, recipes with actions, steps and omissions per recipe."""
+    from dishgraph.graph.info import graph_stats
+
+    with open_store(db, uri, read_only=True) as store:
+        data = graph_stats(store, top=top)
+    if as_json:
+        return emit_json(data)
+    c = data["counts"]
+    console.print(rows_table([{"label": k, "count": v} for k, v in c["nodes"].items() if v], "nodes"))
+    console.print(rows_table([{"type": k, "count": v} for k, v in c["relationships"].items() if v], "relationships"))
+    console.print(rows_table([{
+        "recipes": data["recipes"], "with ≥1 action": f"{data['share_with_actions']:.1%}",
+        "steps/recipe": f"{data['steps_per_recipe']:.2f}", "inherited/recipe": f"{data['inherited_per_recipe']:.2f}",
+        "distinct proto-actions": data["distinct_proto_actions"]}], "action graphs"))
+    rows = [{"dish": d, "top actions": ", ".join(f"{a['action']} ({a['recipes']})" for a in acts)}
+            for d, acts in list(data["top_actions_per_dish"].items())[:10]]
+    if rows:
+        console.print(rows_table(rows, "top proto-actions per dish (first 10 dishes)"))
+
+
+TOP_LEVEL = [stats]

@@ -1,0 +1,94 @@
+"""Parse recipes in worker processes and load the action graphs in batched transactions.
+
+Resumable by construction: a recipe is marked ``parsed`` only after its steps are written, every write
+is a MERGE on a stable key, and parsing is deterministic; so an ingest killed at any point and re-run
+ends with exactly the counts of an uninterrupted run.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from dishgraph.graph.store import GraphStore, batched
+from dishgraph.ingest.glossary import Glossary
+from dishgraph.ingest.loader import ParsedRecipe, RecipeRecord, load_parsed
+
+_WORKER_PARSER = None
+
+
+def _init_worker(glossary: Glossary, segmenter: str) -> None:
+    global _WORKER_PARSER
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from dishgraph.ingest.parser import RecipeParser
+
+    _WORKER_PARSER = RecipeParser(glossary, segmenter=segmenter)
+
+
+def _parse_chunk(chunk: Sequence[tuple[str, str]]) -> list[ParsedRecipe]:
+    return [ParsedRecipe(rid, _WORKER_PARSER.parse(text)) for rid, text in chunk]
+
+
+@dataclass
+class ParseStats:
+    recipes: int = 0
+    skipped_already_parsed: int = 0
+    steps: int = 0
+    with_actions: int = 0
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+
+def progress_bar(disable: bool = False) -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), disable=disable)
+
+
+def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary: Glossary, *,
+                   segmenter: str = "auto", workers: int = 1, batch_size: int = 1000,
+                   total: int | None = None, show_progress: bool = True) -> ParseStats:
+    """Parse recipes not yet marked parsed and load their steps; ``workers`` > 1 parses in processes."""
+    import time
+
+    stats = ParseStats()
+    t0 = time.perf_counter()
+    pool = None
+    if workers > 1:
+        pool = mp.get_context("fork" if os.name == "posix" else "spawn").Pool(
+            workers, initializer=_init_worker, initargs=(glossary, segmenter))
+    else:
+        _init_worker(glossary, segmenter)
+    try:
+        with progress_bar(disable=not show_progress) as bar:
+            task = bar.add_task("parse+load", total=total, rate="")
+            for batch in batched(recipes, batch_size):
+                ids = [r.id for r in batch]
+                done = {row["id"] for row in store.query("parsed_recipe_ids", ids=ids)}
+                todo = [(r.id, r.text) for r in batch if r.id not in done]
+                stats.skipped_already_parsed += len(batch) - len(todo)
+                if todo:
+                    if pool is not None:
+                        size = max(1, len(todo) // (workers * 4))
+                        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+                        parsed = [p for part in pool.map(_parse_chunk, chunks) for p in part]
+                    else:
+                        parsed = _parse_chunk(todo)
+                    stats.steps += load_parsed(store, parsed)
+                    stats.with_actions += sum(1 for p in parsed if any(a.proto for a in p.actions))
+                stats.recipes += len(batch)
+                elapsed = time.perf_counter() - t0
+                bar.update(task, advance=len(batch), rate=f"{stats.recipes / max(elapsed, 1e-9):,.0f} recipes/s")
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    stats.seconds = time.perf_counter() - t0
+    return stats
+
+
+def iter_unparsed(store: GraphStore) -> Iterator[RecipeRecord]:
+    for row in store.query("unparsed_recipes"):
+        yield RecipeRecord(row["id"], row["dish"], row["text"], source="", line=0)
