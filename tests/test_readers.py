@@ -1,0 +1,359 @@
+"""Readers: the real CRG release (counts, json == pkl) and every kind of bad input, with line numbers."""
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import tracemalloc
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from dishgraph.actions import ProtoAction
+from dishgraph.ingest.readers import (
+    BaseRecipe, Change, CorpusRecipe, ReadError, ReadReport, _Ctx, _json_array_records, clean_name, join_steps,
+    read_base_recipes, read_changing_ingredients, read_corpus, read_crg_release, read_dish_pairs,
+    read_diner_glossary, read_pivots,
+)
+
+FIX = Path(__file__).parent / "fixtures" / "readers"
+
+
+# ------------------------------------------------------------------------------------ the real release
+
+
+@pytest.fixture(scope="module")
+def release(crg_dir):
+    return read_crg_release(crg_dir, source="json")
+
+
+@pytest.fixture(scope="module")
+def release_pkl(crg_dir):
+    return read_crg_release(crg_dir, source="pkl")
+
+
+def test_real_base_recipes(crg_dir):
+    rep = ReadReport()
+    recipes = list(read_base_recipes(crg_dir / "base_recipes.txt", report=rep))
+    assert len(recipes) == 2500 and rep.read == 2500 and rep.skipped == 0 and rep.warned == 0
+    first = recipes[0]
+    assert isinstance(first, BaseRecipe)
+    assert (first.base, first.target, first.line) == ("白灼菜心", "白灼秋葵", 1)
+    assert first.text.startswith("菜心洗干净") and first.file.endswith("base_recipes.txt")
+    assert recipes[-1].line == 2500
+    assert len({(r.base, r.target) for r in recipes}) == 50  # 50 recipes for each of the 50 pairs
+
+
+def test_real_pairs_and_changes(release, crg_dir):
+    assert len(release.pairs) == 50
+    assert Counter(p.change.kind for p in release.pairs) == {"replace": 46, "add": 4}
+    first, last = release.pairs[0], release.pairs[-1]
+    assert (first.base, first.target, first.line) == ("白灼菜心", "白灼秋葵", 1)
+    assert first.change == Change("replace", "菜心", "秋葵", 1)
+    assert (last.base, last.target, last.line) == ("炒牛肉", "胡萝卜炒牛肉", 50)  # line without a newline
+    assert last.change == Change("add", None, "胡萝卜", 50)
+    assert all(p.change.line == p.line for p in release.pairs)
+    assert read_dish_pairs(crg_dir / "dish_pairs.txt")[-1].target == "胡萝卜炒牛肉"
+    assert len(read_changing_ingredients(crg_dir / "changing_ingres.txt")) == 50
+
+
+def test_real_pivots_and_constraints(release):
+    pivots = [(t, p, k) for t, items in release.pivots.items() for p, k in items]
+    assert len(pivots) == 1121 and len(release.pivots) == 50
+    assert Counter(k for _, _, k in pivots) == {"remove": 679, "insert": 442}
+    assert release.pivots["白灼秋葵"][0] == (ProtoAction("淋", frozenset({"蔬菜"})), "remove")
+    assert all(type(p.verb) is str for _, p, _ in pivots)
+    assert sum(len(v) for v in release.constraints.values()) == 199
+    assert sum(len(it["pairs"]) for v in release.constraints.values() for it in v) == 520
+    c0 = release.constraints["白灼秋葵"][0]
+    assert c0["action"] == ProtoAction("切", frozenset({"洋葱"}))
+    assert c0["pairs"][0] == (ProtoAction("去皮", frozenset({"洋葱"})), ProtoAction("切", frozenset({"洋葱"})))
+    assert len(release.glossary.ingredient) > 6000 and release.glossary.verb["切"] == "切"
+
+
+def test_json_and_pickle_give_identical_results(release, release_pkl):
+    assert release.sources["pivots"].endswith("pivot_actions.json")
+    assert release_pkl.sources["pivots"].endswith("original/pivot_actions.pkl")
+    assert release_pkl.sources["glossary"].endswith("original/glossary_dict.pkl")
+    assert release.pivots == release_pkl.pivots            # same order, same kinds
+    assert release.constraints == release_pkl.constraints
+    assert release.glossary == release_pkl.glossary
+    assert release.pairs == release_pkl.pairs
+
+
+def test_release_recipes_stream_and_report(crg_dir):
+    rel = read_crg_release(crg_dir)
+    assert sum(1 for _ in rel.recipes()) == 2500
+    assert rel.report.skipped == 0
+    assert rel.report.read_by_file[str(crg_dir / "base_recipes.txt")] == 2500
+    assert rel.report.read_by_file[str(crg_dir / "dish_pairs.txt")] == 50
+
+
+def test_release_misaligned_changes_is_an_error(tmp_path, crg_dir):
+    for name in ("dish_pairs.txt", "base_recipes.txt", "glossary.json", "pivot_actions.json"):
+        shutil.copy(crg_dir / name, tmp_path / name)
+    lines = (crg_dir / "changing_ingres.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "changing_ingres.txt").write_text("".join(lines[:-1]), encoding="utf-8")
+    with pytest.raises(ReadError, match=r"changing_ingres.txt: 49 changes for 50 dish pairs.*\[50\]"):
+        read_crg_release(tmp_path)
+
+
+def test_release_pickle_only_directory(tmp_path, crg_dir):
+    """The layout of the GitHub repository's data/ folder: pickles beside the text files, no JSON."""
+    for name in ("dish_pairs.txt", "changing_ingres.txt", "base_recipes.txt"):
+        shutil.copy(crg_dir / name, tmp_path / name)
+    for name in ("glossary_dict.pkl", "pivot_actions.pkl"):
+        shutil.copy(crg_dir / "original" / name, tmp_path / name)
+    rel = read_crg_release(tmp_path)
+    assert rel.sources["pivots"] == str(tmp_path / "pivot_actions.pkl")
+    assert sum(len(v) for v in rel.pivots.values()) == 1121
+    with pytest.raises(FileNotFoundError, match="missing"):
+        read_crg_release(tmp_path / "nowhere")
+
+
+def test_malformed_pivot_entries_are_skipped_with_location(tmp_path):
+    (tmp_path / "pivot_actions.json").write_text(json.dumps({"红烧鱼": [
+        {"verb": "煎", "ingredients": ["鱼"], "tools": [], "kind": "insert"},
+        {"verb": "煎", "ingredients": ["鱼"], "tools": [], "kind": "sideways"},
+        {"ingredients": ["鱼"]},
+    ]}, ensure_ascii=False), encoding="utf-8")
+    rep = ReadReport()
+    pivots, constraints = read_pivots(tmp_path / "pivot_actions.json", report=rep)
+    assert pivots == {"红烧鱼": [(ProtoAction("煎", frozenset({"鱼"})), "insert")]}
+    assert constraints == {} and rep.skipped_by_reason == {"pivot": 2}
+    assert "pivot_actions.json:['红烧鱼'][1]: malformed pivot action" in rep.messages[0]
+    with pytest.raises(ReadError, match=r"\['红烧鱼'\]\[1\]"):
+        read_pivots(tmp_path / "pivot_actions.json", strict=True)
+    (tmp_path / "pivot_actions.json").write_text('{"a": [\n  {"verb": }\n]}', encoding="utf-8")
+    with pytest.raises(ReadError, match=r"pivot_actions.json:2: not valid JSON"):
+        read_pivots(tmp_path / "pivot_actions.json")
+
+
+def test_diner_glossary(data_dir):
+    g = read_diner_glossary(data_dir / "diner" / "glossary.json")
+    assert (len(g.food), len(g.action), len(g.flavour)) == (535, 40, 35)
+    assert g.table("food")["老鸭"] == "鸭" and g.action["清蒸"] == "蒸"
+    assert "鸭" in g.clusters("food")
+    with pytest.raises(ValueError):
+        g.table("ingredient")
+
+
+def test_diner_glossary_bad_shape(tmp_path):
+    (tmp_path / "g.json").write_text('{"food": {}}', encoding="utf-8")
+    with pytest.raises(ReadError, match="g.json: DiNeR glossary must map"):
+        read_diner_glossary(tmp_path / "g.json")
+
+
+# ------------------------------------------------------------------------------------------ bad input
+
+
+def test_bad_base_recipes_fixture():
+    rep = ReadReport()
+    recs = list(read_base_recipes(FIX / "base_recipes_bad.txt", report=rep))
+    assert [r.line for r in recs] == [1, 2, 7, 8, 9, 10, 13]
+    by_line = {r.line: r for r in recs}
+    assert by_line[1].base == "红烧肉"                       # BOM stripped
+    assert by_line[2].text == "鱼洗净，上锅蒸十分钟。"         # CRLF stripped
+    assert by_line[7].text == "Boil the pasta."              # no CJK: kept, flagged
+    assert by_line[8].base == 'x"}) MATCH (n) DETACH DELETE n //'  # hostile name kept verbatim
+    assert by_line[9].base == "鱼香肉丝"                      # control characters stripped
+    assert by_line[10].base == "长" * 100                     # capped
+    assert by_line[13].text == "豆腐切块，下锅。"              # last line without newline
+    assert rep.read == 7
+    assert rep.skipped_by_reason == {"columns": 2, "blank": 1, "empty-recipe": 1, "encoding": 1, "empty-dish": 1}
+    assert rep.warned_by_reason == {"no-cjk": 1, "control-chars": 1, "long-name": 1}
+    name = "base_recipes_bad.txt"
+    expected = {3: "expected 3 tab-separated columns", 5: "empty recipe", 6: "not UTF-8",
+                7: "no Chinese character", 9: "control/format characters removed", 10: "cut to 100",
+                11: "got 4", 12: "empty dish name"}
+    assert len(rep.messages) == len(expected)
+    for msg, (line, text) in zip(rep.messages, sorted(expected.items())):
+        assert f"{name}:{line}: " in msg and text in msg, msg
+    assert "skipped 6" in rep.summary() and "3 warnings" in rep.summary()
+
+
+def test_strict_mode_raises_at_first_bad_line():
+    it = read_base_recipes(FIX / "base_recipes_bad.txt", strict=True)
+    assert next(it).line == 1 and next(it).line == 2
+    with pytest.raises(ReadError) as e:
+        next(it)
+    assert e.value.line == 3 and e.value.reason == "columns"
+    assert str(e.value).startswith(f"{FIX / 'base_recipes_bad.txt'}:3: expected 3")
+
+
+def test_too_long_line_is_skipped_and_next_line_read(tmp_path):
+    p = tmp_path / "base_recipes.txt"
+    with open(p, "wb") as fh:
+        fh.write("红烧肉\t红烧鱼\t切块。\n".encode())
+        fh.write(b"x\ty\t" + "很".encode() * 800_000 + b"\n")  # 2.4 MB line
+        fh.write("清蒸鱼\t红烧鱼\t蒸。\n".encode())
+    rep = ReadReport()
+    recs = list(read_base_recipes(p, report=rep))
+    assert [r.line for r in recs] == [1, 3]
+    assert rep.skipped_by_reason == {"too-long": 1}
+    assert f"{p}:2: line longer than {1 << 20} bytes" in rep.messages[0]
+    rep2 = ReadReport()
+    assert [r.line for r in read_base_recipes(p, report=rep2, max_line_bytes=3 << 20)] == [1, 2, 3]
+    assert [r.line for r in read_base_recipes(p, max_line_bytes=26)] == [3]  # 26 bytes + newline fit
+
+
+def test_report_keeps_first_messages_but_counts_all(tmp_path):
+    p = tmp_path / "b.txt"
+    p.write_text("".join(f"bad line {i}\n" for i in range(30)) + "菜\t菜\t炒。\n", encoding="utf-8")
+    rep = ReadReport(max_messages=5)
+    assert len(list(read_base_recipes(p, report=rep))) == 1
+    assert rep.skipped == 30 and len(rep.messages) == 5 and rep.messages[4].startswith(f"{p}:5:")
+
+
+def test_changes_and_pairs_bad_lines(tmp_path):
+    (tmp_path / "c.txt").write_text("菜心 秋葵\n 皮蛋\na b c\n\n牛肉\t猪肉\r\n", encoding="utf-8")
+    rep = ReadReport()
+    changes = read_changing_ingredients(tmp_path / "c.txt", report=rep)
+    assert changes == [Change("replace", "菜心", "秋葵", 1), Change("add", None, "皮蛋", 2),
+                       Change("replace", "牛肉", "猪肉", 5)]
+    assert rep.skipped_by_reason == {"columns": 1, "blank": 1}
+    assert "c.txt:3: expected 1 (add) or 2 (replace) ingredients, got 3" in rep.messages[0]
+    (tmp_path / "p.txt").write_text("白灼菜心 白灼秋葵\n只有一个\n", encoding="utf-8")
+    with pytest.raises(ReadError, match=r"p.txt:2: expected 2 dish names"):
+        read_dish_pairs(tmp_path / "p.txt", strict=True)
+
+
+def test_clean_name():
+    assert clean_name(" 红烧\u200b肉\n ") == "红烧肉"
+    assert clean_name("MATCH (n) RETURN n; //'\"") == "MATCH (n) RETURN n; //'\""
+    assert clean_name("鱼" * 300, max_chars=10) == "鱼" * 10
+
+
+# -------------------------------------------------------------------------------------------- corpora
+
+
+def _summary(recs: list[CorpusRecipe]):
+    return [(r.dish, r.title, r.text, r.id) for r in recs]
+
+
+EXPECTED = [("红烧肉", "超好吃的红烧肉", "1、五花肉切块2、炒糖色3、加水炖一小时", "101"),
+            ("番茄炒蛋", None, "1、番茄切块2、鸡蛋打散炒熟", None),
+            ("凉拌黄瓜", "夏日凉拌", "黄瓜拍碎，加蒜末和醋拌匀。", None)]
+
+
+def test_jsonl_corpus():
+    rep = ReadReport()
+    recs = list(read_corpus(FIX / "corpus.jsonl", report=rep))
+    assert _summary(recs) == EXPECTED and [r.line for r in recs] == [1, 2, 5]
+    assert rep.skipped_by_reason == {"json": 1, "not-an-object": 1, "missing-dish": 1, "bad-text": 1,
+                                     "empty-recipe": 1}
+    lines = [int(m.split(":")[1]) for m in rep.messages]
+    assert lines == [3, 4, 6, 7, 8]
+    assert "malformed JSON" in rep.messages[0]
+
+
+def test_json_array_corpus_same_records_with_line_numbers():
+    rep = ReadReport()
+    recs = list(read_corpus(FIX / "corpus.json", report=rep))
+    assert _summary(recs) == EXPECTED and [r.line for r in recs] == [2, 12, 23]
+    assert rep.skipped_by_reason == {"missing-dish": 1, "bad-text": 1, "empty-recipe": 1}
+    assert rep.messages[0].startswith(f"{FIX / 'corpus.json'}:28: no usable 'dish'")
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 64])
+def test_json_array_parser_across_chunk_boundaries(chunk):
+    ctx = _Ctx(FIX / "corpus.json", None, False)
+    small = list(_json_array_records(ctx, 1 << 20, chunk_chars=chunk))
+    whole = list(_json_array_records(_Ctx(FIX / "corpus.json", None, False), 1 << 20))
+    assert small == whole and [line for line, _ in small] == [2, 12, 23, 28, 32, 36]
+
+
+def test_json_array_syntax_error_stops_with_line(tmp_path):
+    p = tmp_path / "c.json"
+    p.write_text('[\n{"dish": "红烧肉", "text": "切块。"},\n{"dish": "鱼", "text": },\n{"dish": "虾", "text": "煮。"}\n]',
+                 encoding="utf-8")
+    got = []
+    with pytest.raises(ReadError, match=r"c.json:3: malformed JSON element"):
+        for r in read_corpus(p):
+            got.append(r.dish)
+    assert got == ["红烧肉"]
+    (tmp_path / "o.json").write_text('{"dish": "a"}{"dish": "b"}', encoding="utf-8")
+    with pytest.raises(ReadError, match="top-level array"):
+        list(read_corpus(tmp_path / "o.json", format="json"))
+
+
+def test_json_array_non_utf8_element_skipped(tmp_path):
+    p = tmp_path / "c.json"
+    p.write_bytes('[{"dish": "红烧肉", "text": "切块。"},\n{"dish": "'.encode() + b"\xff\xfe" +
+                  '", "text": "煮。"},\n{"dish": "虾", "text": "煮。"}]'.encode())
+    rep = ReadReport()
+    assert [r.dish for r in read_corpus(p, report=rep)] == ["红烧肉", "虾"]
+    assert rep.skipped_by_reason == {"encoding": 1} and f"{p}:2: not UTF-8" in rep.messages[0]
+
+
+def test_tsv_corpus_with_header_and_headerless(tmp_path):
+    rep = ReadReport()
+    recs = list(read_corpus(FIX / "corpus.tsv", report=rep))
+    assert _summary(recs) == [("红烧肉", "家常红烧肉", "1、五花肉切块2、炒糖色", "7"),
+                              ("番茄炒蛋", None, "番茄切块，鸡蛋炒熟。", "8")]
+    assert rep.skipped_by_reason == {"columns": 1} and "corpus.tsv:4: expected 4" in rep.messages[0]
+    p = tmp_path / "plain.tsv"
+    p.write_text("红烧肉\t五花肉切块。\n坏\t行\t多\n", encoding="utf-8")
+    rep = ReadReport()
+    assert _summary(list(read_corpus(p, report=rep))) == [("红烧肉", None, "五花肉切块。", None)]
+    assert "plain.tsv:2: expected 2 tab-separated columns" in rep.messages[0]
+
+
+def test_corpus_field_options(tmp_path):
+    p = tmp_path / "x.jsonl"
+    p.write_text(json.dumps({"cai": "鱼香肉丝", "t": "标题", "bu": ["切丝", "炒"], "rid": "r1", "text": "忽略"},
+                            ensure_ascii=False) + "\n", encoding="utf-8")
+    (r,) = read_corpus(p, dish_field="cai", title_field="t", steps_field="bu", id_field="rid")
+    assert (r.dish, r.title, r.text, r.id) == ("鱼香肉丝", "标题", "1、切丝2、炒", "r1")
+    with pytest.raises(ValueError, match="unknown corpus format"):
+        list(read_corpus(p, format="xml"))
+
+
+def test_gz_is_transparent(tmp_path):
+    for name in ("corpus.jsonl", "corpus.json"):
+        gz = tmp_path / (name + ".gz")
+        gz.write_bytes(gzip.compress((FIX / name).read_bytes()))
+        assert _summary(list(read_corpus(gz))) == EXPECTED
+    truncated = tmp_path / "t.jsonl.gz"
+    truncated.write_bytes(gzip.compress((FIX / "corpus.jsonl").read_bytes() * 50)[:-30])
+    with pytest.raises(ReadError, match="cannot read on"):
+        list(read_corpus(truncated))
+
+
+def test_join_steps():
+    assert join_steps(["切块", " ", {"text": "炒"}, None, "出锅"]) == "1、切块2、炒3、出锅"
+
+
+def _big_corpus(path: Path, n: int, as_array: bool) -> None:
+    step = "把五花肉切成大小均匀的块，冷水下锅焯水去掉血沫，捞出沥干。" * 3
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("[\n" if as_array else "")
+        for i in range(n):
+            rec = json.dumps({"id": i, "dish": f"红烧肉{i % 97}", "recipeInstructions": [step, step]},
+                             ensure_ascii=False)
+            fh.write(rec + ((",\n" if i < n - 1 else "\n") if as_array else "\n"))
+        fh.write("]\n" if as_array else "")
+
+
+def _peak_bytes(path: Path) -> tuple[int, int]:
+    tracemalloc.start()
+    count = sum(1 for _ in read_corpus(path))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return count, peak
+
+
+@pytest.mark.parametrize("as_array", [False, True])
+def test_streaming_memory_is_constant(tmp_path, as_array):
+    """Peak memory does not grow with the file: 4x the records, same peak (a few MB at most)."""
+    peaks = []
+    for n in (2000, 8000):
+        p = tmp_path / (f"big{n}.json.gz" if as_array else f"big{n}.jsonl.gz")
+        _big_corpus(p, n, as_array)
+        count, peak = _peak_bytes(p)
+        assert count == n
+        peaks.append(peak)
+    small, large = peaks
+    assert large < 4 * (1 << 20), peaks                     # the 8000-record file is ~4.7 MB of text
+    assert large < small * 1.25 + (64 << 10), peaks
