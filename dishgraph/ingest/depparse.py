@@ -1,0 +1,220 @@
+"""Optional dependency-parse backend: CoNLL-like parses → the same Actions as the rule parser.
+
+This is the released CRG code's own method (it parsed with LTP): every glossary verb that heads a subtree
+is an action; its words are its subtree minus the subtrees of verbs below it; ingredients and tools are
+the words of that set found in the glossary. A backend (HanLP, LTP, stanza) is used only when its model
+files are already on local disk: nothing here downloads, and the libraries are imported lazily.
+
+The converter (:func:`actions_from_parse`) is backend-independent and is what the tests exercise, on
+hand-recorded HanLP-style parses in ``tests/fixtures/parse/``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from dishgraph.actions import Action, ProtoAction
+from dishgraph.ingest.glossary import Glossary
+
+
+@dataclass(frozen=True)
+class DepToken:
+    id: int        # 1-based position in the sentence
+    form: str
+    pos: str
+    head: int      # 0 = root
+    deprel: str
+    start: int = 0  # character offset in the recipe text
+
+
+def read_conll(lines: Iterable[str], offset: int = 0, source: str = "<conll>") -> list[DepToken]:
+    """Parse CoNLL-U/CoNLL-X rows (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL …); ``#`` lines ignored.
+
+    Character offsets are the running sum of forms (Chinese text has no spaces between words)."""
+    toks, pos = [], offset
+    for n, line in enumerate(lines, 1):
+        line = line.rstrip("\n")
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) < 8 or not cols[0].isdigit():
+            raise ValueError(f"{source}:{n}: expected ≥8 tab-separated CoNLL columns, got {line!r}")
+        toks.append(DepToken(int(cols[0]), cols[1], cols[3], int(cols[6]), cols[7], pos))
+        pos += len(cols[1])
+    return toks
+
+
+def load_fixture(path: str | Path) -> list[dict]:
+    """A recorded parse file: JSON list of ``{"text", "conll": [rows…], "expected": [...]}``."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+
+
+class DepConverter:
+    """Dependency trees → Actions under the CRG conventions (glossary verbs head actions)."""
+
+    def __init__(self, glossary: Glossary):
+        self.glossary = glossary
+        self._verbs = glossary.verb
+        self._ingr = glossary.ingredient
+        self._tools = glossary.tool
+        self._max_verb = max((len(v) for v in self._verbs), default=1)
+
+    def verb_of(self, word: str) -> str | None:
+        for k in range(min(len(word), self._max_verb), 0, -1):
+            if word[:k] in self._verbs:
+                return word[:k]
+        return None
+
+    def sentence_actions(self, toks: list[DepToken], text: str = "", step: int = 0,
+                         clause: int = 0) -> list[Action]:
+        """One parsed phrase → actions sorted by position; omission is resolved within the phrase."""
+        if not toks:
+            return []
+        children: dict[int, list[int]] = {}
+        root = None
+        for t in toks:
+            if t.head == 0:
+                root = t.id
+            else:
+                children.setdefault(t.head, []).append(t.id)
+        if root is None:
+            raise ValueError(f"parse of {''.join(t.form for t in toks)!r} has no root")
+        by_id = {t.id: t for t in toks}
+
+        def is_action(i: int) -> bool:
+            return self.verb_of(by_id[i].form) is not None and (i == root or i in children)
+
+        groups: list[tuple[int, list[int]]] = []
+
+        def collect(node: int, owner_words: list[int]):
+            owner_words.append(node)
+            for c in children.get(node, []):
+                if is_action(c):
+                    words: list[int] = []
+                    groups.append((c, words))
+                    collect(c, words)
+                else:
+                    collect(c, owner_words)
+
+        root_words: list[int] = []
+        if is_action(root):
+            groups.append((root, root_words))
+        collect(root, root_words)
+
+        out = []
+        for head, words in sorted(groups, key=lambda g: min(g[1])):
+            forms = [by_id[w] for w in sorted(words)]
+            t0, t1 = forms[0], forms[-1]
+            a, b = t0.start, t1.start + len(t1.form)
+            out.append(Action(verb=self.verb_of(by_id[head].form) or by_id[head].form,
+                              ingredients=_unique(t.form for t in forms if t.form in self._ingr),
+                              tools=_unique(t.form for t in forms if t.form in self._tools),
+                              start=a, end=b, phrase=text[a:b] if text else "".join(t.form for t in forms),
+                              step=step, clause=clause))
+        return out
+
+    def recipe_actions(self, sentences: Iterable[list[DepToken]], text: str = "") -> list[Action]:
+        """Phrases in order → actions with omission resolved across phrases and protos set."""
+        actions: list[Action] = []
+        for k, toks in enumerate(sentences):
+            actions.extend(self.sentence_actions(toks, text, step=k, clause=k))
+        prev = None
+        for a in actions:
+            if not a.ingredients and not a.tools and prev:
+                a.ingredients, a.inherited = list(prev), True
+            prev = a.ingredients
+            a.proto = ProtoAction(self._verbs.get(a.verb, a.verb),
+                                  frozenset(self._ingr[i] for i in a.ingredients),
+                                  frozenset(self._tools[t] for t in a.tools))
+        return actions
+
+
+def _unique(xs) -> list[str]:
+    return list(dict.fromkeys(xs))
+
+
+# ------------------------------------------------------------------ live backends (optional)
+def available_backend() -> str | None:
+    """Name of a dependency parser whose model is already on disk, else None. Never downloads."""
+    hanlp_home = Path(os.environ.get("HANLP_HOME", Path.home() / ".hanlp"))
+    ltp_model = os.environ.get("DISHGRAPH_LTP_MODEL")
+    stanza_dir = Path(os.environ.get("STANZA_RESOURCES_DIR", Path.home() / "stanza_resources")) / "zh-hans"
+    candidates = [
+        ("ltp", ltp_model and Path(ltp_model).exists()),
+        ("hanlp", hanlp_home.exists() and any(hanlp_home.rglob("*dep*"))),
+        ("stanza", stanza_dir.exists()),
+    ]
+    for name, present in candidates:
+        if present and _importable(name):
+            return name
+    return None
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+class DependencyParser:
+    """Recipe parser on a live dependency backend; same ``parse`` contract as RecipeParser."""
+
+    def __init__(self, glossary: Glossary, backend: str | None = None):
+        self.backend = backend or available_backend()
+        if self.backend is None:
+            raise RuntimeError("no dependency parser with a local model: install LTP/HanLP/stanza and put "
+                               "its model on disk (set DISHGRAPH_LTP_MODEL, HANLP_HOME or "
+                               "STANZA_RESOURCES_DIR); dishgraph never downloads models")
+        self.converter = DepConverter(glossary)
+        self._nlp = None
+        from dishgraph.ingest.parser import RecipeParser
+
+        self._splitter = RecipeParser(glossary, segmenter="jieba")  # only its clause splitter is used
+
+    def _load(self):
+        if self._nlp is None:
+            if self.backend == "stanza":
+                import stanza
+
+                self._nlp = stanza.Pipeline("zh-hans", processors="tokenize,pos,lemma,depparse",
+                                            download_method=None, verbose=False)
+            elif self.backend == "ltp":
+                from ltp import LTP
+
+                self._nlp = LTP(os.environ["DISHGRAPH_LTP_MODEL"])
+            else:
+                import hanlp
+
+                self._nlp = hanlp.load(hanlp.pretrained.mtl.CLOSE_TOK_POS_NER_SRL_DEP_SDP_CON_ELECTRA_SMALL_ZH)
+        return self._nlp
+
+    def _parse_phrase(self, phrase: str, offset: int) -> list[DepToken]:
+        nlp = self._load()
+        if self.backend == "stanza":
+            doc = nlp(phrase)
+            words = [w for s in doc.sentences for w in s.words]
+            rows = [(w.id, w.text, w.upos, w.head, w.deprel) for w in words]
+        elif self.backend == "ltp":
+            out = nlp.pipeline([phrase], tasks=["cws", "pos", "dep"])
+            dep = out.dep[0]
+            rows = [(i + 1, w, p, h, r) for i, (w, p, h, r)
+                    in enumerate(zip(out.cws[0], out.pos[0], dep["head"], dep["label"]))]
+        else:
+            doc = nlp(phrase, tasks="dep")
+            rows = [(i + 1, w, "", h, r) for i, (w, (h, r)) in enumerate(zip(doc["tok/fine"], doc["dep"]))]
+        toks, pos = [], offset
+        for i, w, p, h, r in rows:
+            toks.append(DepToken(int(i), w, p, int(h), r, pos))
+            pos += len(w)
+        return toks
+
+    def parse(self, text: str) -> list[Action]:
+        sentences = [self._parse_phrase(c.text, c.start) for c in self._splitter.clauses(text)]
+        return self.converter.recipe_actions(sentences, text)

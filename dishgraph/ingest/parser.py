@@ -1,0 +1,276 @@
+"""Offline recipe parser: recipe text → actions (verb + ingredients + tools, with spans) → proto-actions.
+
+Pipeline: split the recipe into steps and clauses (keeping offsets into the original text), segment each
+clause, tag glossary verbs / ingredients / tools, attach objects to verbs, then resolve omitted objects by
+inheriting the previous action's ingredients (CRG §4.1 counts 3.3 omissions per recipe).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dishgraph.actions import Action, ProtoAction
+from dishgraph.ingest.glossary import Glossary
+from dishgraph.ingest.segment import Segmenter, Token, make_segmenter
+
+
+@dataclass(frozen=True)
+class Clause:
+    step: int     # numbered step / sentence index
+    index: int    # clause index within the recipe
+    start: int    # span in the original text
+    end: int
+    text: str
+
+
+# Step markers: "1、" "1." "1）" "(1)" "①" "步骤1" "第一步" at a line/sentence start or after punctuation.
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+_STEP_RE = re.compile(
+    r"(?:步骤\s*\d+\s*[:：、.．)）]?|第[一二三四五六七八九十\d]+步\s*[:：、.．]?|[" + _CIRCLED + r"]"
+    r"|[(（]\d{1,2}[)）]|(?<![\d.])\d{1,2}\s*(?:[、)）]|[.．](?!\d)))"
+)
+_SENT_END = "。！？!?；;\n\r"
+_CLAUSE_END = "，,：:~～…"
+
+
+class RecipeParser:
+    """Glossary-driven action extractor; cheap to pickle (segmenter models reload lazily per process)."""
+
+    def __init__(self, glossary: Glossary, segmenter: str | Segmenter = "auto"):
+        self.glossary = glossary
+        self.segmenter = make_segmenter(segmenter, glossary) if isinstance(segmenter, str) else segmenter
+        self._verbs = dict(glossary.verb)
+        self._ingr = dict(glossary.ingredient)
+        self._tools = dict(glossary.tool)
+        self._max_noun = max((len(f) for t in (self._ingr, self._tools) for f in t), default=1)
+        self._max_verb = max((len(f) for f in self._verbs), default=1)
+
+    # ------------------------------------------------------------ splitting
+    def clauses(self, text: str) -> list[Clause]:
+        """Steps and clauses with spans into ``text`` (step markers and punctuation are not part of a clause)."""
+        if not text:
+            return []
+        breaks: set[int] = set()       # positions where a new step starts
+        marker_spans = []
+        for m in _STEP_RE.finditer(text):
+            s = m.start()
+            if s == 0 or text[s - 1] in _SENT_END + _CLAUSE_END + "。 \t" or text[s - 1].isspace():
+                breaks.add(s)
+                marker_spans.append((m.start(), m.end()))
+        skip = {i for a, b in marker_spans for i in range(a, b)}
+        out: list[Clause] = []
+        step, cstart, pending_step = 0, None, False
+        i = 0
+        n = len(text)
+
+        def flush(end: int):
+            nonlocal cstart
+            if cstart is not None:
+                a, b = cstart, end
+                while a < b and text[a].isspace():
+                    a += 1
+                while b > a and text[b - 1].isspace():
+                    b -= 1
+                if b > a:
+                    out.append(Clause(step, len(out), a, b, text[a:b]))
+            cstart = None
+
+        while i < n:
+            ch = text[i]
+            if i in breaks:
+                flush(i)
+                if out and out[-1].step == step:
+                    step += 1
+                pending_step = False
+            if i in skip:
+                i += 1
+                continue
+            if ch in _SENT_END:
+                flush(i)
+                if out and out[-1].step == step:
+                    pending_step = True
+            elif ch in _CLAUSE_END:
+                flush(i)
+            else:
+                if cstart is None:
+                    if pending_step:
+                        step += 1
+                        pending_step = False
+                    cstart = i
+            i += 1
+        flush(n)
+        return out
+
+    # ------------------------------------------------------------ tagging
+    def _verb_of(self, word: str) -> str | None:
+        """Glossary verb for a segmented word: the exact form, else its longest glossary-verb prefix.
+
+        The prefix rule is the released CRG code's (``verb_match``): ``切成块`` → ``切成``, ``捞起来`` → ``捞起``.
+        """
+        for k in range(min(len(word), self._max_verb), 0, -1):
+            if word[:k] in self._verbs:
+                return word[:k]
+        return None
+
+    def _incorporated_object(self, word: str) -> str | None:
+        """The object inside a verb-object compound (``削皮``, ``切丝``, ``泡水``): the remainder after the
+        shortest glossary-verb prefix, when it is an ingredient form. LTP splits these, so CRG sees it."""
+        for k in range(1, len(word)):
+            if word[:k] in self._verbs:
+                rest = word[k:]
+                return rest if rest in self._ingr else None
+        return None
+
+    def _noun_kind(self, form: str) -> str | None:
+        if form in self._ingr:
+            return "ingredient"
+        if form in self._tools:
+            return "tool"
+        return None
+
+    def _split_nouns(self, word: str, offset: int) -> list[tuple[str, str, int]]:
+        """A token that is not a glossary form but is fully covered by glossary forms (``姜丝`` → 姜 + 丝,
+        ``锅中`` → 锅 + locative) yields those forms; partial covers yield nothing (precision)."""
+        core = word.rstrip(_LOCATIVES) or word
+        i, out = 0, []
+        while i < len(core):
+            for k in range(min(len(core) - i, self._max_noun), 0, -1):
+                kind = self._noun_kind(core[i:i + k])
+                if kind:
+                    out.append((core[i:i + k], kind, offset + i))
+                    i += k
+                    break
+            else:
+                return []
+        return out
+
+    def _tag(self, tokens: list[Token], hidden: set[int]) -> list[tuple[str, str, int, int]]:
+        """Tokens → items ``(kind, form, start, end)`` with kind verb/ingredient/tool/prep/other."""
+        items = []
+        for t in _merge_adverbial_verbs(tokens):
+            if t.start in hidden or t.pos == "w" or not t.word.strip():
+                continue
+            w, nounish = t.word, t.pos in _NOUN_POS
+            end = t.start + len(w)
+            exact_noun = self._noun_kind(w)
+            verb = self._verb_of(w)
+            if verb and not (nounish and (exact_noun or w not in self._verbs)):
+                items.append(("verb", verb, t.start, end))
+                obj = self._incorporated_object(w)
+                if obj:  # verb-object compounds: 去皮 → 去皮(皮), 切丝 → 切(丝)
+                    items.append(("ingredient", obj, end - len(obj), end))
+            elif exact_noun:
+                items.append((exact_noun, w, t.start, end))
+            elif w in _FORWARD_PREPS and w not in self._verbs:
+                items.append(("prep", w, t.start, end))
+            else:
+                parts = self._split_nouns(w, t.start) if not t.pos.startswith("v") else []
+                if parts:
+                    items.extend((kind, form, s, s + len(form)) for form, kind, s in parts)
+                else:
+                    items.append(("other", w, t.start, end))
+        return items
+
+    # ------------------------------------------------------------ attachment
+    def _clause_actions(self, items, text: str, cl: Clause) -> list[Action]:
+        """Attach nouns to verbs: objects follow their verb; words before the first verb (topic, subject,
+        adverbials) and prepositional phrases (把/将/在/用… + noun) belong to the *next* verb."""
+        verbs = [i for i, it in enumerate(items) if it[0] == "verb"]
+        if not verbs:
+            return []
+        owner: dict[int, list[int]] = {v: [] for v in verbs}
+        forward = False                      # inside a prepositional phrase waiting for its verb
+        for i, (kind, _, _, _) in enumerate(items):
+            if kind == "verb":
+                forward = False
+                continue
+            if kind == "prep":
+                forward = True
+                continue
+            if kind not in ("ingredient", "tool"):
+                continue
+            prev = max((v for v in verbs if v < i), default=None)
+            nxt = min((v for v in verbs if v > i), default=None)
+            target = nxt if (prev is None or forward) and nxt is not None else prev
+            owner[target].append(i)
+        out = []
+        for j, v in enumerate(verbs):
+            objs = owner[v]
+            nxt = verbs[j + 1] if j + 1 < len(verbs) else len(items)
+            bare = not objs and nxt == v + 1 and items[v - 1][0] == "verb"
+            if j > 0 and bare:  # a bare complement right after a verb (焯'过', 捞起'沥干') is no action
+                continue
+            _, form, s, e = items[v]
+            span = [s, e] + [p for o in objs for p in items[o][2:4]]
+            a, b = min(span), max(span)
+            ingr = _unique(items[o][1] for o in objs if items[o][0] == "ingredient")
+            tools = _unique(items[o][1] for o in objs if items[o][0] == "tool")
+            out.append(Action(verb=form, ingredients=ingr, tools=tools, start=a, end=b, phrase=text[a:b],
+                              step=cl.step, clause=cl.index))
+        return out
+
+    # ------------------------------------------------------------ parsing
+    def parse(self, text: str) -> list[Action]:
+        """All actions in ``text`` in reading order; ``proto`` is set for every action (glossary classes)."""
+        if not isinstance(text, str):
+            raise TypeError(f"recipe text must be str, got {type(text).__name__}")
+        hidden = _parenthesised(text)
+        actions: list[Action] = []
+        for cl in self.clauses(text):
+            tokens = [Token(t.word, t.pos, t.start + cl.start) for t in self.segmenter.cut(cl.text)]
+            actions.extend(self._clause_actions(self._tag(tokens, hidden), text, cl))
+        prev: list[str] | None = None
+        for a in actions:  # omission: no ingredient and no tool → the previous action's ingredients (CRG)
+            if not a.ingredients and not a.tools and prev:
+                a.ingredients, a.inherited = list(prev), True
+            prev = a.ingredients
+            a.proto = self.proto(a)
+        return actions
+
+    def proto(self, a: Action) -> ProtoAction:
+        """Lift surface forms to glossary classes."""
+        return ProtoAction(self._verbs.get(a.verb, a.verb),
+                           frozenset(self._ingr[i] for i in a.ingredients if i in self._ingr),
+                           frozenset(self._tools[t] for t in a.tools if t in self._tools))
+
+
+_NOUN_POS = {"n", "nz", "nr", "ns", "nt", "nw", "PER", "LOC", "ORG", "ng", "nrt", "nrfg", "s", "f", "an"}
+_LOCATIVES = "中里内上下边底"
+_FORWARD_PREPS = {"把", "将", "在", "往", "向", "于", "从", "给", "用", "拿", "以", "按", "根据", "对", "让", "被"}
+_BRACKETS = {"(": ")", "（": "）", "【": "】", "[": "]"}
+
+
+def _merge_adverbial_verbs(tokens: list[Token]) -> list[Token]:
+    """LAC splits 翻炒 into 翻/vd + 炒/v; LTP (which CRG used) keeps one word, i.e. one action 翻."""
+    out: list[Token] = []
+    for t in tokens:
+        if out and out[-1].pos == "vd" and t.pos == "v" and out[-1].end == t.start:
+            out[-1] = Token(out[-1].word + t.word, "v", out[-1].start)
+        else:
+            out.append(t)
+    return out
+
+
+def _unique(xs) -> list[str]:
+    seen: dict[str, None] = {}
+    for x in xs:
+        seen.setdefault(x, None)
+    return list(seen)
+
+
+def _parenthesised(text: str) -> set[int]:
+    """Character positions inside brackets: asides (``(我个人很喜欢蒜)``) hold no actions (CRG skips them)."""
+    hidden, depth = set(), 0
+    closers = set(_BRACKETS.values())
+    for i, ch in enumerate(text):
+        if ch in "。！？!?\n":  # an unclosed bracket hides at most the rest of its sentence
+            depth = 0
+        if ch in _BRACKETS:
+            depth += 1
+        elif ch in closers and depth:
+            depth -= 1
+            hidden.add(i)
+            continue
+        if depth:
+            hidden.add(i)
+    return hidden

