@@ -1,0 +1,123 @@
+"""T5 fine-tuning on PCS tables with a tiny random-init T5 and a character-level vocabulary built locally,
+loaded through the real ``from_pretrained`` path (no hub access)."""
+import json
+
+import pytest
+
+from dishgraph.pcs.serialize import CELL_SEP, ROW_SEP, serialize_table
+from dishgraph.pcs.t5 import T5Config, evaluate_tables, load_model, predict_tables, train_pcs, train_t5
+from dishgraph.pcs.tables import PCSRow, PCSTable, read_pcs, write_pcs
+
+PAPER = "tests/fixtures/pcs/paper"
+
+
+def build_tiny_t5(directory, texts, seed=0):
+    """A 2-layer T5 (d_model 32) and a char-level fast tokenizer saved like any hub checkpoint."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast, T5Config as HFT5Config, T5ForConditionalGeneration
+
+    sentinels = [f"<extra_id_{i}>" for i in range(100)]
+    specials = ["<pad>", "</s>", "<unk>", *sentinels]
+    chars = sorted({c for t in texts for c in t})
+    vocab = {tok: i for i, tok in enumerate(specials + [c for c in chars if c not in specials])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    tok.decoder = decoders.Fuse()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
+                                   additional_special_tokens=sentinels)
+    fast.save_pretrained(directory)
+    cfg = HFT5Config(vocab_size=len(vocab), d_model=64, d_ff=128, d_kv=16, num_layers=2, num_decoder_layers=2,
+                     num_heads=2, dropout_rate=0.0, decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
+    torch.manual_seed(seed)  # the random init decides how fast the tiny model memorises
+    T5ForConditionalGeneration(cfg).save_pretrained(directory)
+    return str(directory)
+
+
+@pytest.fixture(scope="module")
+def paper_tables():
+    return read_pcs(PAPER)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory, paper_tables):
+    texts = [r.instruction + r.action + (r.output or "") + "".join(r.inputs) + "NA; " for t in paper_tables
+             for r in t.rows]
+    return build_tiny_t5(tmp_path_factory.mktemp("tiny_t5"), texts)
+
+
+def test_markup_becomes_single_tokens_and_embeddings_grow(tiny_model):
+    model, tok = load_model(tiny_model, mask="tokens")
+    for t in (CELL_SEP, ROW_SEP, "<in>", "<out>"):
+        assert len(tok(t, add_special_tokens=False)["input_ids"]) == 1
+    assert model.get_input_embeddings().weight.shape[0] == len(tok)
+    ids = tok("brie <s> cut").input_ids
+    assert tok.decode(ids, skip_special_tokens=False).replace("</s>", "") == "brie <s> cut"
+
+
+def test_train_save_reload_generate_and_score(tiny_model, paper_tables, tmp_path):
+    out = tmp_path / "ft"
+    cfg = T5Config(model=tiny_model, output_dir=str(out), max_rows=3, epochs=1, max_steps=6, batch_size=4,
+                   lr=3e-3, max_new_tokens=40, device="cpu")
+    rep = train_t5(paper_tables, cfg, dev=paper_tables[:1])
+    assert rep["steps"] == 6 and rep["examples"] == 4 + 5  # 11 rows → 4 windows, 14 rows → 5 windows
+    assert (out / "config.json").exists() and (out / "tokenizer.json").exists()
+    dev = rep["dev"]
+    assert dev["n"] == 11
+    for field in ("input", "output"):
+        assert 0.0 <= dev[field]["exact_match"] <= 100.0 and "rouge_l" in dev[field]
+    # the saved checkpoint reloads through from_pretrained and still generates a table of the right shape
+    model, tok = load_model(str(out))
+    pred = predict_tables(model, tok, paper_tables[:1], T5Config(model=str(out), max_rows=3, max_new_tokens=30))
+    assert [r.instruction for r in pred[0].rows] == [r.instruction for r in paper_tables[0].rows]
+    assert [r.action for r in pred[0].rows] == [r.action for r in paper_tables[0].rows]
+
+
+@pytest.mark.parametrize("mask", ["tokens", "sentinel"])
+def test_tiny_model_memorises_a_short_table(tiny_model, mask):
+    """A learning signal, not quality: 2 rows seen 300 times. The sentinel target is short enough for this
+    64-dim model to reproduce largely (seeded init); the longer tokens-style target reliably only loses most
+    of its loss."""
+    table = PCSTable("t1", "toast", [PCSRow("cut brie .", "cut", ["brie"], "sliced brie"),
+                                     PCSRow("bake .", "bake", ["sliced brie"], "baked brie")])
+    cfg = T5Config(model=tiny_model, mask=mask, max_steps=300, batch_size=1, lr=3e-3, max_new_tokens=60,
+                   device="cpu")
+    rep = train_t5([table], cfg, dev=[table])
+    assert rep["loss_last"] < rep["loss_first"] / 10
+    assert rep["dev"]["n"] == 2
+    if mask == "sentinel":  # exact matches depend on the CPU thread count; overlap does not
+        assert rep["dev"]["input"]["rouge_l"] >= 40.0
+        assert rep["dev"]["output"]["rouge_l"] >= 40.0
+
+
+def test_train_pcs_reads_files_and_exact_match_is_perfect_for_gold(tiny_model, paper_tables, tmp_path):
+    gold = evaluate_tables(paper_tables, paper_tables)
+    assert gold["input"]["exact_match"] == 100.0 and gold["output"]["exact_match"] == 100.0
+    write_pcs(paper_tables, tmp_path / "train.jsonl")
+    rep = train_pcs(tmp_path / "train.jsonl", T5Config(model=tiny_model, max_rows=4, max_steps=2, batch_size=8,
+                                                       device="cpu"))
+    assert rep["train_tables"] == 2 and rep["steps"] == 2 and "dev" not in rep
+    json.dumps(rep)  # the CLI prints it as JSON
+
+
+def test_cli_train_pcs(tiny_model, tmp_path):
+    from typer.testing import CliRunner
+
+    from dishgraph.cli import app
+
+    res = CliRunner().invoke(app, ["train", "pcs", PAPER, "--model", tiny_model, "--max-rows", "4",
+                                   "--max-steps", "2", "--device", "cpu", "--json"])
+    if res.exit_code != 0 and "No such command 'train'" in res.output:  # no train group yet: ours lives under pcs
+        res = CliRunner().invoke(app, ["pcs", "train", PAPER, "--model", tiny_model, "--max-rows", "4",
+                                       "--max-steps", "2", "--device", "cpu", "--json"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.stdout[res.stdout.index("{"):])
+    assert rep["steps"] == 2 and rep["train_tables"] == 2
+
+
+def test_examples_fit_the_tiny_tokenizer(tiny_model, paper_tables):
+    _, tok = load_model(tiny_model, mask="sentinel")
+    ex = serialize_table(paper_tables[1], "sentinel")[0]
+    ids = tok(ex.target).input_ids
+    assert tok.unk_token_id not in ids
