@@ -1,0 +1,115 @@
+"""The public Python API: ``DishGraph`` over a graph store (embedded LadybugDB or Neo4j).
+
+    from dishgraph import DishGraph
+    with DishGraph.open() as g:
+        g.pivots("白灼菜心", "白灼秋葵")
+        before, after = g.order_constraints("白灼菜心", "切|洋葱|")
+        g.check_order("白灼菜心", "菜心洗干净，……")
+
+Every CLI command of the ``pivots`` and ``order`` groups is a thin wrapper over one method here.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Sequence
+
+from dishgraph.graph.store import GraphStore, open_store
+from dishgraph.knowledge import annotation, order, pivots as pivots_mod
+from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
+from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings, Violation
+from dishgraph.knowledge.pivots import MineResult, Pivot, PivotThresholds
+
+
+class DishGraph:
+    """Culinary knowledge lookups and mining over one open graph store."""
+
+    def __init__(self, store: GraphStore, glossary=None):
+        self._store = store
+        self._glossary = glossary
+        self._parser = None
+
+    @classmethod
+    def open(cls, db: str | None = None, uri: str | None = None, *, read_only: bool = False,
+             glossary=None) -> "DishGraph":
+        """Embedded database by default (``db`` dir or $DISHGRAPH_DB), or a Neo4j ``uri``."""
+        return cls(open_store(uri=uri, db=db, read_only=read_only), glossary=glossary)
+
+    @property
+    def store(self) -> GraphStore:
+        return self._store
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> "DishGraph":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- frequencies and pivots
+    def actions(self, dish: str, top: int = 20, min_freq: float = 0.0) -> list[dict]:
+        """The dish's most frequent proto-actions: {action, verb, ingredients, tools, freq, n, total}."""
+        rows = dish_actions(self._store, dish, top=top, min_freq=min_freq)
+        if not rows:
+            materialize_uses(self._store, [dish])
+            rows = dish_actions(self._store, dish, top=top, min_freq=min_freq)
+        return rows
+
+    def frequencies(self, dishes: Sequence[str] | None = None) -> dict[str, int]:
+        """(Re)materialize USES edges; dish -> number of actions."""
+        return materialize_uses(self._store, dishes)
+
+    def pivots(self, base: str, target: str, source: str | None = None) -> list[Pivot]:
+        """Stored pivot edges of the pair (mined, annotated, crg-release; all unless ``source``)."""
+        return pivots_mod.pivots(self._store, base, target, source)
+
+    def pivots_side_by_side(self, base: str, target: str) -> list[dict]:
+        return pivots_mod.side_by_side(self._store, base, target)
+
+    def mine_pivots(self, base: str, target: str, thresholds: PivotThresholds = PivotThresholds()) -> MineResult:
+        return pivots_mod.mine_pivots(self._store, base, target, thresholds)
+
+    def mine_all_pivots(self, thresholds: PivotThresholds = PivotThresholds(),
+                        progress: Callable[[], None] | None = None) -> list[MineResult]:
+        return pivots_mod.mine_all(self._store, thresholds, progress=progress)
+
+    def compare_pivots(self, base: str, target: str, reference: str = pivots_mod.RELEASE) -> dict:
+        return pivots_mod.compare_pivots(self._store, base, target, reference)
+
+    def export_annotation(self, pair: str, out: str | Path, include_mined: bool = False) -> int:
+        return annotation.export_questions(self._store, pair, out, include_mined=include_mined)
+
+    def import_annotation(self, paths: Sequence[str | Path], min_annotators: int = 3) -> annotation.ImportReport:
+        return annotation.import_answers(self._store, paths, min_annotators=min_annotators)
+
+    # ---------------------------------------------------------------- order constraints
+    def estimate_order(self, dishes: Sequence[str] | None = None, settings: OrderSettings = OrderSettings(), *,
+                       workers: int = 1, on_dish=None) -> OrderReport:
+        """Estimate and store MUST_PRECEDE edges (source "estimated") for dishes (default: all with recipes)."""
+        return order.estimate_order(self._store, dishes, settings, workers=workers, on_dish=on_dish)
+
+    def order_constraints(self, dish: str, action, source: str | None = None
+                          ) -> tuple[list[Constraint], list[Constraint]]:
+        """(actions that must precede ``action`` in ``dish``, actions that must follow it)."""
+        return order.order_constraints(self._store, dish, action, source)
+
+    def check_order(self, dish: str, actions_or_text, source: str | None = None) -> list[Violation]:
+        """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence."""
+        keys, phrases = order.action_sequence(actions_or_text, self._make_parser)
+        return order.check_sequence(order.dish_constraints(self._store, dish, source), keys, phrases)
+
+    def compare_order(self, dish: str, window: str | None = None) -> dict:
+        return order.compare_constraints(self._store, dish, window=window)
+
+    def _make_parser(self):
+        if self._parser is None:
+            from dishgraph.ingest.parser import RecipeParser
+
+            if self._glossary is None:
+                from dishgraph import config
+                from dishgraph.ingest.glossary import Glossary
+
+                self._glossary = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
+            self._parser = RecipeParser(self._glossary)
+        return self._parser

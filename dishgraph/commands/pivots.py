@@ -1,0 +1,134 @@
+"""`dishgraph pivots`: mine, show, compare and annotate the pivot actions of dish pairs (CRG §4.2)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+
+app = typer.Typer(help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
+                  no_args_is_help=True)
+
+AlphaOpt = typer.Option(5.0, "--alpha", help="Frequency ratio alpha (pivot if one frequency exceeds alpha x the other).")
+TauROpt = typer.Option(0.01, "--tau-r", help="Remove only if the target frequency is below tau_R.")
+TauIOpt = typer.Option(0.1, "--tau-i", help="Insert only if the target frequency is above tau_I.")
+
+
+def _graph(db, uri, read_only=False):
+    from dishgraph.api import DishGraph
+
+    return DishGraph(open_store(db, uri, read_only=read_only))
+
+
+def _pair(pair: str) -> tuple[str, str]:
+    from dishgraph.knowledge.pivots import parse_pair
+
+    try:
+        return parse_pair(pair)
+    except ValueError as e:
+        err_console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+
+
+@app.command()
+def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TARGET)."),
+         target: Optional[str] = typer.Argument(None, help="Target dish."),
+         all_pairs: bool = typer.Option(False, "--all", help="Mine every DishPair in the graph."),
+         alpha: float = AlphaOpt, tau_r: float = TauROpt, tau_i: float = TauIOpt,
+         db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Mine pivots (remove / insert / manual) of one pair or of all pairs and store them as PIVOT edges."""
+    from rich.progress import Progress
+
+    from dishgraph.knowledge.pivots import PivotThresholds, all_pairs as list_pairs
+
+    thr = PivotThresholds(alpha, tau_r, tau_i)
+    with _graph(db, uri) as g:
+        if all_pairs:
+            n = len(list_pairs(g.store))
+            with Progress(console=err_console, disable=as_json) as bar:
+                task = bar.add_task("mining pairs", total=n)
+                results = g.mine_all_pivots(thr, progress=lambda: bar.advance(task))
+        else:
+            if base is None:
+                err_console.print("[red]error:[/red] give BASE TARGET (or BASE->TARGET), or --all")
+                raise typer.Exit(2)
+            b, t = _pair(base) if target is None else (base, target)
+            try:
+                results = [g.mine_pivots(b, t, thr)]
+            except KeyError as e:
+                err_console.print(f"[red]error:[/red] {e.args[0]}")
+                raise typer.Exit(1)
+    if as_json:
+        return emit_json([r.to_dict() for r in results])
+    rows = [{"pair": r.pair, "base recipes": r.base_recipes, "target recipes": r.target_recipes, **r.counts()}
+            for r in results]
+    console.print(rows_table(rows, "mined pivots"))
+    if any(r.target_recipes == 0 for r in results):
+        err_console.print("[yellow]note:[/yellow] targets without parsed recipes have f_t = 0 for every action.")
+
+
+@app.command()
+def show(pair: str = typer.Argument(..., help="The pair, BASE->TARGET."),
+         db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """A pair's pivots side by side: mined, annotated and released kind with base/target frequencies."""
+    b, t = _pair(pair)
+    with _graph(db, uri, read_only=True) as g:
+        rows = g.pivots_side_by_side(b, t)
+    if as_json:
+        return emit_json(rows)
+    console.print(rows_table(rows, f"pivots {b} -> {t}",
+                             ["action", "mined", "annotated", "release", "fb", "ft", "votes"]))
+
+
+@app.command()
+def compare(pair: Optional[str] = typer.Argument(None, help="The pair, BASE->TARGET (or --all)."),
+            all_pairs: bool = typer.Option(False, "--all", help="Compare every pair."),
+            reference: str = typer.Option("crg-release", help="Source of the reference PIVOT edges."),
+            db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Precision / recall of mined (+annotated) pivots against the released reference, per kind."""
+    from dishgraph.knowledge.pivots import all_pairs as list_pairs, parse_pair
+
+    with _graph(db, uri, read_only=True) as g:
+        keys = list_pairs(g.store) if all_pairs else [pair] if pair else []
+        if not keys:
+            err_console.print("[red]error:[/red] give PAIR or --all")
+            raise typer.Exit(2)
+        out = [g.compare_pivots(*parse_pair(k), reference=reference) for k in keys]
+    if as_json:
+        return emit_json(out)
+    rows = [{"pair": o["pair"], "kind": k, **v} for o in out for k, v in o["kinds"].items()]
+    console.print(rows_table(rows, f"mined vs {reference}"))
+
+
+@app.command("export-annotation")
+def export_annotation(pair: str = typer.Argument(..., help="The pair, BASE->TARGET (mine it first)."),
+                      out: Path = typer.Option(..., "--out", help="CSV file to write."),
+                      include_mined: bool = typer.Option(False, "--include-mined",
+                                                         help="Also ask about mined remove/insert actions."),
+                      db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt):
+    """Write one question per manual-check action with three example phrases from real recipes."""
+    with _graph(db, uri, read_only=True) as g:
+        n = g.export_annotation(pair, out, include_mined=include_mined)
+    console.print(f"wrote {n} questions to {out}")
+
+
+@app.command("import-annotation")
+def import_annotation(files: List[Path] = typer.Argument(..., help="Answered CSV files (one per annotator, or "
+                                                                   "several answer* columns)."),
+                      min_annotators: int = typer.Option(3, help="Questions with fewer answers are skipped."),
+                      db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Majority-vote the answers and add the decided actions to P_R / P_I (votes stored on the edge)."""
+    with _graph(db, uri) as g:
+        try:
+            rep = g.import_annotation(files, min_annotators=min_annotators)
+        except ValueError as e:
+            err_console.print(f"[red]error:[/red] {e}")
+            raise typer.Exit(1)
+    if as_json:
+        return emit_json(rep.to_dict())
+    console.print(rows_table([{"pair": d.pair, "action": d.action, "side": d.side, "decision": d.kind,
+                               "answers": d.n, **d.votes} for d in rep.decisions], "annotation decisions"))
+    if rep.skipped:
+        err_console.print(f"[yellow]skipped {len(rep.skipped)} question(s) with fewer than {min_annotators} answers")

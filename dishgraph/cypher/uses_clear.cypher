@@ -1,0 +1,5 @@
+// Remove the USES frequency edges of the given dishes (before recomputing them).
+// params: $dishes
+MATCH (d:Dish)-[u:USES]->(:ProtoAction)
+WHERE d.name IN $dishes
+DELETE u

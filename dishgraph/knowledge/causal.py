@@ -1,0 +1,299 @@
+"""Causal order effects between actions of a dish (CRG §4.3), by propensity score matching.
+
+Units are a dish's recipes. For a candidate pair (x, y) (x appears before y in some recipe):
+treatment T = the recipe contains x; outcome Y = y occurs after the first x (treated) / y occurs (control);
+confounders = the other actions that appear before both x and y in the dish's recipes, each measured as
+a 0/1 column in one of two windows:
+
+* ``paper`` (default, as the CRG release did it): c occurs before the first y of the recipe (anywhere when
+  y is absent). The window ends at the *outcome*, so the column is partly caused by Y itself (whether and
+  where y occurs decides how much of the recipe is looked at); conditioning on it biases ψ downwards.
+* ``pretreatment``: c occurs before the first x in treated recipes; in the others, before x's median
+  relative position among treated recipes. The window ends at the (would-be) *treatment*, so no column
+  depends on the outcome.
+
+ψ(x, y) is DoWhy's ``backdoor.propensity_score_matching`` ATE; ``fast`` is the same computation without
+DoWhy's model machinery (same LogisticRegression, same ball-tree nearest neighbours, same ATT/ATC
+weighting), equal to DoWhy to float rounding, and both can run many dishes in parallel processes.
+"""
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+WINDOWS = ("paper", "pretreatment")
+ESTIMATORS = ("fast", "dowhy")
+TAU_C = 0.1
+ABSENT = np.iinfo(np.int64).max // 4
+
+
+@dataclass
+class DishSequences:
+    """A dish's recipes as first/last positions of every action (ABSENT where an action is missing)."""
+
+    dish: str
+    recipes: list[str]
+    actions: list[str]
+    first: np.ndarray   # (n_recipes, n_actions) int64
+    last: np.ndarray
+    length: np.ndarray  # (n_recipes,) number of steps
+
+    @classmethod
+    def from_sequences(cls, dish: str, seqs: dict[str, Sequence[str]]) -> "DishSequences":
+        recipes = list(seqs)
+        actions = sorted({a for s in seqs.values() for a in s})
+        col = {a: j for j, a in enumerate(actions)}
+        first = np.full((len(recipes), len(actions)), ABSENT, dtype=np.int64)
+        last = np.full((len(recipes), len(actions)), -1, dtype=np.int64)
+        for i, r in enumerate(recipes):
+            for pos, a in enumerate(seqs[r]):
+                j = col[a]
+                if first[i, j] == ABSENT:
+                    first[i, j] = pos
+                last[i, j] = pos
+        length = np.array([len(seqs[r]) for r in recipes], dtype=np.int64)
+        return cls(dish, recipes, actions, first, last, length)
+
+    @classmethod
+    def from_rows(cls, dish: str, rows: Iterable[dict]) -> "DishSequences":
+        """From ``order_dish_sequences`` rows (recipe, pos, action), ordered by recipe and pos."""
+        seqs: dict[str, list[str]] = {}
+        for r in rows:
+            s = seqs.setdefault(r["recipe"], [])
+            if r["action"] is not None:
+                s.append(r["action"])
+        return cls.from_sequences(dish, seqs)
+
+    @property
+    def present(self) -> np.ndarray:
+        return self.first != ABSENT
+
+    def support(self) -> np.ndarray:
+        """S[x, y] = number of recipes in which an occurrence of x comes before an occurrence of y."""
+        f = self.first[:, :, None]
+        l = self.last[:, None, :]
+        s = ((f < l) & (f != ABSENT)).sum(axis=0)
+        np.fill_diagonal(s, 0)
+        return s
+
+    def freq(self) -> np.ndarray:
+        n = max(len(self.recipes), 1)
+        return self.present.sum(axis=0) / n
+
+
+def candidate_pairs(ds: DishSequences, focus: Iterable[str], min_support: int = 2,
+                    support: np.ndarray | None = None) -> list[tuple[str, str]]:
+    """(cause, effect) pairs around focus actions: every x before a focus a (A_p), every y after it (A_s)."""
+    s = ds.support() if support is None else support
+    col = {a: j for j, a in enumerate(ds.actions)}
+    pairs: set[tuple[int, int]] = set()
+    for a in focus:
+        j = col.get(a)
+        if j is None:
+            continue
+        pairs.update((int(x), j) for x in np.nonzero(s[:, j] >= min_support)[0] if x != j)
+        pairs.update((j, int(y)) for y in np.nonzero(s[j, :] >= min_support)[0] if y != j)
+    return [(ds.actions[x], ds.actions[y]) for x, y in sorted(pairs)]
+
+
+@dataclass
+class PairFrame:
+    """The per-pair estimation input: confounder matrix X, treatment t, outcome y (all 0/1 ints)."""
+
+    X: np.ndarray
+    t: np.ndarray
+    y: np.ndarray
+    confounders: list[str]
+
+
+def pair_frame(ds: DishSequences, cause: str, effect: str, window: str = "paper",
+               support: np.ndarray | None = None) -> PairFrame:
+    if window not in WINDOWS:
+        raise ValueError(f"window {window!r} is not one of {WINDOWS}")
+    col = {a: j for j, a in enumerate(ds.actions)}
+    x, e = col[cause], col[effect]
+    s = ds.support() if support is None else support
+    conf = [c for c in np.nonzero((s[:, x] >= 1) & (s[:, e] >= 1))[0] if c != x and c != e]
+    present = ds.present
+    t = present[:, x]
+    y = np.where(t, ds.last[:, e] > ds.first[:, x], present[:, e])
+    fc = ds.first[:, conf]
+    if window == "paper":
+        X = fc < ds.first[:, [e]]
+    else:
+        rel = np.where(ds.first != ABSENT, ds.first / np.maximum(ds.length, 1)[:, None], np.inf)
+        w = float(np.median(rel[t, x])) if t.any() else np.inf
+        X = np.where(t[:, None], fc < ds.first[:, [x]], rel[:, conf] < w)
+    return PairFrame(X.astype(np.int64), t.astype(np.int64), y.astype(np.int64), [ds.actions[c] for c in conf])
+
+
+# ------------------------------------------------------------------------------------------ estimators
+def _quiet() -> None:
+    logging.getLogger("dowhy").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore")
+
+
+def psm_fast(X: np.ndarray, t: np.ndarray, y: np.ndarray) -> float:
+    """DoWhy's propensity score matching ATE, step for step, on plain arrays."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import NearestNeighbors
+
+    ps = LogisticRegression().fit(X, t).predict_proba(X)[:, 1]
+    treated, control = t == 1, t == 0
+    ps_t, ps_c = ps[treated].reshape(-1, 1), ps[control].reshape(-1, 1)
+    y_t, y_c = y[treated], y[control]
+    _, idx = NearestNeighbors(n_neighbors=1, algorithm="ball_tree").fit(ps_c).kneighbors(ps_t)
+    att = (y_t - y_c[idx.ravel()]).mean()
+    _, idx = NearestNeighbors(n_neighbors=1, algorithm="ball_tree").fit(ps_t).kneighbors(ps_c)
+    atc = (y_t[idx.ravel()] - y_c).mean()
+    nt, nc = len(y_t), len(y_c)
+    return float((att * nt + atc * nc) / (nt + nc))
+
+
+def psm_dowhy(X: np.ndarray, t: np.ndarray, y: np.ndarray) -> float:
+    """DoWhy 0.14: CausalModel + maximal-adjustment identification + propensity score matching.
+
+    A fresh frame per call: DoWhy writes a ``propensity_score`` column into the frame it is given and
+    silently reuses it on the next estimate. Maximal adjustment, never the default identify_effect(),
+    whose backdoor search is exponential in the number of confounders. The adjustment set comes back in
+    Python-set order, which varies with PYTHONHASHSEED and, through the LogisticRegression's floating point,
+    can flip a near-tied nearest neighbour (one match = 1/n of ATE); we put it back in column order, which
+    makes DoWhy itself reproducible run to run (and equal to ``psm_fast``).
+    """
+    import pandas as pd
+    from dowhy import CausalModel
+
+    _quiet()
+    cols = [f"c{i}" for i in range(X.shape[1])]
+    df = pd.DataFrame(X, columns=cols)
+    df["T"] = t
+    df["Y"] = y
+    model = CausalModel(data=df, treatment="T", outcome="Y", common_causes=cols)
+    estimand = model.identify_effect(method_name="maximal-adjustment")
+    adjustment = estimand.get_adjustment_set()
+    if set(adjustment) != set(cols):
+        raise RuntimeError(f"DoWhy adjusted for {sorted(adjustment)}, expected every confounder {cols}")
+    for key, variables in estimand.backdoor_variables.items():  # the estimator reads its own key
+        if set(variables) == set(cols):
+            estimand.backdoor_variables[key] = list(cols)
+    est = model.estimate_effect(estimand, method_name="backdoor.propensity_score_matching", target_units="ate")
+    return float(est.value)
+
+
+def naive_ate(t: np.ndarray, y: np.ndarray) -> float:
+    """Without confounders there is nothing to match on: difference of outcome means."""
+    return float(y[t == 1].mean() - y[t == 0].mean())
+
+
+_ESTIMATOR_FUNCS: dict[str, Callable] = {"fast": psm_fast, "dowhy": psm_dowhy}
+
+
+@dataclass
+class Estimate:
+    dish: str
+    cause: str
+    effect: str
+    ate: float | None
+    n_treated: int
+    n_control: int
+    n_confounders: int
+    estimator: str        # fast | dowhy | naive (no confounders)
+    window: str
+    skipped: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def estimate_pair(ds: DishSequences, cause: str, effect: str, *, estimator: str = "fast", window: str = "paper",
+                  support: np.ndarray | None = None) -> Estimate:
+    if estimator not in _ESTIMATOR_FUNCS:
+        raise ValueError(f"estimator {estimator!r} is not one of {ESTIMATORS}")
+    f = pair_frame(ds, cause, effect, window, support)
+    nt = int(f.t.sum())
+    nc = len(f.t) - nt
+    est = Estimate(ds.dish, cause, effect, None, nt, nc, len(f.confounders), estimator, window)
+    if nt == 0 or nc == 0:
+        est.skipped = "constant treatment"
+        return est
+    if not f.confounders:
+        est.ate, est.estimator = naive_ate(f.t, f.y), "naive"
+        return est
+    est.ate = _ESTIMATOR_FUNCS[estimator](f.X, f.t, f.y)
+    return est
+
+
+@dataclass
+class DishTask:
+    ds: DishSequences
+    pairs: list[tuple[str, str]]
+    estimator: str = "fast"
+    window: str = "paper"
+
+
+@dataclass
+class DishResult:
+    dish: str
+    estimates: list[Estimate] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_task(task: DishTask) -> DishResult:
+    t0 = time.perf_counter()
+    s = task.ds.support()
+    ests = [estimate_pair(task.ds, c, e, estimator=task.estimator, window=task.window, support=s)
+            for c, e in task.pairs]
+    return DishResult(task.ds.dish, ests, time.perf_counter() - t0)
+
+
+def _init_worker() -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    _quiet()
+
+
+def run_tasks(tasks: Sequence[DishTask], workers: int = 1,
+              on_done: Callable[[DishResult], None] | None = None) -> list[DishResult]:
+    """Estimate every dish's pairs, one dish per job; ``workers`` > 1 runs dishes in parallel processes."""
+    results: list[DishResult] = []
+    if workers <= 1 or len(tasks) <= 1:
+        _init_worker()
+        for t in tasks:
+            r = run_task(t)
+            results.append(r)
+            if on_done:
+                on_done(r)
+        return results
+    ctx = mp.get_context("fork" if os.name == "posix" else "spawn")
+    order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].pairs))  # big dishes first
+    with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
+        for r in pool.imap_unordered(run_task, [tasks[i] for i in order]):
+            results.append(r)
+            if on_done:
+                on_done(r)
+    pos = {t.ds.dish: i for i, t in enumerate(tasks)}
+    return sorted(results, key=lambda r: pos[r.dish])
+
+
+def recovery_auc(estimates: Iterable[Estimate], truth: dict[str, set[tuple[str, str]]]) -> dict:
+    """ROC AUC of ψ as a score for "cause must precede effect" against planted truth (per-dish pairs)."""
+    from sklearn.metrics import roc_auc_score
+
+    scores, labels = [], []
+    for e in estimates:
+        if e.ate is None:
+            continue
+        scores.append(e.ate)
+        labels.append(int((e.cause, e.effect) in truth.get(e.dish, set())))
+    out = {"pairs": len(scores), "positives": int(sum(labels)), "auc": None,
+           "mean_ate_pos": float(np.mean([s for s, l in zip(scores, labels) if l])) if any(labels) else None,
+           "mean_ate_neg": float(np.mean([s for s, l in zip(scores, labels) if not l])) if not all(labels) else None}
+    if 0 < sum(labels) < len(labels):
+        out["auc"] = float(roc_auc_score(labels, scores))
+    return out

@@ -1,0 +1,35 @@
+"""Dish-level action frequencies f_d(a) as ``(:Dish)-[:USES {freq, n, total}]->(:ProtoAction)``.
+
+Everything downstream (pivot mining, the focus actions of order estimation, ``DishGraph.actions``) reads
+these edges, so they are computed once in Cypher (``uses_materialize``) rather than re-counted in Python.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from dishgraph.graph.store import GraphStore
+
+
+def dishes_with_recipes(store: GraphStore) -> dict[str, int]:
+    """Dish name -> number of parsed recipes (dishes without any cannot have frequencies)."""
+    return {r["dish"]: r["recipes"] for r in store.query("uses_dishes_with_recipes")}
+
+
+def materialize_uses(store: GraphStore, dishes: Iterable[str] | None = None) -> dict[str, int]:
+    """(Re)compute USES edges for ``dishes`` (default: every dish with parsed recipes); dish -> #actions.
+
+    Old edges of those dishes are deleted first, so an action no longer used leaves no stale frequency.
+    """
+    names = sorted(set(dishes)) if dishes is not None else sorted(dishes_with_recipes(store))
+    if not names:
+        return {}
+    store.query("uses_clear", dishes=names)
+    out = {n: 0 for n in names}
+    for row in store.query("uses_materialize", dishes=names):
+        out[row["dish"]] = row["actions"]
+    return out
+
+
+def dish_actions(store: GraphStore, dish: str, *, top: int = 20, min_freq: float = 0.0) -> list[dict]:
+    """A dish's actions by frequency: rows {action, verb, ingredients, tools, freq, n, total}."""
+    return store.query("uses_dish_actions", dish=dish, min_freq=float(min_freq), top=int(top))

@@ -1,0 +1,169 @@
+"""Pivot actions of a dish pair (CRG §4.2): what to remove from / insert into the base recipe.
+
+The rules run in Cypher (``pivot_mine``) over USES frequencies; Python only passes thresholds and the
+pair. ``classify`` is the same rule in Python, the oracle for planted corpora and boundary tests.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from dishgraph.graph.store import GraphStore
+from dishgraph.knowledge.frequencies import materialize_uses
+
+MINED = "mined"
+ANNOTATED = "annotated"
+RELEASE = "crg-release"
+KINDS = ("remove", "insert", "manual")
+
+
+@dataclass(frozen=True)
+class PivotThresholds:
+    """alpha: frequency ratio; tau_r: max target frequency to remove; tau_i: min target frequency to insert."""
+
+    alpha: float = 5.0
+    tau_r: float = 0.01
+    tau_i: float = 0.1
+
+
+@dataclass
+class Pivot:
+    action: str
+    kind: str
+    fb: float | None = None
+    ft: float | None = None
+    source: str = MINED
+    votes: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class MineResult:
+    pair: str
+    base: str
+    target: str
+    base_recipes: int
+    target_recipes: int
+    pivots: list[Pivot] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return {k: sum(p.kind == k for p in self.pivots) for k in KINDS}
+
+    def to_dict(self) -> dict:
+        return {"pair": self.pair, "base": self.base, "target": self.target, "base_recipes": self.base_recipes,
+                "target_recipes": self.target_recipes, "counts": self.counts(),
+                "pivots": [p.to_dict() for p in self.pivots]}
+
+
+def classify(fb: float, ft: float, thr: PivotThresholds = PivotThresholds()) -> str | None:
+    """The CRG rule for one action; mirrors ``pivot_mine.cypher`` exactly (same comparisons, same order)."""
+    if fb > thr.alpha * ft and ft < thr.tau_r:
+        return "remove"
+    if ft > thr.alpha * fb and ft > thr.tau_i:
+        return "insert"
+    if fb > thr.alpha * ft or ft > thr.alpha * fb:
+        return "manual"
+    return None
+
+
+def parse_pair(pair: str) -> tuple[str, str]:
+    """``"base->target"`` (the DishPair key) or ``"base,target"`` / ``"base target"`` into (base, target)."""
+    for sep in ("->", ",", " ", "\t"):
+        if sep in pair:
+            base, target = (x.strip() for x in pair.split(sep, 1))
+            if base and target:
+                return base, target
+    raise ValueError(f"pair {pair!r} is not 'BASE->TARGET'")
+
+
+def pair_key(base: str, target: str) -> str:
+    return f"{base}->{target}"
+
+
+def pair_info(store: GraphStore, pair: str) -> dict:
+    rows = store.query("pivot_pair_info", pair=pair)
+    if not rows:
+        raise KeyError(f"no DishPair {pair!r} in the graph (load it first, e.g. `dishgraph ingest counterfactual`)")
+    return rows[0]
+
+
+def all_pairs(store: GraphStore) -> list[str]:
+    return [r["pair"] for r in store.query("pivot_pairs")]
+
+
+def mine_pivots(store: GraphStore, base: str, target: str, thresholds: PivotThresholds = PivotThresholds(), *,
+                refresh_frequencies: bool = True) -> MineResult:
+    """Mine and store a pair's pivots (source "mined"), replacing earlier mined edges of that pair."""
+    key = pair_key(base, target)
+    info = pair_info(store, key)
+    if refresh_frequencies:
+        materialize_uses(store, [base, target])
+    store.query("pivot_clear", pair=key, source=MINED)
+    rows = store.query("pivot_mine", pair=key, alpha=float(thresholds.alpha), tau_r=float(thresholds.tau_r),
+                       tau_i=float(thresholds.tau_i), source=MINED)
+    return MineResult(key, info["base"], info["target"], info["base_recipes"], info["target_recipes"],
+                      [Pivot(r["action"], r["kind"], r["fb"], r["ft"]) for r in rows])
+
+
+def mine_all(store: GraphStore, thresholds: PivotThresholds = PivotThresholds(), pairs: list[str] | None = None,
+             progress=None) -> list[MineResult]:
+    """Mine every DishPair (frequencies computed once for all dishes first)."""
+    pairs = pairs if pairs is not None else all_pairs(store)
+    materialize_uses(store)
+    out = []
+    for key in pairs:
+        base, target = parse_pair(key)
+        out.append(mine_pivots(store, base, target, thresholds, refresh_frequencies=False))
+        if progress:
+            progress()
+    return out
+
+
+def pivots(store: GraphStore, base: str, target: str, source: str | None = None) -> list[Pivot]:
+    """Stored pivot edges of a pair (every source unless one is named), ordered by source, kind, action."""
+    rows = store.query("pivot_edges", pair=pair_key(base, target))
+    return [Pivot(r["action"], r["kind"], r["fb"], r["ft"], r["source"], r["votes"])
+            for r in rows if source is None or r["source"] == source]
+
+
+def side_by_side(store: GraphStore, base: str, target: str) -> list[dict]:
+    """One row per action: mined / annotated / released kind and frequencies (``pair_pivots.cypher``)."""
+    return store.query("pair_pivots", base=base, target=target)
+
+
+def effective_pivots(store: GraphStore, base: str, target: str, source: str = MINED) -> dict[str, str]:
+    """Action -> remove|insert as the paper uses them: mined P_R ∪ P_I plus annotation decisions.
+
+    An annotation decision overrides the mined kind of its action ("none" drops it).
+    """
+    out: dict[str, str] = {}
+    edges = pivots(store, base, target)
+    for p in edges:
+        if p.source == source and p.kind in ("remove", "insert"):
+            out[p.action] = p.kind
+    if source == MINED:
+        for p in edges:
+            if p.source == ANNOTATED:
+                if p.kind in ("remove", "insert"):
+                    out[p.action] = p.kind
+                else:
+                    out.pop(p.action, None)
+    return out
+
+
+def compare_pivots(store: GraphStore, base: str, target: str, reference: str = RELEASE) -> dict:
+    """Precision / recall / F1 of our effective pivots against reference edges, per kind and overall."""
+    ours = effective_pivots(store, base, target)
+    ref = effective_pivots(store, base, target, source=reference)
+    out = {"pair": pair_key(base, target), "reference": reference, "kinds": {}}
+    for kind in ("remove", "insert", "all"):
+        a = {(k, v) for k, v in ours.items() if kind in ("all", v)}
+        b = {(k, v) for k, v in ref.items() if kind in ("all", v)}
+        tp = len(a & b)
+        p = tp / len(a) if a else None
+        r = tp / len(b) if b else None
+        f = 2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
+        out["kinds"][kind] = {"mined": len(a), "reference": len(b), "overlap": tp, "precision": p, "recall": r,
+                              "f1": f}
+    return out
