@@ -1,0 +1,101 @@
+"""Timing of the full CRG evaluation on all 2,500 instances, for the identity and replace baselines.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_eval.py [--bertscore-model DIR] [--json-out F]
+
+Reports, per stage: segmentation, PPMI-SVD vectors, parsing of base recipes and of generations, L2 scoring
+alone, L1 (BLEU; BERTScore only with a model), and the end-to-end `evaluate_crg` time for each baseline —
+once cold (nothing cached) and once with base-recipe parses served from a cache, as the graph would.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bertscore-model", default=None, help="BERTScore model dir/name (default: skip)")
+    ap.add_argument("--num-layers", type=int, default=None)
+    ap.add_argument("--json-out", default=None)
+    args = ap.parse_args()
+
+    from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
+    from dishgraph.eval.embeddings import PhraseEmbedder
+    from dishgraph.eval.l2 import CachedParse, L2Reference, evaluate_l2
+    from dishgraph.eval.outputs import crg_dir, load_instances
+    from dishgraph.eval.text_metrics import BertScoreConfig, default_segmenter, memoize
+    from dishgraph.ingest.glossary import Glossary
+    from dishgraph.models.baselines import IdentityGenerator, ReplaceGenerator
+
+    t: dict[str, float] = {}
+
+    def tick(name, t0):
+        t[name] = round(time.perf_counter() - t0, 2)
+        print(f"{name:>28}: {t[name]:7.2f} s", flush=True)
+
+    t0 = time.perf_counter()
+    d = crg_dir()
+    glossary = Glossary.load(d / "glossary.json")
+    instances = load_instances(d)
+    reference = L2Reference.from_release(d)
+    tick("load release", t0)
+
+    t0 = time.perf_counter()
+    outputs = {"identity": IdentityGenerator().generate(instances),
+               "replace": ReplaceGenerator(glossary).generate(instances)}
+    tick("generate identity+replace", t0)
+
+    seg = memoize(default_segmenter("auto", glossary))
+    t0 = time.perf_counter()
+    for i in instances:
+        seg(i.base_recipe)
+    tick("segment base recipes", t0)
+    t0 = time.perf_counter()
+    wv = corpus_vectors(instances, seg)
+    tick("ppmi-svd vectors", t0)
+
+    parse = default_parse(glossary)
+    base_cache = CachedParse(parse)
+    t0 = time.perf_counter()
+    for i in instances:
+        base_cache(i.base_recipe)
+    tick("parse base recipes", t0)
+    t0 = time.perf_counter()
+    gen_parses = {x: parse(x) for x in dict.fromkeys(outputs["replace"])}
+    tick("parse replace outputs", t0)
+
+    sim = PhraseEmbedder(wv, seg).similarity
+    table = glossary.ingredient
+    all_parsed = CachedParse(parse, {**base_cache.memo, **gen_parses})
+    t0 = time.perf_counter()
+    evaluate_l2(outputs["replace"], instances, all_parsed, reference, sim, lambda s: table.get(s, s))
+    tick("L2 scoring only (replace)", t0)
+
+    t0 = time.perf_counter()
+    evaluate_l2(outputs["replace"], instances, parse, reference, sim, lambda s: table.get(s, s))
+    tick("L2 cold, parses both (repl)", t0)
+
+    cfg = BertScoreConfig(model=args.bertscore_model, num_layers=args.num_layers) if args.bertscore_model else None
+    rows, results = [], {}
+    for name, texts in outputs.items():
+        t0 = time.perf_counter()
+        res = evaluate_crg(texts, instances, glossary=glossary, parse=parse, reference=reference, segment=seg,
+                           vectors=wv, bertscore_config=cfg, with_bertscore=cfg is not None,
+                           parse_cache=base_cache.memo)
+        tick(f"evaluate_crg {name} (cached base)", t0)
+        results[name] = res
+        rows.append(table_row(res, name))
+    for r in rows:
+        print(json.dumps(r, ensure_ascii=False))
+    if args.json_out:
+        with open(args.json_out, "w", encoding="utf-8") as fh:
+            json.dump({"timings_s": t, "rows": rows, "results": results}, fh, ensure_ascii=False, indent=2,
+                      default=lambda x: None)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""Text-overlap metrics shared by the CRG (L1 preservation) and PCS evaluations.
+
+BLEU follows CRG's L1_eval.py: nltk ``corpus_bleu`` (uniform 4-gram weights, no smoothing) over word-segmented
+texts, reported ×100. BERTScore wraps ``bert_score.BERTScorer`` with an explicit model (hub name or local path)
+and an explicit layer, because CRG's ``lang='zh'`` default silently depends on the bert_score version.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+Segment = Callable[[str], list[str]]
+
+DEFAULT_BERTSCORE_MODEL = "bert-base-chinese"
+MAX_CHARS = 510  # CRG truncates both sides to 510 characters (BERT's 512 positions minus [CLS]/[SEP])
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+_SEGMENTERS: dict[str, Segment] = {}
+
+
+def default_segmenter(name: str = "auto", glossary=None) -> Segment:
+    """Words of a text via the project segmenter (``dishgraph.ingest.segment``: LAC, else jieba with the
+    cooking dictionary); plain jieba if that module is unavailable. Cached per name."""
+    key = f"{name}:{id(glossary) if glossary is not None else ''}"
+    if key not in _SEGMENTERS:
+        _SEGMENTERS[key] = _build_segmenter(name, glossary)
+    return _SEGMENTERS[key]
+
+
+def _build_segmenter(name: str, glossary) -> Segment:
+    try:
+        from dishgraph.ingest import segment as seg_mod
+    except ImportError:
+        seg_mod = None
+    if seg_mod is not None:
+        factory = getattr(seg_mod, "get_segmenter", None) or getattr(seg_mod, "make_segmenter")
+        seg = factory(name, glossary)
+        cut = seg.cut
+        return lambda text: [w for w in (getattr(t, "word", t) for t in cut(text)) if w.strip()]
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return lambda text: [w for w in jieba.lcut(text) if w.strip()]
+
+
+def memoize(segment: Segment, max_items: int = 200_000) -> Segment:
+    """Segment each distinct text once (base recipes are segmented for BLEU, vectors and every output file)."""
+    memo: dict[str, list[str]] = {}
+
+    def cached(text: str) -> list[str]:
+        got = memo.get(text)
+        if got is None:
+            got = segment(text)
+            if len(memo) < max_items:
+                memo[text] = got
+        return got
+
+    cached.memo = memo  # type: ignore[attr-defined]
+    return cached
+
+
+def english_tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]", text.lower())
+
+
+def auto_tokenizer(segment: Segment | None = None) -> Segment:
+    """Segment Chinese text with `segment` (or the default), tokenize anything else as lower-cased English."""
+    state: dict[str, Segment] = {}
+
+    def tok(text: str) -> list[str]:
+        if _CJK.search(text):
+            if "seg" not in state:
+                state["seg"] = segment or default_segmenter()
+            return state["seg"](text)
+        return english_tokens(text)
+
+    return tok
+
+
+def corpus_bleu4(hypotheses: Sequence[str], references: Sequence[str | Sequence[str]],
+                 tokenize: Segment) -> float:
+    """Corpus BLEU-4 ×100 (nltk, as CRG); each reference entry may be one text or a list of texts."""
+    from nltk.translate.bleu_score import corpus_bleu
+
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+    memo: dict[str, list[str]] = {}  # identical texts (e.g. copied base recipes) are segmented once
+
+    def tok(text: str) -> list[str]:
+        if text not in memo:
+            memo[text] = tokenize(text)
+        return memo[text]
+
+    refs = [[tok(r)] if isinstance(r, str) else [tok(x) for x in r] for r in references]
+    hyps = [tok(h) for h in hypotheses]
+    if not any(hyps):
+        return 0.0
+    with warnings.catch_warnings():  # nltk warns when some n-gram order has no match; the score is 0 then
+        warnings.simplefilter("ignore", UserWarning)
+        return 100.0 * float(corpus_bleu(refs, hyps))
+
+
+@dataclass
+class BertScoreConfig:
+    model: str = DEFAULT_BERTSCORE_MODEL  # hub name or local directory
+    num_layers: int | None = None         # None: bert_score's table for known models, else the last layer
+    batch_size: int = 32
+    device: str | None = None
+    max_chars: int = MAX_CHARS
+
+
+class BertScore:
+    """A loaded BERTScorer, reusable across calls (loading dominates on small inputs)."""
+
+    def __init__(self, config: BertScoreConfig | None = None):
+        from bert_score import BERTScorer
+        from bert_score.utils import model2layers
+
+        self.config = cfg = config or BertScoreConfig()
+        layers = cfg.num_layers or model2layers.get(cfg.model) or _config_layers(cfg.model)
+        self.num_layers = layers
+        self.scorer = BERTScorer(model_type=cfg.model, num_layers=layers, batch_size=cfg.batch_size,
+                                 device=cfg.device, lang="zh")
+        tok = self.scorer._tokenizer
+        max_pos = getattr(self.scorer._model.config, "max_position_embeddings", 512)
+        if not tok.model_max_length or tok.model_max_length > max_pos:  # local dirs often lack it
+            tok.model_max_length = max_pos
+
+    def score(self, candidates: Sequence[str], references: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-pair (P, R, F1) arrays; empty candidates get 0."""
+        if len(candidates) != len(references):
+            raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
+        n = self.config.max_chars
+        cands = [c[:n] for c in candidates]
+        refs = [r[:n] for r in references]
+        out = [np.zeros(len(cands)) for _ in range(3)]
+        keep = [i for i, (c, r) in enumerate(zip(cands, refs)) if c.strip() and r.strip()]
+        if keep:
+            p, r, f = self.scorer.score([cands[i] for i in keep], [refs[i] for i in keep])
+            for arr, vals in zip(out, (p, r, f)):
+                arr[keep] = vals.detach().cpu().numpy()
+        return out[0], out[1], out[2]
+
+
+def _config_layers(model: str) -> int:
+    from transformers import AutoConfig
+
+    return int(AutoConfig.from_pretrained(model).num_hidden_layers)
+
+
+_SCORERS: dict[tuple, BertScore] = {}
+
+
+def _key(cfg: BertScoreConfig) -> tuple:
+    return (cfg.model, cfg.num_layers, cfg.batch_size, cfg.device)
+
+
+def load_bertscore(config: BertScoreConfig | None = None) -> BertScore:
+    """Load (once) the scorer for `config`; raises OSError when the model cannot be found or downloaded."""
+    cfg = config or BertScoreConfig()
+    if _key(cfg) not in _SCORERS:
+        _SCORERS[_key(cfg)] = BertScore(cfg)
+    return _SCORERS[_key(cfg)]
+
+
+def bertscore(candidates: Sequence[str], references: Sequence[str],
+              config: BertScoreConfig | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-pair BERTScore (P, R, F1), keeping one loaded model per configuration."""
+    return load_bertscore(config).score(candidates, references)
