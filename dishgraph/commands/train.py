@@ -1,0 +1,82 @@
+"""`dishgraph train`: train the recipe language model behind the GPT-2 / DeLorean / EduCat generators."""
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+
+app = typer.Typer(help="Train models on the recipes in the graph.", no_args_is_help=True)
+
+
+def _progress_bar():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("train lm"), BarColumn(), MofNCompleteColumn(), TextColumn("loss {task.fields[loss]}"),
+                    TimeElapsedColumn(), console=err_console, transient=True)
+
+
+@app.command("lm")
+def lm(out: str = typer.Option(..., "--out", help="Output directory: model, tokenizer, train_log.json, loss.png, "
+                                                  "checkpoint/."),
+       init: Optional[str] = typer.Option(None, "--init", help="Start from this checkpoint (local dir or hub id, "
+                                          "e.g. uer/gpt2-chinese-cluecorpussmall); default: a new small GPT-2 "
+                                          "with a character vocabulary built from the training recipes."),
+       source: str = typer.Option("db", "--source", help="Where recipes come from: 'db' (the graph: every "
+                                  "Dish-HAS_RECIPE->Recipe, holding out DishPair targets) or 'release' "
+                                  "(base_recipes.txt directly, holding out the pairs' target dishes)."),
+       data: Optional[str] = typer.Option(None, "--data", help="Data directory for --source release."),
+       epochs: float = typer.Option(3.0, "--epochs", help="Passes over the training recipes."),
+       max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
+       lr: float = typer.Option(5e-5, "--lr", help="AdamW learning rate (linear decay to 0)."),
+       batch_size: int = typer.Option(8, "--batch-size", help="Recipes per optimizer step."),
+       max_length: int = typer.Option(512, "--max-length", help="Tokens per recipe (longer ones are cut)."),
+       device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:N (default: cuda if available)."),
+       dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16 (mixed precision)."),
+       save_every: int = typer.Option(200, "--save-every", help="Checkpoint every N steps (and at the end)."),
+       eval_every: int = typer.Option(200, "--eval-every", help="Validation loss every N steps."),
+       val_fraction: float = typer.Option(0.05, "--val-fraction", help="Share of recipes kept for validation."),
+       resume: bool = typer.Option(False, "--resume", help="Continue from OUT/checkpoint if present."),
+       seed: int = typer.Option(0, "--seed", help="Random seed (shuffling, initialisation)."),
+       n_layer: int = typer.Option(2, "--n-layer", help="Layers of a from-scratch GPT-2."),
+       n_embd: int = typer.Option(128, "--n-embd", help="Hidden size of a from-scratch GPT-2."),
+       n_head: int = typer.Option(2, "--n-head", help="Attention heads of a from-scratch GPT-2."),
+       db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Fine-tune (or train from scratch) a causal LM on "[Dish]的做法如下。[Recipe]", never on target dishes."""
+    from transformers.utils import logging as hf_logging
+
+    from dishgraph.models.lm import TrainConfig, held_out_from_store, recipes_from_release, recipes_from_store, train_lm
+
+    hf_logging.disable_progress_bar()
+    if source == "db":
+        store = open_store(db, uri, read_only=True)
+        try:
+            recipes, held_out = recipes_from_store(store), held_out_from_store(store)
+        finally:
+            store.close()
+    elif source == "release":
+        recipes, held_out = recipes_from_release(data)
+    else:
+        err_console.print(f"[red]error:[/red] --source must be 'db' or 'release', got {source!r}")
+        raise typer.Exit(2)
+    if not recipes:
+        err_console.print("[red]error:[/red] no recipes found (ingest a corpus first, or use --source release)")
+        raise typer.Exit(2)
+    cfg = TrainConfig(out=out, init=init, epochs=epochs, max_steps=max_steps, lr=lr, batch_size=batch_size,
+                      max_length=max_length, device=device, dtype=dtype, save_every=save_every,
+                      eval_every=eval_every, val_fraction=val_fraction, resume=resume, seed=seed,
+                      n_layer=n_layer, n_embd=n_embd, n_head=n_head)
+    try:
+        with _progress_bar() as prog:
+            task = prog.add_task("train", total=None, loss="-")
+            result = train_lm(recipes, held_out, cfg,
+                              lambda s, total, loss: prog.update(task, completed=s, total=total, loss=f"{loss:.3f}"))
+    except ValueError as e:
+        err_console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    summary = result.summary()
+    if as_json:
+        emit_json(summary)
+    else:
+        console.print(rows_table([{"key": k, "value": v} for k, v in summary.items()], "recipe LM"))

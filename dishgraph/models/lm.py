@@ -1,0 +1,315 @@
+"""Fine-tune (or train from scratch) the causal recipe LM behind every generator of this package.
+
+Texts are formatted as the CRG paper does ("[Dish]的做法如下。[Recipe]", framed ``[CLS] … [SEP]``). Recipes
+of held-out dishes — the target dishes of the evaluation pairs — are dropped before anything else happens
+(also before a from-scratch vocabulary is built), and the list of dishes actually trained on is written to
+``train_log.json`` so the hold-out can be audited. Training is a plain AdamW loop (lr 5e-5 by default,
+linear decay) with a checkpoint every `save_every` steps that `resume=True` continues exactly: the
+per-epoch shuffle is a function of (seed, epoch), so a resumed run skips the batches it already took.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from dishgraph.models import prompts
+from dishgraph.models.tokenizer import end_id, ensure_lm_special_tokens, start_id
+
+CHECKPOINT_DIR = "checkpoint"
+STATE_FILE = "trainer_state.pt"
+LOG_FILE = "train_log.json"
+PLOT_FILE = "loss.png"
+
+
+# ----------------------------------------------------------------------------------------------- data
+
+def recipes_from_store(store) -> list[tuple[str, str]]:
+    """(dish, recipe text) for every recipe in the graph, in recipe-id order."""
+    return [(r["dish"], r["text"]) for r in store.query("lm_training_recipes") if r.get("text")]
+
+
+def held_out_from_store(store) -> set[str]:
+    """Target dishes of all dish pairs: they must never be seen in training."""
+    return {r["name"] for r in store.query("lm_heldout_targets")}
+
+
+def recipes_from_release(data_dir: str | Path | None = None) -> tuple[list[tuple[str, str]], set[str]]:
+    """(dish, recipe) pairs of base_recipes.txt and the pairs' target dishes, without a database."""
+    from dishgraph.eval.outputs import load_instances
+
+    instances = load_instances(data_dir)
+    return [(i.base, i.base_recipe) for i in instances], {i.target for i in instances}
+
+
+def split_held_out(recipes: Iterable[tuple[str, str]], held_out: set[str]) -> tuple[list[tuple[str, str]], int]:
+    """Recipes whose dish is not held out, and how many were dropped."""
+    kept, dropped = [], 0
+    for dish, text in recipes:
+        if dish in held_out:
+            dropped += 1
+        elif text and text.strip():
+            kept.append((dish, text.strip()))
+    return kept, dropped
+
+
+# ---------------------------------------------------------------------------------------------- config
+
+@dataclass
+class TrainConfig:
+    out: str
+    init: str | None = None          # local dir or hub id; None = from scratch with a character vocabulary
+    epochs: float = 3.0
+    max_steps: int | None = None     # stop after this many optimizer steps (overrides epochs when smaller)
+    lr: float = 5e-5
+    warmup_steps: int = 0
+    weight_decay: float = 0.0
+    batch_size: int = 8
+    max_length: int = 512
+    val_fraction: float = 0.05
+    eval_every: int = 200
+    save_every: int = 200
+    device: str | None = None
+    dtype: str = "float32"           # float32 | bfloat16 | float16 (autocast on CUDA; bf16 also on CPU)
+    seed: int = 0
+    resume: bool = False
+    # sizes of a from-scratch GPT-2
+    n_layer: int = 2
+    n_embd: int = 128
+    n_head: int = 2
+    n_positions: int = 1024
+
+
+@dataclass
+class TrainResult:
+    out: str
+    steps: int
+    epochs_done: float
+    train_recipes: int
+    dropped_held_out: int
+    val_recipes: int
+    final_train_loss: float | None
+    val_loss: float | None
+    val_ppl: float | None
+    seconds: float
+    parameters: int
+    losses: list = field(default_factory=list, repr=False)
+
+    def summary(self) -> dict:
+        d = asdict(self)
+        d.pop("losses")
+        return d
+
+
+# -------------------------------------------------------------------------------------------- training
+
+def _encode(tokenizer, dish: str, text: str, max_length: int) -> list[int]:
+    body = tokenizer.encode(prompts.training_text(dish, text), add_special_tokens=False)
+    return ([start_id(tokenizer)] + body + [end_id(tokenizer)])[:max_length]
+
+
+def _batches(examples: Sequence[list[int]], batch_size: int, seed: int, epoch: int) -> list[list[int]]:
+    order = list(range(len(examples)))
+    random.Random(seed * 1_000_003 + epoch).shuffle(order)
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def _collate(examples: Sequence[list[int]], idx: list[int], pad_id: int, device: str):
+    import torch
+
+    width = max(len(examples[i]) for i in idx)
+    ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(idx), width), dtype=torch.long)
+    for row, i in enumerate(idx):
+        ids[row, :len(examples[i])] = torch.tensor(examples[i])
+        mask[row, :len(examples[i])] = 1
+    labels = ids.masked_fill(mask == 0, -100)
+    return ids.to(device), mask.to(device), labels.to(device)
+
+
+def _load_or_create(config: TrainConfig, texts: list[str], start_dir: Path | None):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dishgraph.models.tiny import new_gpt2
+    from dishgraph.models.tokenizer import build_char_tokenizer
+
+    if start_dir is not None or config.init:
+        src = str(start_dir or config.init)
+        tokenizer = AutoTokenizer.from_pretrained(src)
+        ensure_lm_special_tokens(tokenizer)
+        model = AutoModelForCausalLM.from_pretrained(src)
+        return model, tokenizer
+    frame = prompts.rewrite_prompt("", "", "")  # the prompt characters must be in the vocabulary
+    tokenizer = build_char_tokenizer([*texts, frame])
+    model = new_gpt2(tokenizer, seed=config.seed, n_layer=config.n_layer, n_embd=config.n_embd,
+                     n_head=config.n_head, n_positions=config.n_positions)
+    return model, tokenizer
+
+
+def _val_loss(model, examples, idx_batches, pad_id, device, autocast) -> float | None:
+    import torch
+
+    if not examples:
+        return None
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad(), autocast():
+        for idx in idx_batches:
+            ids, mask, labels = _collate(examples, idx, pad_id, device)
+            out = model(input_ids=ids, attention_mask=mask, labels=labels)
+            n = int((labels[:, 1:] != -100).sum())
+            total += float(out.loss) * n
+            count += n
+    model.train()
+    return total / max(count, 1)
+
+
+def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: TrainConfig,
+             progress: Callable[[int, int, float], None] | None = None) -> TrainResult:
+    """Train the recipe LM on `recipes` minus `held_out` dishes; writes the model, log and loss plot to out."""
+    import contextlib
+
+    import torch
+
+    from dishgraph.models.gpt2 import resolve_device, torch_dtype
+
+    t0 = time.perf_counter()
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt = out / CHECKPOINT_DIR
+    device = resolve_device(config.device)
+    dtype = torch_dtype(config.dtype)
+
+    kept, dropped = split_held_out(recipes, set(held_out))
+    if not kept:
+        raise ValueError("no training recipes left after removing the held-out dishes")
+    rng = random.Random(config.seed)
+    order = list(range(len(kept)))
+    rng.shuffle(order)
+    n_val = int(len(kept) * config.val_fraction) if len(kept) > 20 else 0
+    val_pairs = [kept[i] for i in order[:n_val]]
+    train_pairs = [kept[i] for i in order[n_val:]]
+
+    resuming = config.resume and (ckpt / STATE_FILE).exists()
+    model, tokenizer = _load_or_create(config, [prompts.training_text(d, t) for d, t in train_pairs],
+                                       ckpt if resuming else None)
+    max_len = min(config.max_length, int(getattr(model.config, "n_positions", config.max_length)))
+    train_ex = [_encode(tokenizer, d, t, max_len) for d, t in train_pairs]
+    val_ex = [_encode(tokenizer, d, t, max_len) for d, t in val_pairs]
+    model.to(device).train()
+
+    per_epoch = math.ceil(len(train_ex) / config.batch_size)
+    total_steps = math.ceil(config.epochs * per_epoch)
+    if config.max_steps is not None:
+        total_steps = min(total_steps, config.max_steps)
+    opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    from transformers import get_linear_schedule_with_warmup
+
+    sched = get_linear_schedule_with_warmup(opt, config.warmup_steps, max(total_steps, 1))
+    use_autocast = dtype != torch.float32
+    scaler = torch.amp.GradScaler("cuda") if (dtype == torch.float16 and device.startswith("cuda")) else None
+
+    def autocast():
+        if not use_autocast:
+            return contextlib.nullcontext()
+        return torch.autocast(device_type="cuda" if device.startswith("cuda") else "cpu", dtype=dtype)
+
+    step, losses, val_history = 0, [], []
+    if resuming:
+        state = torch.load(ckpt / STATE_FILE, map_location="cpu", weights_only=False)
+        opt.load_state_dict(state["optimizer"])
+        sched.load_state_dict(state["scheduler"])
+        step, losses, val_history = state["step"], state["losses"], state.get("val_history", [])
+        torch.set_rng_state(state["torch_rng"])
+
+    def save_checkpoint():
+        model.save_pretrained(ckpt)
+        tokenizer.save_pretrained(ckpt)
+        torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict(), "step": step,
+                    "losses": losses, "val_history": val_history, "torch_rng": torch.get_rng_state(),
+                    "config": asdict(config)}, ckpt / STATE_FILE)
+
+    val_batches = [list(range(i, min(i + config.batch_size, len(val_ex))))
+                   for i in range(0, len(val_ex), config.batch_size)]
+    pad_id = tokenizer.pad_token_id
+    while step < total_steps:
+        epoch, skip = divmod(step, per_epoch)
+        for idx in _batches(train_ex, config.batch_size, config.seed, epoch)[skip:]:
+            if step >= total_steps:
+                break
+            ids, mask, labels = _collate(train_ex, idx, pad_id, device)
+            with autocast():
+                loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+            if scaler is not None:
+                scaler.scale(loss).backward()
+                scaler.unscale_(opt)
+            else:
+                loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if scaler is not None:
+                scaler.step(opt)
+                scaler.update()
+            else:
+                opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            step += 1
+            loss_value = float(loss.detach())
+            losses.append(loss_value)
+            if progress:
+                progress(step, total_steps, loss_value)
+            if config.eval_every and step % config.eval_every == 0 and val_ex:
+                val_history.append([step, _val_loss(model, val_ex, val_batches, pad_id, device, autocast)])
+            if config.save_every and step % config.save_every == 0:
+                save_checkpoint()
+
+    val = _val_loss(model, val_ex, val_batches, pad_id, device, autocast)
+    if val is not None and (not val_history or val_history[-1][0] != step):
+        val_history.append([step, val])
+    save_checkpoint()
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    result = TrainResult(
+        out=str(out), steps=step, epochs_done=round(step / per_epoch, 3), train_recipes=len(train_ex),
+        dropped_held_out=dropped, val_recipes=len(val_ex),
+        final_train_loss=(sum(losses[-20:]) / len(losses[-20:])) if losses else None,
+        val_loss=val, val_ppl=math.exp(val) if val is not None else None,
+        seconds=round(time.perf_counter() - t0, 2), parameters=sum(p.numel() for p in model.parameters()),
+        losses=losses)
+    log = {"summary": result.summary(), "config": asdict(config), "losses": losses, "val_history": val_history,
+           "held_out_dishes": sorted(held_out), "trained_dishes": sorted({d for d, _ in train_pairs}),
+           "validation_dishes": sorted({d for d, _ in val_pairs})}
+    (out / LOG_FILE).write_text(json.dumps(log, ensure_ascii=False, indent=1), encoding="utf-8")
+    plot_losses(losses, val_history, out / PLOT_FILE)
+    return result
+
+
+def plot_losses(losses: list[float], val_history: list, path: str | Path) -> Path:
+    """Training loss per step (raw and smoothed) with validation points, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    steps = list(range(1, len(losses) + 1))
+    ax.plot(steps, losses, color="#bbbbbb", linewidth=0.8, label="train (per step)")
+    window = max(1, len(losses) // 50)
+    if window > 1:
+        smooth = [sum(losses[max(0, i - window + 1):i + 1]) / len(losses[max(0, i - window + 1):i + 1])
+                  for i in range(len(losses))]
+        ax.plot(steps, smooth, color="#1f77b4", label=f"train (mean of {window})")
+    if val_history:
+        ax.plot([s for s, _ in val_history], [v for _, v in val_history], "o-", color="#d62728", label="validation")
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("cross-entropy (nats/token)")
+    ax.set_title("recipe LM training")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)

@@ -1,0 +1,185 @@
+"""Recipe LM training and the LM generators (GPT-2 D / D+R, DeLorean, EduCat) with tiny local models.
+
+Everything runs on CPU with random-init GPT-2/BERT models over a character vocabulary of the real recipes,
+saved to a tmp dir and loaded back through ``from_pretrained`` (the path a hub checkpoint takes).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from dishgraph.eval.outputs import load_instances
+from dishgraph.models import prompts, registry
+from dishgraph.models.lm import (TrainConfig, held_out_from_store, recipes_from_release, recipes_from_store,
+                                 split_held_out, train_lm)
+from dishgraph.models.tiny import build_tiny_models
+from dishgraph.models.tokenizer import build_char_tokenizer
+
+
+@pytest.fixture(scope="module")
+def instances():
+    return load_instances()
+
+
+@pytest.fixture(scope="module")
+def sample(instances):
+    # three real instances from different pairs, one of them an "add" pair
+    picks = [instances[0], instances[1234]]
+    picks.append(next(i for i in instances if i.change_kind == "add"))
+    return picks
+
+
+@pytest.fixture(scope="module")
+def tiny_models(tmp_path_factory, instances):
+    texts = [i.base_recipe for i in instances] + [prompts.rewrite_prompt(i.base, i.target, "") for i in instances]
+    return build_tiny_models(tmp_path_factory.mktemp("tiny"), texts, n_layer=1, n_embd=32, n_head=2)
+
+
+# ------------------------------------------------------------------------------------ formats, tokenizer
+
+def test_prompts_match_the_paper():
+    assert prompts.training_text("白灼菜心", "菜心洗净。") == "白灼菜心的做法如下。菜心洗净。"
+    assert prompts.dish_prompt("白灼秋葵") == "白灼秋葵的做法如下。"
+    assert prompts.rewrite_prompt("白灼菜心", "白灼秋葵", "菜心洗净。") == \
+        "请根据白灼菜心的做法改写白灼秋葵的做法。菜心洗净。白灼秋葵的做法如下。"
+    assert prompts.split_sentences("洗净，切段。大火！！30秒出锅") == ["洗净，切段。", "大火！！", "30秒出锅"]
+    assert prompts.clean_generated("菜 心 洗 净 ok go\n好") == "菜心洗净ok go好"
+
+
+def test_char_tokenizer_roundtrip_and_reload(tmp_path, instances):
+    from transformers import AutoTokenizer
+
+    tok = build_char_tokenizer(i.base_recipe for i in instances[:50])
+    tok.save_pretrained(tmp_path)
+    tok = AutoTokenizer.from_pretrained(tmp_path)
+    text = instances[0].base_recipe
+    ids = tok(text)["input_ids"]
+    assert ids[0] == tok.cls_token_id and ids[-1] == tok.sep_token_id
+    assert len(ids) == len(text.replace(" ", "")) + 2  # one id per character
+    assert tok.decode(ids, skip_special_tokens=True) == text.replace(" ", "")
+    assert tok.mask_token_id is not None and tok.pad_token_id == 0
+
+
+# ------------------------------------------------------------------------------------------ hold-out
+
+def test_store_queries_and_holdout(store, crg_dir, tmp_path):
+    from dishgraph.ingest import loader
+    from dishgraph.ingest.crg import ingest_counterfactual
+
+    ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+    recipes, held_out = recipes_from_store(store), held_out_from_store(store)
+    assert len(held_out) == 50 and "白灼秋葵" in held_out
+    assert len(recipes) == 2496  # 2,500 lines, 4 exact duplicates share a content-hash id
+    assert not {d for d, _ in recipes} & held_out  # the release has no target recipes…
+
+    # …so plant one for a target dish: it is in the graph but must never reach training
+    leak = "秋葵洗净切段，焯水一分钟，淋上酱汁。"
+    loader.load_recipes(store, [loader.RecipeRecord(loader.recipe_id("test", "白灼秋葵", leak), "白灼秋葵", leak,
+                                                    source="test")])
+    recipes = recipes_from_store(store)
+    assert ("白灼秋葵", leak) in recipes
+    kept, dropped = split_held_out(recipes, held_out)
+    assert dropped == 1 and all(d not in held_out for d, _ in kept)
+
+    res = train_lm(recipes[:40] + [("白灼秋葵", leak)], held_out,
+                   TrainConfig(out=str(tmp_path / "lm"), max_steps=2, batch_size=8, max_length=64, n_layer=1,
+                               n_embd=32, val_fraction=0.0, save_every=0, eval_every=0))
+    assert res.dropped_held_out == 1 and res.train_recipes == 40
+    log = json.loads((tmp_path / "lm" / "train_log.json").read_text(encoding="utf-8"))
+    assert "白灼秋葵" in log["held_out_dishes"]
+    assert not set(log["trained_dishes"]) & held_out
+
+
+def test_release_source_holds_out_targets():
+    recipes, held_out = recipes_from_release()
+    assert len(recipes) == 2500 and len(held_out) == 50
+    assert not {d for d, _ in recipes} & held_out
+
+
+# ------------------------------------------------------------------------------------------ training
+
+def test_train_from_scratch_resume_and_reload(tmp_path, instances):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    recipes = [(i.base, i.base_recipe) for i in instances[:60]]
+    held = {instances[0].target}
+    common = dict(batch_size=4, max_length=64, n_layer=1, n_embd=32, n_head=2, eval_every=2, save_every=2, seed=3)
+    straight = train_lm(recipes, held, TrainConfig(out=str(tmp_path / "a"), max_steps=4, **common))
+
+    def crash_at_step_3(step, total, loss):
+        if step == 3:
+            raise KeyboardInterrupt  # killed after the step-2 checkpoint
+
+    with pytest.raises(KeyboardInterrupt):
+        train_lm(recipes, held, TrainConfig(out=str(tmp_path / "b"), max_steps=4, **common), crash_at_step_3)
+    resumed = train_lm(recipes, held, TrainConfig(out=str(tmp_path / "b"), max_steps=4, resume=True, **common))
+    assert straight.steps == resumed.steps == 4
+    assert resumed.losses == pytest.approx(straight.losses, abs=1e-5)  # resume continues exactly
+    assert straight.val_recipes == 3 and straight.val_loss is not None
+    assert (tmp_path / "a" / "loss.png").stat().st_size > 1000
+    model = AutoModelForCausalLM.from_pretrained(tmp_path / "a")
+    tok = AutoTokenizer.from_pretrained(tmp_path / "a")
+    assert model.config.vocab_size == len(tok) and all(ch in tok.get_vocab() for ch in "的做法如下请根据改写")
+
+
+def test_train_lm_cli(tmp_path):
+    from dishgraph.cli import app
+
+    res = CliRunner().invoke(app, ["train", "lm", "--out", str(tmp_path / "lm"), "--source", "release",
+                                   "--max-steps", "2", "--batch-size", "4", "--max-length", "48",
+                                   "--n-layer", "1", "--n-embd", "32", "--device", "cpu", "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    assert summary["steps"] == 2 and summary["train_recipes"] + summary["val_recipes"] == 2500
+    assert summary["dropped_held_out"] == 0
+
+
+# ---------------------------------------------------------------------------------------- generators
+
+def test_generators_registered():
+    assert {"gpt2-d", "gpt2-dr", "delorean", "educat"} <= set(registry.names())
+
+
+@pytest.mark.parametrize("name,options", [
+    ("gpt2-d", dict(max_new_tokens=24)),
+    ("gpt2-dr", dict(max_new_tokens=24)),
+    ("delorean", dict(num_passes=2, num_backward_iters=2, max_sentence_chars=24, extra_tokens=4)),
+    ("educat", dict(sample_time=6, drop_time=2, search_size=20, max_sentence_chars=24)),
+])
+def test_generator_end_to_end(name, options, tiny_models, sample):
+    gpt_dir, bert_dir = tiny_models
+    gen = registry.create(name, model=str(gpt_dir), mlm=str(bert_dir), device="cpu", seed=7, **options)
+    out = registry.generate_all(gen, sample, batch_size=2)
+    assert len(out) == len(sample)
+    assert all(isinstance(t, str) and t and "\n" not in t and "[SEP]" not in t for t in out)
+    if name in ("delorean", "educat"):
+        # lockstep batching must not change any instance's result
+        assert gen.generate(sample[1:2]) == [out[1]]
+
+
+def test_gpt2_dr_prompt_keeps_frame_when_truncating(tiny_models, instances):
+    gen = registry.create("gpt2-dr", model=str(tiny_models[0]), device="cpu", max_new_tokens=8)
+    inst = instances[0]
+    ids = gen.prompt_ids(inst, budget=40)
+    text = gen.lm.tokenizer.decode(ids, skip_special_tokens=True)
+    assert len(ids) == 40
+    assert text.startswith(f"请根据{inst.base}的做法改写{inst.target}的做法。")
+    assert text.endswith(f"{inst.target}的做法如下。")
+
+
+def test_delorean_stays_on_base_when_backward_dominates(tiny_models, instances):
+    """mix_rate 0 and large steps: the logits are pulled onto the base sentence, so it comes back verbatim."""
+    gen = registry.create("delorean", model=str(tiny_models[0]), device="cpu", mix_rate=0.0, stepsize=5.0,
+                          num_passes=3, num_backward_iters=3, extra_tokens=0, max_sentence_chars=30)
+    inst = instances[0]
+    first = prompts.split_sentences(inst.base_recipe, 30)[0]
+    out = gen.generate([inst])[0]
+    assert out.startswith(first)
+
+
+def test_educat_rejects_mismatched_vocab(tmp_path, tiny_models, instances):
+    _, other_bert = build_tiny_models(tmp_path, ["完全不同的字表"], n_layer=1, n_embd=16, n_head=1)
+    with pytest.raises(ValueError, match="different vocabularies"):
+        registry.create("educat", model=str(tiny_models[0]), mlm=str(other_bert), device="cpu")
