@@ -1,0 +1,45 @@
+"""`dishgraph demo`: the main job on the embedded database (the README's first command)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table
+
+
+def demo(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
+         data: Optional[Path] = typer.Option(None, "--data", help="Data root holding counterfactual/ and diner/ "
+                                                                  "(default: `dishgraph data locate`)."),
+         out: Path = typer.Option(Path("report"), "--out", help="Report folder (index.html, report.json)."),
+         workers: int = typer.Option(2, "--workers", "-w", help="Worker processes for parsing and estimation."),
+         as_json: bool = JsonOpt):
+    """Ingest the CRG release, parse, mine frequencies/pivots/order, DiNeR split, run and score the
+    model-free generators, print a report and write report/index.html (finished steps are skipped)."""
+    from dishgraph import config
+    from dishgraph.demo import run_demo
+
+    data = data or config.data_dir()
+    with open_store(db, uri) as store:
+        rep = run_demo(store, data, out, workers=workers, say=(lambda m: None) if as_json else console.print,
+                       show_progress=not as_json)
+    if as_json:
+        from dishgraph.demo import _clean
+
+        return emit_json(_clean(rep.to_dict()))
+    g = rep.graph
+    console.print(rows_table([{k: v for k, v in rep.counts["nodes"].items() if v}], "nodes"))
+    console.print(rows_table([{"recipes": g.get("recipes"), "with actions": f"{g.get('share_with_actions', 0):.1%}",
+                               "steps/recipe": round(g.get("steps_per_recipe", 0), 2),
+                               "distinct proto-actions": g.get("distinct_proto_actions")}], "action graphs"))
+    ex = rep.example_pair
+    if ex:
+        console.print(rows_table(ex["pivots"][:8], f"pivots {ex['base']} → {ex['target']} (first 8)",
+                                 ["kind", "action", "source", "fb", "ft"]))
+    if rep.results:
+        console.print(rows_table(rep.results, "CRG evaluation (%, 2,500 instances)"))
+    console.print(f"report: {out / 'index.html'}  ({rep.seconds:.1f} s)")
+
+
+TOP_LEVEL = [demo]
