@@ -7,6 +7,7 @@ CRG evaluation. Every step is one call into the same Python API the CLI commands
 """
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -88,7 +89,7 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
 
     (progress,) = store.query("recipes_parsed")
     n_recipes, n_parsed = int(progress["recipes"]), int(progress["parsed"] or 0)
-    steps.run("ingest + parse the CRG release", n_recipes >= 2500 and n_parsed >= n_recipes,
+    steps.run("ingest + parse the CRG release", n_recipes > 0 and n_parsed >= n_recipes,
               lambda: _ingest(store, crg, workers, show_progress, ingest_counterfactual))
     steps.run("USES frequencies", _rel_count(store, "USES") > 0,
               lambda: f"{sum(g.frequencies().values())} dish→action edges")
@@ -103,7 +104,7 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
               lambda: _diner(store, DinerGlossary, store_components, split_graph))
     results_file = out_dir / "results.json"
     steps.run("model-free generators + CRG evaluation", results_file.exists(),
-              lambda: _generate_and_eval(data_dir, out_dir, generators, results_file))
+              lambda: _generate_and_eval(store, data_dir, out_dir, generators, results_file))
 
     _collect(store, g, rep, results_file, split_info)
     rep.seconds = time.perf_counter() - t_all
@@ -128,7 +129,7 @@ def _ingest(store, crg: Path, workers: int, show_progress: bool, ingest_counterf
 
 def _order(g, workers: int, OrderSettings) -> str:
     rep = g.estimate_order(settings=OrderSettings(estimator="fast"), workers=workers)
-    kept = sum(d.kept for d in rep.dishes)
+    kept = sum(d.constraints for d in rep.dishes)
     return f"{kept} MUST_PRECEDE edges for {len(rep.dishes)} dishes"
 
 
@@ -140,7 +141,7 @@ def _diner(store, DinerGlossary, store_components, split_graph) -> str:
             f"{s['n_train']}/{s['n_test']} dishes, compound divergence {s['divergence']:.3f}")
 
 
-def _generate_and_eval(data_dir: Path, out_dir: Path, generators: tuple[str, ...], results_file: Path) -> str:
+def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generators: tuple[str, ...], results_file: Path) -> str:
     from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
     from dishgraph.eval.l2 import CachedParse, L2Reference
     from dishgraph.eval.outputs import crg_dir, load_instances, write_outputs
@@ -160,7 +161,8 @@ def _generate_and_eval(data_dir: Path, out_dir: Path, generators: tuple[str, ...
         if name not in registry.names():
             continue
         t0 = time.perf_counter()
-        gen = registry.create(name, glossary=glossary, data_dir=str(data_dir))
+        options = {"store": store} if "store" in inspect.signature(registry.get(name)).parameters else {}
+        gen = registry.create(name, glossary=glossary, data_dir=str(data_dir), **options)
         texts = registry.generate_all(gen, instances)
         gen_s = time.perf_counter() - t0
         write_outputs(out_dir / f"{name}.txt", texts, instances)

@@ -1,0 +1,116 @@
+"""The data of one dish-pair explorer page: both dishes' frequent actions, pivots, order constraints, phrases.
+
+Whatever the graph does not hold yet is computed through the API first (USES frequencies, mined pivots when
+both dishes have recipes, fast order estimation for dishes with recipes), so a fresh ingest can be explored
+directly. In the CRG release only base dishes have recipes: a release target shows its reference pivots and
+reference constraints only, which the view says in ``notes``.
+"""
+from __future__ import annotations
+
+from dishgraph.actions import ProtoAction
+from dishgraph.knowledge import annotation, order, pivots as pivots_mod
+from dishgraph.knowledge.frequencies import dishes_with_recipes
+
+N_EXAMPLES = 3
+ALL = 1_000_000  # "every action" for the top-N queries
+
+
+def action_label(key: str) -> str:
+    """``切(洋葱; 刀)`` for the key ``切|洋葱|刀``."""
+    return str(ProtoAction.from_key(key))
+
+
+def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True) -> dict:
+    """Everything the explorer draws for (base, target), as plain JSON-ready data.
+
+    ``g`` is a ``DishGraph``; with ``compute`` missing USES / pivots / order constraints are computed and stored.
+    """
+    store = g.store
+    have = dishes_with_recipes(store)
+    computed: list[str] = []
+    notes: list[str] = []
+    key = pivots_mod.pair_key(base, target)
+    info = store.query("pivot_pair_info", pair=key)
+
+    actions, freqs = {}, {}
+    for dish in (base, target):
+        rows = store.query("uses_dish_actions", dish=dish, min_freq=0.0, top=ALL)
+        if not rows and dish in have and compute:
+            rows = g.actions(dish, top=ALL)  # materializes USES
+            computed.append(f"USES {dish}")
+        actions[dish] = rows[:top]
+        freqs[dish] = {r["action"]: r["freq"] for r in rows}
+        if dish not in have:
+            notes.append(f"{dish} has no parsed recipes: no action frequencies (reference knowledge only).")
+
+    pivots = g.pivots(base, target) if info else []
+    if compute and base in have and target in have and not any(p.source == pivots_mod.MINED for p in pivots):
+        pivots_mod.mine_pivots(store, base, target, create=True)
+        computed.append("pivots")
+        pivots = g.pivots(base, target)
+        info = store.query("pivot_pair_info", pair=key)
+    if not info:
+        notes.append(f"no DishPair {key} in the graph and not both dishes have recipes: no pivots.")
+
+    constraints = {}
+    for dish in (base, target):
+        cons = order.dish_constraints(store, dish)
+        if compute and dish in have and not any(c.source == order.ESTIMATED for c in cons):
+            g.estimate_order([dish], order.OrderSettings(estimator="fast"))
+            computed.append(f"order {dish}")
+            cons = order.dish_constraints(store, dish)
+        cons.sort(key=lambda c: (c.ate is None, -(c.ate or 0.0), c.source or "", c.cause, c.effect))  # strongest first
+        constraints[dish] = [c.to_dict() for c in cons]
+
+    shown = _shown_pivots(pivots, top)
+    keys = {r["action"] for rows in actions.values() for r in rows} | {p.action for p in shown}
+    for dish in (base, target):
+        if not actions[dish]:  # a dish known only by reference: its constraints bring their own actions
+            keys |= {k for c in constraints[dish] for k in (c["cause"], c["effect"])}
+    for dish in (base, target):
+        constraints[dish] = [c for c in constraints[dish] if c["cause"] in keys and c["effect"] in keys]
+    examples = annotation.examples(store, sorted(keys), [base, target], n=N_EXAMPLES)
+    return {
+        "base": base,
+        "target": target,
+        "pair": info[0] if info else None,
+        "top": int(top),
+        "actions": {"base": actions[base], "target": actions[target]},
+        "pivots": [p.to_dict() for p in shown],
+        "pivots_total": len(pivots),
+        "constraints": {"base": constraints[base], "target": constraints[target]},
+        "nodes": _nodes(keys, freqs[base], freqs[target], shown, examples),
+        "computed": computed,
+        "notes": notes,
+    }
+
+
+def _shown_pivots(pivots, top: int) -> list:
+    """Pivots worth drawing: every reference / annotated one, and the ``top`` strongest mined remove / insert
+    (mining marks hundreds of rare actions ``manual``; those stay in ``dishgraph pivots show``)."""
+    fixed = [p for p in pivots if p.source != pivots_mod.MINED]
+    mined = [p for p in pivots if p.source == pivots_mod.MINED and p.kind in ("remove", "insert")]
+    mined.sort(key=lambda p: (-max(p.fb or 0.0, p.ft or 0.0), p.action))
+    return fixed + mined[:top]
+
+
+def _nodes(keys: set[str], fb: dict[str, float], ft: dict[str, float], pivots, examples: dict) -> list[dict]:
+    kinds: dict[str, dict[str, str]] = {}
+    for p in pivots:
+        kinds.setdefault(p.action, {})[p.source] = p.kind
+    out = []
+    for k in sorted(keys):
+        pa = ProtoAction.from_key(k)
+        out.append({"id": k, "label": action_label(k), "verb": pa.verb, "ingredients": sorted(pa.ingredients),
+                    "tools": sorted(pa.tools), "fb": fb.get(k), "ft": ft.get(k), "pivot": _pivot_kind(kinds.get(k, {})),
+                    "pivots": kinds.get(k, {}), "examples": examples.get(k, [])})
+    return out
+
+
+def _pivot_kind(by_source: dict[str, str]) -> str | None:
+    """The kind the page colours: annotated decisions, then the release, then mined (remove / insert / manual)."""
+    for source in (pivots_mod.ANNOTATED, pivots_mod.RELEASE, pivots_mod.MINED):
+        kind = by_source.get(source)
+        if kind in ("remove", "insert", "manual"):
+            return kind
+    return None

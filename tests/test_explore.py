@@ -1,0 +1,194 @@
+"""The dish-pair explorer on the real CRG release: the data of a release pair and of two base dishes, the
+escaping of hostile names, and the page itself in headless Chromium (no console output, labels drawn by JS)."""
+from __future__ import annotations
+
+import html as html_mod
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dishgraph.explore import embed_json, pair_view, render_html
+
+BASE, TARGET = "白灼菜心", "白灼秋葵"   # a release pair: the target has no recipes, only reference knowledge
+OTHER_BASE = "清炒小白菜"              # another base dish, for a pair of two dishes with recipes
+PER_DISH = 15
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium not installed (apt-get install -y chromium fonts-noto-cjk)")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory, crg_dir):
+    """The release (no parsing) plus PER_DISH parsed recipes of two base dishes."""
+    from dishgraph.api import DishGraph
+    from dishgraph.ingest import loader
+    from dishgraph.ingest.crg import SOURCE, ingest_counterfactual
+    from dishgraph.ingest.pipeline import parse_and_load
+    from dishgraph.ingest.readers import read_crg_release
+
+    path = tmp_path_factory.mktemp("explore") / "db"
+    release = read_crg_release(crg_dir)
+    records = []
+    for dish in (BASE, OTHER_BASE):
+        records += [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
+                                        source=f"{SOURCE}/base_recipes.txt", line=r.line)
+                    for r in release.recipes() if r.base == dish][:PER_DISH]
+    with DishGraph.open(db=str(path)) as g:
+        ingest_counterfactual(g.store, crg_dir, parse=False, show_progress=False)
+        parse_and_load(g.store, records, release.glossary, show_progress=False)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def views(db):
+    from dishgraph.api import DishGraph
+
+    with DishGraph.open(db=db) as g:
+        release = pair_view(g, BASE, TARGET, top=20)
+        again = pair_view(g, BASE, TARGET, top=20)
+        bases = pair_view(g, BASE, OTHER_BASE, top=20)
+    return release, again, bases
+
+
+def _release_pivots(crg_dir) -> set[tuple[str, str]]:
+    from dishgraph.actions import ProtoAction
+
+    data = json.loads((crg_dir / "pivot_actions.json").read_text(encoding="utf-8"))
+    return {(ProtoAction.from_release(p).key, p["kind"]) for p in data[TARGET]}
+
+
+def test_release_pair_view_computes_what_is_missing_once(views, crg_dir):
+    release, again, _ = views
+    assert release["computed"] == [f"USES {BASE}", f"order {BASE}"]  # the target has no recipes to compute from
+    assert again["computed"] == []
+    assert any(TARGET in n and "no parsed recipes" in n for n in release["notes"])
+    assert release["pair"]["change_from"] == "菜心" and release["pair"]["change_to"] == "秋葵"
+    pivots = {(p["action"], p["kind"]) for p in release["pivots"]}
+    assert pivots == _release_pivots(crg_dir) == {("淋|蔬菜|", "remove"), ("煮|叶子+油菜|", "remove"),
+                                                  ("过|叶子+油菜|", "remove"), ("去皮|洋葱|", "insert")}
+    assert len(release["actions"]["base"]) == 20 and release["actions"]["target"] == []
+    freqs = [a["freq"] for a in release["actions"]["base"]]
+    assert freqs == sorted(freqs, reverse=True) and freqs[0] > 0.5
+    target_cons = {(c["cause"], c["effect"]) for c in release["constraints"]["target"]}
+    assert target_cons == {("去皮|洋葱|", "切|洋葱|"), ("切|洋葱|", "淋|油|"), ("切|洋葱|", "加入|油|")}
+    assert {c["source"] for c in release["constraints"]["target"]} == {"crg-release"}
+    assert release["constraints"]["base"] and {c["source"] for c in release["constraints"]["base"]} == {"estimated"}
+    nodes = {n["id"]: n for n in release["nodes"]}
+    assert nodes["去皮|洋葱|"]["pivot"] == "insert" and nodes["淋|蔬菜|"]["pivot"] == "remove"
+    assert nodes["去皮|洋葱|"]["label"] == "去皮(洋葱)"
+    top = release["actions"]["base"][0]["action"]
+    assert nodes[top]["examples"] and len(nodes[top]["examples"]) <= 3
+    assert again["nodes"] == release["nodes"]
+
+
+def test_two_base_dishes_get_mined_pivots(views):
+    _, _, bases = views
+    assert bases["pair"]["change_kind"] == "adhoc"
+    assert (bases["pair"]["base_recipes"], bases["pair"]["target_recipes"]) == (PER_DISH, PER_DISH)
+    assert "pivots" in bases["computed"] and f"order {OTHER_BASE}" in bases["computed"]
+    kinds = {p["kind"] for p in bases["pivots"]}
+    assert kinds == {"remove", "insert"} and all(p["source"] == "mined" for p in bases["pivots"])
+    assert len(bases["pivots"]) <= 20 < bases["pivots_total"]
+    for p in bases["pivots"]:  # the CRG rule holds for every drawn pivot
+        assert (p["fb"] > 5 * p["ft"] and p["ft"] < 0.01) if p["kind"] == "remove" else p["ft"] > max(5 * p["fb"], 0.1)
+    keys = {n["id"] for n in bases["nodes"]}
+    for side in ("base", "target"):
+        assert all(c["cause"] in keys and c["effect"] in keys for c in bases["constraints"][side])
+
+
+HOSTILE = '</script><script>document.title="pwned"</script><!--&amp;\u2028'
+
+
+def test_embedded_json_cannot_close_the_script_block():
+    data = {"base": HOSTILE, "nested": [HOSTILE, {"k": "</SCRIPT >"}]}
+    text = embed_json(data)
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == data
+
+
+def _hostile_view(views) -> dict:
+    view = json.loads(json.dumps(views[0]))
+    view["base"] = HOSTILE
+    view["nodes"][0]["examples"] = [HOSTILE]
+    return view
+
+
+def test_rendered_page_is_self_contained(views):
+    page = render_html(views[0])
+    assert page.count("<script") == 2 and " src=" not in page and "<link rel=\"stylesheet" not in page
+    assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", page)
+    hostile = render_html(_hostile_view(views))
+    assert "<script>document.title" not in hostile
+    assert html_mod.escape(HOSTILE) in hostile  # the <title>
+
+
+# ------------------------------------------------------------------------------------------ Chromium
+def chromium_dom(page: Path, tmp_path: Path, fragment: str = "") -> tuple[str, list[str]]:
+    """The DOM after scripts ran, and the page's console lines (Chromium logs them as INFO:CONSOLE)."""
+    proc = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+         "--enable-logging=stderr", "--v=0", "--window-size=1400,900", "--dump-dom", page.as_uri() + fragment],
+        capture_output=True, text=True, timeout=120)
+    console = [ln for ln in proc.stderr.splitlines() if ":CONSOLE" in ln]
+    return proc.stdout, console
+
+
+@needs_chromium
+def test_console_check_catches_a_broken_page(tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text("<html><body><script>null.x;</script></body></html>", encoding="utf-8")
+    _, console = chromium_dom(bad, tmp_path)
+    assert any("Uncaught TypeError" in ln for ln in console)
+
+
+@needs_chromium
+def test_page_renders_in_headless_chromium(views, tmp_path):
+    release = views[0]
+    page = tmp_path / "pair.html"
+    page.write_text(render_html(release), encoding="utf-8")
+    dom, console = chromium_dom(page, tmp_path)
+    assert console == []
+    status = re.search(r'<div id="status"[^>]*data-nodes="(\d+)"[^>]*data-edges="(\d+)"', dom)
+    n_edges = len(release["constraints"]["base"]) + len(release["constraints"]["target"])
+    assert status and (int(status.group(1)), int(status.group(2))) == (len(release["nodes"]), n_edges)
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", dom)
+    assert {"去皮(洋葱)", "淋(蔬菜)", "切(洋葱)"} <= set(labels)
+    assert {n["label"] for n in release["nodes"]} <= set(labels)
+    assert f'<span id="title-base">{BASE}</span>' in dom
+    # The search box (pre-filled from the URL fragment) highlights exactly the matching actions.
+    dom, console = chromium_dom(page, tmp_path, "#q=" + "洋葱")
+    expected = [n for n in release["nodes"]
+                if "洋葱" in (n["label"] + " " + n["id"] + " " + " ".join(n["examples"])).lower()]
+    assert console == [] and len(expected) >= 2
+    assert f'data-hits="{len(expected)}"' in dom
+    assert len(re.findall(r'class="node[^"]*\bhit\b', dom)) == len(expected)
+
+
+@needs_chromium
+def test_hostile_names_stay_text_in_chromium(views, tmp_path):
+    page = tmp_path / "hostile.html"
+    page.write_text(render_html(_hostile_view(views)), encoding="utf-8")
+    dom, console = chromium_dom(page, tmp_path)
+    assert console == []
+    assert re.search(r"<title>(.*?)</title>", dom, re.S).group(1).startswith("dishgraph explorer: ")
+    assert html_mod.escape(HOSTILE, quote=False).replace("\u2028", "") in dom.replace("\u2028", "")
+    assert 'data-nodes="' in dom
+
+
+def test_cli_writes_the_page(db, tmp_path):
+    from dishgraph.cli import app
+
+    out = tmp_path / "page" / "pair.html"
+    r = CliRunner().invoke(app, ["explore", BASE, TARGET, "--html", str(out), "--db", db, "--top", "10", "--json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.output[r.output.index("{"):])
+    assert summary["pivots"] == 4 and summary["constraints"]["target"] == 3
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    r = CliRunner().invoke(app, ["explore", "没有这道菜", "也没有", "--html", str(out), "--db", db])
+    assert r.exit_code == 1 and "knows no actions" in r.output
