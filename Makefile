@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test install lint-cypher clean
+.PHONY: demo test install lint-cypher browser clean
 
 $(BIN)/dishgraph: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -20,13 +20,19 @@ demo: install
 	$(BIN)/dishgraph demo
 
 tools/cypher-lint/node_modules: tools/cypher-lint/package.json
-	cd tools/cypher-lint && npm install --no-audit --no-fund --silent
+	cd tools/cypher-lint && npm ci --no-audit --no-fund --silent
 	touch $@
+
+# Headless Chromium for the dish-pair explorer's browser tests (Debian package; skipped if it cannot be had).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { (apt-get update -qq && apt-get install -y -qq \
+	  --no-install-recommends chromium fonts-noto-cjk) >/dev/null 2>&1 || \
+	  echo "note: chromium could not be installed; the explorer's browser tests will be skipped"; }
 
 lint-cypher: install tools/cypher-lint/node_modules
 	$(BIN)/python -m dishgraph.graph.lint
 
-test: install tools/cypher-lint/node_modules
+test: install tools/cypher-lint/node_modules browser
 	$(BIN)/python -m pytest -q
 
 clean:
