@@ -67,8 +67,10 @@ class DishGraph:
     def pivots_side_by_side(self, base: str, target: str) -> list[dict]:
         return pivots_mod.side_by_side(self._store, base, target)
 
-    def mine_pivots(self, base: str, target: str, thresholds: PivotThresholds = PivotThresholds()) -> MineResult:
-        return pivots_mod.mine_pivots(self._store, base, target, thresholds)
+    def mine_pivots(self, base: str, target: str, thresholds: PivotThresholds = PivotThresholds(),
+                    create: bool = False) -> MineResult:
+        """Mine and store one pair's pivots; ``create`` makes the DishPair of two dishes with recipes."""
+        return pivots_mod.mine_pivots(self._store, base, target, thresholds, create=create)
 
     def mine_all_pivots(self, thresholds: PivotThresholds = PivotThresholds(),
                         progress: Callable[[], None] | None = None) -> list[MineResult]:

@@ -140,3 +140,22 @@ def test_real_base_dish_pairs(store, crg_dir, glossary):
     expected = {a: classify(fb.get(a, 0.0), ft.get(a, 0.0)) for a in set(fb) | set(ft)}
     assert {p.action: p.kind for p in res.pivots} == {a: k for a, k in expected.items() if k}
     assert res.counts()["remove"] > 0 and res.counts()["insert"] > 0
+
+
+def test_new_pair_of_two_dishes_with_recipes(store):
+    """Two dishes that are no DishPair (e.g. two base dishes) are mined only when asked to create the pair."""
+    corpus = planted_pivot_corpus(n_pairs=2, n_recipes=30, seed=4)
+    load_planted(store, corpus)
+    b0, b1 = corpus.pairs[0][0], corpus.pairs[1][0]
+    with pytest.raises(KeyError, match="no DishPair"):
+        pivots.mine_pivots(store, b0, b1)
+    res = pivots.mine_pivots(store, b0, b1, create=True)
+    assert res.base_recipes == res.target_recipes == 30
+    fb = {r["action"]: r["freq"] for r in frequencies.dish_actions(store, b0, top=10_000)}
+    ft = {r["action"]: r["freq"] for r in frequencies.dish_actions(store, b1, top=10_000)}
+    expected = {a: classify(fb.get(a, 0.0), ft.get(a, 0.0)) for a in set(fb) | set(ft)}
+    assert {p.action: p.kind for p in res.pivots} == {a: k for a, k in expected.items() if k}
+    assert pivots.pair_info(store, f"{b0}->{b1}")["change_kind"] == "adhoc"
+    assert pivots.mine_pivots(store, b0, b1, create=True).counts() == res.counts()   # idempotent
+    with pytest.raises(KeyError, match="no parsed recipes"):
+        pivots.mine_pivots(store, b0, "nowhere", create=True)

@@ -6,7 +6,8 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import JsonOpt, JsonOutOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console,
+                                        rows_table)
 
 app = typer.Typer(help="Evaluate generated recipes (CRG L1/L2, Table 3) and PCS step predictions.",
                   no_args_is_help=True)
@@ -22,7 +23,8 @@ VectorsOpt = typer.Option("ppmi", "--vectors",
                           help="Word vectors for soft L2 matching: a word2vec-style text file, or 'ppmi' to "
                                "train PPMI-SVD vectors on the base recipes.")
 PivotsOpt = typer.Option("crg-release", "--pivots",
-                         help="Pivot actions: 'crg-release' (pivot_actions.json) or a JSON file in that format.")
+                         help="Pivot actions: 'crg-release' (pivot_actions.json), 'mined' (mined + annotated "
+                              "PIVOT edges of the graph), or a JSON file in the release format.")
 ConstraintsOpt = typer.Option(None, "--constraints",
                               help="Order constraints JSON (default: the release's order_constraints.json).")
 LimitOpt = typer.Option(None, "--limit", help="Evaluate only the first N instances (quick checks).")
@@ -48,11 +50,53 @@ def _bertscore_config(model: Optional[str], layers: Optional[int], device: Optio
     return cfg
 
 
-def _reference(data: Optional[str], pivots: str, constraints: Optional[str]):
+NoGraphOpt = typer.Option(False, "--no-graph", help="Parse base recipes instead of reading their parses from the graph.")
+
+
+def _open_graph(db: Optional[str], uri: Optional[str], needed: bool):
+    """The ingested graph (read-only), or None when there is none or it cannot be opened and is not needed."""
+    from dishgraph import config
+    from dishgraph.graph.store import open_store
+
+    if not uri and not config.server_uri() and not config.db_path(db).exists():
+        if needed:
+            _fail(ValueError(f"no graph database at {config.db_path(db)} (run `dishgraph ingest counterfactual`)"))
+        return None
+    try:
+        return open_store(uri=uri, db=db, read_only=True)
+    except Exception as e:  # in use by a writer, unreachable server: parse instead unless the graph is needed
+        if needed:
+            _fail(e)
+        err_console.print(f"[yellow]note:[/yellow] graph not used ({e}); parsing base recipes instead.")
+        return None
+
+
+def _base_cache(store, glossary) -> Optional[dict]:
+    """Base-recipe parses from the graph (None, with a note, if the graph has none)."""
+    from dishgraph.eval.graph_cache import base_parses
+
+    if store is None:
+        return None
+    cache = base_parses(store, glossary.ingredient)
+    if not cache:
+        err_console.print("[yellow]note:[/yellow] no parsed base recipes in the graph; parsing them instead.")
+        return None
+    return cache
+
+
+def _reference(data: Optional[str], pivots: str, constraints: Optional[str], store=None):
     from dishgraph.eval.l2 import L2Reference, _read_json
     from dishgraph.eval.outputs import crg_dir
 
     d = crg_dir(data)
+    if pivots == "mined":
+        from dishgraph.eval.graph_cache import graph_pivots
+
+        piv = graph_pivots(store)
+        if not any(piv.values()):
+            _fail(ValueError("no mined pivots in the graph (run `dishgraph pivots mine --all` first)"))
+        cons_path = Path(constraints) if constraints else d / "order_constraints.json"
+        return L2Reference.from_data(piv, _read_json(cons_path) if cons_path.exists() else {})
     if pivots == "crg-release" and not constraints:
         return L2Reference.from_release(d)
     piv_path = d / "pivot_actions.json" if pivots == "crg-release" else Path(pivots)
@@ -133,6 +177,7 @@ def l1(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
 def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or JSONL {base,target,index,text}."),
        data: Optional[str] = DataOpt, vectors: str = VectorsOpt, pivots: str = PivotsOpt,
        constraints: Optional[str] = ConstraintsOpt, segmenter: str = SegOpt, limit: Optional[int] = LimitOpt,
+       db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, no_graph: bool = NoGraphOpt,
        as_json: bool = JsonOpt, json_out: Optional[Path] = JsonOutOpt):
     """L2: action-level hard/soft precision, recall, F1 against pivot actions, F1 of insertions/removals,
     order accuracy (CRG's L2_eval logic on our parser)."""
@@ -147,10 +192,18 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
         instances = load_instances(data)
         outputs = read_outputs(out, instances)[:limit]
         instances = instances[:limit]
-        reference = _reference(data, pivots, constraints)
         glossary = Glossary.load(crg_dir(data) / "glossary.json")
     except (ValueError, FileNotFoundError) as e:
         _fail(e)
+    store = None if no_graph and pivots != "mined" else _open_graph(db, uri, needed=pivots == "mined")
+    try:
+        reference = _reference(data, pivots, constraints, store)
+        cache = None if no_graph else _base_cache(store, glossary)
+    except (ValueError, FileNotFoundError) as e:
+        _fail(e)
+    finally:
+        if store is not None:
+            store.close()
     seg = memoize(default_segmenter(segmenter, glossary))
     try:
         wv = corpus_vectors(instances, seg, vectors)
@@ -160,7 +213,7 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
     prog, task = _progress(len(instances), "L2")
     with prog:
         res = evaluate_l2(outputs, instances, default_parse(glossary, segmenter), reference,
-                          PhraseEmbedder(wv, seg).similarity, lambda s: table.get(s, s),
+                          PhraseEmbedder(wv, seg).similarity, lambda s: table.get(s, s), parse_cache=cache,
                           progress=lambda k: prog.advance(task, k))
     if as_json or json_out:
         emit_json(_clean(res), json_out)
@@ -174,7 +227,8 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
         data: Optional[str] = DataOpt, bertscore_model: Optional[str] = BertModelOpt,
         num_layers: Optional[int] = LayersOpt, no_bertscore: bool = NoBertOpt, device: Optional[str] = DeviceOpt,
         vectors: str = VectorsOpt, pivots: str = PivotsOpt, constraints: Optional[str] = ConstraintsOpt,
-        segmenter: str = SegOpt, limit: Optional[int] = LimitOpt, as_json: bool = JsonOpt,
+        segmenter: str = SegOpt, limit: Optional[int] = LimitOpt, db: Optional[str] = DbOpt,
+        uri: Optional[str] = UriOpt, no_graph: bool = NoGraphOpt, as_json: bool = JsonOpt,
         json_out: Optional[Path] = JsonOutOpt):
     """The full CRG table (paper Table 3): L1 and L2 for each output file."""
     from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
@@ -187,17 +241,25 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
         instances = load_instances(data)
         texts = {p: read_outputs(p, instances)[:limit] for p in outs}
         instances = instances[:limit]
-        reference = _reference(data, pivots, constraints)
         glossary = Glossary.load(crg_dir(data) / "glossary.json")
     except (ValueError, FileNotFoundError) as e:
         _fail(e)
+    store = None if no_graph and pivots != "mined" else _open_graph(db, uri, needed=pivots == "mined")
+    try:
+        reference = _reference(data, pivots, constraints, store)
+        cache = None if no_graph else _base_cache(store, glossary)
+    except (ValueError, FileNotFoundError) as e:
+        _fail(e)
+    finally:
+        if store is not None:
+            store.close()
     cfg = _bertscore_config(bertscore_model, num_layers, device, no_bertscore)
     seg = memoize(default_segmenter(segmenter, glossary))
     try:
         wv = corpus_vectors(instances, seg, vectors)
     except (ValueError, FileNotFoundError) as e:
         _fail(e)
-    parse = CachedParse(default_parse(glossary, segmenter))  # base recipes parsed once for all files
+    parse = CachedParse(default_parse(glossary, segmenter), cache)  # bases from the graph, or parsed once
     results, rows = {}, []
     prog, task = _progress(len(instances) * len(outs), "CRG eval")
     with prog:
@@ -210,7 +272,7 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
     if as_json or json_out:
         emit_json(_clean({"rows": rows, "results": results}), json_out)
     if not as_json:
-        _print_table(rows, "CRG evaluation (percentages; L2 on the released pivot actions)")
+        _print_table(rows, f"CRG evaluation (percentages; L2 on the {pivots} pivot actions)")
 
 
 @app.command("pcs")

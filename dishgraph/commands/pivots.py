@@ -36,6 +36,8 @@ def _pair(pair: str) -> tuple[str, str]:
 def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TARGET)."),
          target: Optional[str] = typer.Argument(None, help="Target dish."),
          all_pairs: bool = typer.Option(False, "--all", help="Mine every DishPair in the graph."),
+         new_pair: bool = typer.Option(False, "--new-pair", help="Create the pair if the graph has none (both "
+                                                                  "dishes need parsed recipes, e.g. two base dishes)."),
          alpha: float = AlphaOpt, tau_r: float = TauROpt, tau_i: float = TauIOpt,
          db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
     """Mine pivots (remove / insert / manual) of one pair or of all pairs and store them as PIVOT edges."""
@@ -56,7 +58,7 @@ def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TA
                 raise typer.Exit(2)
             b, t = _pair(base) if target is None else (base, target)
             try:
-                results = [g.mine_pivots(b, t, thr)]
+                results = [g.mine_pivots(b, t, thr, create=new_pair)]
             except KeyError as e:
                 err_console.print(f"[red]error:[/red] {e.args[0]}")
                 raise typer.Exit(1)

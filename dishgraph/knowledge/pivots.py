@@ -92,10 +92,29 @@ def all_pairs(store: GraphStore) -> list[str]:
     return [r["pair"] for r in store.query("pivot_pairs")]
 
 
-def mine_pivots(store: GraphStore, base: str, target: str, thresholds: PivotThresholds = PivotThresholds(), *,
-                refresh_frequencies: bool = True) -> MineResult:
-    """Mine and store a pair's pivots (source "mined"), replacing earlier mined edges of that pair."""
+def ensure_pair(store: GraphStore, base: str, target: str) -> str:
+    """Create the DishPair of two dishes that both have parsed recipes (our data has recipes only for base
+    dishes, so mining is checked on pairs of base dishes); change_kind "adhoc" marks it as not from a release."""
+    from dishgraph.knowledge.frequencies import dishes_with_recipes
+
     key = pair_key(base, target)
+    if store.query("pivot_pair_info", pair=key):
+        return key
+    have = dishes_with_recipes(store)
+    missing = [d for d in (base, target) if d not in have]
+    if missing:
+        raise KeyError(f"no parsed recipes for {missing} (a new pair needs recipes on both sides)")
+    store.write("load_pairs", [{"key": key, "base": base, "target": target, "change_from": "", "change_to": "",
+                                "change_kind": "adhoc"}])
+    return key
+
+
+def mine_pivots(store: GraphStore, base: str, target: str, thresholds: PivotThresholds = PivotThresholds(), *,
+                refresh_frequencies: bool = True, create: bool = False) -> MineResult:
+    """Mine and store a pair's pivots (source "mined"), replacing earlier mined edges of that pair.
+
+    ``create``: make the DishPair first if the graph has none (both dishes need parsed recipes)."""
+    key = ensure_pair(store, base, target) if create else pair_key(base, target)
     info = pair_info(store, key)
     if refresh_frequencies:
         materialize_uses(store, [base, target])
