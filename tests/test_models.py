@@ -183,3 +183,124 @@ def test_educat_rejects_mismatched_vocab(tmp_path, tiny_models, instances):
     _, other_bert = build_tiny_models(tmp_path, ["完全不同的字表"], n_layer=1, n_embd=16, n_head=1)
     with pytest.raises(ValueError, match="different vocabularies"):
         registry.create("educat", model=str(tiny_models[0]), mlm=str(other_bert), device="cpu")
+
+
+# --------------------------------------------------------------------- packing, time budget, masked LM
+
+def test_packed_training_stops_on_time_budget(tmp_path, instances):
+    recipes = [(i.base, i.base_recipe) for i in instances[:40]]
+    res = train_lm(recipes, set(), TrainConfig(out=str(tmp_path / "p"), max_steps=50, batch_size=2,
+                                               max_length=64, pack=True, n_layer=1, n_embd=32,
+                                               val_fraction=0.0, save_every=0, eval_every=0, max_seconds=0.0))
+    tokens = sum(len(i.base_recipe.replace(" ", "")) + len(i.base) + 7 for i in instances[:40])  # + frame
+    assert res.train_rows == -(-tokens // 64)  # packed rows: ceil(tokens / 64)
+    assert res.steps == 1  # the budget is checked after each step
+    assert (tmp_path / "p" / "config.json").exists()
+
+
+def test_train_mlm_shares_the_lm_vocabulary(tmp_path, tiny_models, sample):
+    from dishgraph.cli import app
+
+    gpt_dir, _ = tiny_models
+    res = CliRunner().invoke(app, ["train", "mlm", "--out", str(tmp_path / "mlm"), "--source", "release",
+                                   "--tokenizer-from", str(gpt_dir), "--max-steps", "2", "--batch-size", "2",
+                                   "--max-length", "48", "--n-layer", "1", "--n-embd", "32", "--device", "cpu",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    assert summary["steps"] == 2 and summary["val_loss"] is not None
+    gen = registry.create("educat", model=str(gpt_dir), mlm=str(tmp_path / "mlm"), device="cpu",
+                          sample_time=3, drop_time=1, search_size=10, max_sentence_chars=16)
+    assert len(gen.generate(sample[:1])) == 1
+
+
+# ------------------------------------------------------------------ generate CLI, subsets, partial outputs
+
+def test_select_instances(instances):
+    from dishgraph.commands.generate import select_instances
+
+    per_pair = select_instances(instances, "first-per-pair")
+    assert len(per_pair) == 50 and len({(i.base, i.target) for i in per_pair}) == 50
+    assert per_pair[0].index == 0 and per_pair[1].index == 50  # 50 base recipes per pair, in file order
+    assert [i.index for i in select_instances(instances, "3,7-9,3")] == [3, 7, 8, 9]
+    assert [i.index for i in select_instances(instances, "every:1000")] == [0, 1000, 2000]
+    assert len(select_instances(instances, "all", limit=5)) == 5
+    with pytest.raises(ValueError, match="out of range"):
+        select_instances(instances, "2500")
+
+
+def test_generate_cli_subset_is_scorable(tmp_path, tiny_models, instances):
+    from dishgraph.cli import app
+    from dishgraph.eval.outputs import read_outputs, read_present
+
+    out = tmp_path / "d.jsonl"
+    res = CliRunner().invoke(app, ["generate", "gpt2-d", "--model", str(tiny_models[0]), "--out", str(out),
+                                   "--instances", "first-per-pair", "--limit", "3", "--max-new-tokens", "8",
+                                   "--device", "cpu", "--batch-size", "2", "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    assert summary["instances"] == 3 and summary["recipes_per_s"] > 0
+    chosen, texts = read_present(out, instances)
+    assert [i.index for i in chosen] == [0, 50, 100] and len(texts) == 3
+    with pytest.raises(ValueError, match="no record for 2497"):
+        read_outputs(out, instances)  # the full reader still refuses a partial file
+
+    plain = CliRunner().invoke(app, ["generate", "gpt2-d", "--model", str(tiny_models[0]), "--out",
+                                     str(tmp_path / "d.txt"), "--limit", "2", "--device", "cpu"])
+    assert plain.exit_code == 2 and "JSONL" in plain.output
+    nomodel = CliRunner().invoke(app, ["generate", "delorean", "--out", str(tmp_path / "x.jsonl"), "--limit", "1"])
+    assert nomodel.exit_code == 2 and "--model" in nomodel.output
+
+
+def test_train_lm_cli_init_from_checkpoint(tmp_path, tiny_models):
+    """--init takes a local dir exactly as it takes a hub id (from_pretrained): vocabulary and sizes kept."""
+    from transformers import AutoModelForCausalLM
+
+    from dishgraph.cli import app
+
+    gpt_dir, _ = tiny_models
+    res = CliRunner().invoke(app, ["train", "lm", "--out", str(tmp_path / "ft"), "--init", str(gpt_dir),
+                                   "--source", "release", "--max-steps", "1", "--batch-size", "2",
+                                   "--max-length", "32", "--device", "cpu", "--json"])
+    assert res.exit_code == 0, res.output
+    before = AutoModelForCausalLM.from_pretrained(gpt_dir)
+    after = AutoModelForCausalLM.from_pretrained(tmp_path / "ft")
+    assert after.config.n_embd == before.config.n_embd == 32 and after.config.vocab_size == before.config.vocab_size
+    assert (tmp_path / "ft" / "loss.png").exists() and (tmp_path / "ft" / "checkpoint" / "trainer_state.pt").exists()
+
+
+def _always_predicts_end(gen):
+    """Make the generator's LM put [SEP] first at every position (as a small trained LM does after "。")."""
+    import torch
+
+    model = gen.lm.model
+    sep = gen.lm.tokenizer.sep_token_id
+    with torch.no_grad():
+        model.transformer.ln_f.weight.zero_()
+        model.transformer.ln_f.bias.copy_(model.transformer.wte.weight[sep] * 50)
+    logits = model(torch.tensor([[sep, sep]])).logits[0, -1]
+    assert int(logits.argmax()) == sep
+
+
+def test_end_of_text_first_does_not_empty_the_recipe(tiny_models, instances):
+    inst = instances[0]
+    d = registry.create("gpt2-d", model=str(tiny_models[0]), device="cpu", max_new_tokens=12, do_sample=False)
+    _always_predicts_end(d)
+    assert len(d.generate([inst])[0]) == 8  # [SEP] blocked for min_new_tokens, then taken
+
+    dl = registry.create("delorean", model=str(tiny_models[0]), device="cpu", num_passes=2, num_backward_iters=2,
+                         max_sentence_chars=12, extra_tokens=2)
+    _always_predicts_end(dl)
+    out = dl.generate([inst])[0]
+    assert out and "[" not in out  # special tokens banned inside a sentence: no empty/NaN rewrite
+
+
+def test_delorean_batch_never_runs_past_the_context(tmp_path, instances):
+    """Rows with short sentences still decode for the batch's longest one: their context must leave room."""
+    texts = [i.base_recipe for i in instances] + [prompts.dish_prompt(i.target) for i in instances]
+    gpt_dir, _ = build_tiny_models(tmp_path, texts, n_layer=1, n_embd=16, n_head=1, n_positions=48)
+    gen = registry.create("delorean", model=str(gpt_dir), device="cpu", num_passes=1, num_backward_iters=1,
+                          max_sentence_chars=20, extra_tokens=4)
+    long_first = max(instances[:200], key=lambda i: len(i.base_recipe))
+    out = gen.generate([long_first, instances[1]])  # would raise IndexError on position embeddings
+    assert len(out) == 2 and all(out)

@@ -184,7 +184,7 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
     from dishgraph.eval.crg import corpus_vectors, default_parse
     from dishgraph.eval.embeddings import PhraseEmbedder
     from dishgraph.eval.l2 import evaluate_l2
-    from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs
+    from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs, read_present
     from dishgraph.eval.text_metrics import default_segmenter, memoize
     from dishgraph.ingest.glossary import Glossary
 
@@ -233,14 +233,15 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
     """The full CRG table (paper Table 3): L1 and L2 for each output file."""
     from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
     from dishgraph.eval.l2 import CachedParse
-    from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs
+    from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs, read_present
     from dishgraph.eval.text_metrics import default_segmenter, memoize
     from dishgraph.ingest.glossary import Glossary
 
     try:
-        instances = load_instances(data)
-        texts = {p: read_outputs(p, instances)[:limit] for p in outs}
-        instances = instances[:limit]
+        everything = load_instances(data)
+        files = {p: read_present(p, everything) for p in outs}  # a JSONL file may hold a subset run
+        files = {p: (inst[:limit], txt[:limit]) for p, (inst, txt) in files.items()}
+        instances = everything[:limit]
         glossary = Glossary.load(crg_dir(data) / "glossary.json")
     except (ValueError, FileNotFoundError) as e:
         _fail(e)
@@ -261,14 +262,15 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
         _fail(e)
     parse = CachedParse(default_parse(glossary, segmenter), cache)  # bases from the graph, or parsed once
     results, rows = {}, []
-    prog, task = _progress(len(instances) * len(outs), "CRG eval")
+    prog, task = _progress(sum(len(i) for i, _ in files.values()), "CRG eval")
     with prog:
-        for p, outputs in texts.items():
-            res = evaluate_crg(outputs, instances, glossary=glossary, parse=parse, reference=reference,
+        for p, (inst, outputs) in files.items():
+            res = evaluate_crg(outputs, inst, glossary=glossary, parse=parse, reference=reference,
                                segment=seg, vectors=wv, bertscore_config=cfg, with_bertscore=cfg is not None,
                                data_dir=data, progress=lambda k: prog.advance(task, k))
+            res["n"] = len(inst)
             results[str(p)] = res
-            rows.append(table_row(res, p.stem))
+            rows.append(table_row(res, p.stem if len(inst) == len(instances) else f"{p.stem} (n={len(inst)})"))
     if as_json or json_out:
         emit_json(_clean({"rows": rows, "results": results}), json_out)
     if not as_json:

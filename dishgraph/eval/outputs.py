@@ -110,7 +110,26 @@ def read_outputs(path: str | Path, instances: Sequence[Instance]) -> list[str]:
     return [ln.strip() for ln in lines]
 
 
-def _read_jsonl(path: Path, lines: list[str], instances: Sequence[Instance]) -> list[str]:
+def read_present(path: str | Path, instances: Sequence[Instance]) -> tuple[list[Instance], list[str]]:
+    """The instances an output file has a recipe for, and those recipes (for scoring a subset run).
+
+    JSONL files may hold any subset of the instances (records carry their index); plain-text files must
+    still have one line per instance, so both formats return every instance they cover, in file order.
+    """
+    path = Path(path)
+    lines = [ln.rstrip("\r") for ln in path.read_text(encoding="utf-8-sig").split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not (lines and _is_jsonl(path, lines[0])):
+        return list(instances), read_outputs(path, instances)
+    texts = _read_jsonl(path, lines, instances, partial=True)
+    present = [i for i, t in enumerate(texts) if t is not None]
+    if not present:
+        raise ValueError(f"{path}: no records")
+    return [instances[i] for i in present], [texts[i] for i in present]  # type: ignore[misc]
+
+
+def _read_jsonl(path: Path, lines: list[str], instances: Sequence[Instance], partial: bool = False) -> list:
     texts: list[str | None] = [None] * len(instances)
     for n, line in enumerate(lines, start=1):
         if not line.strip():
@@ -133,7 +152,7 @@ def _read_jsonl(path: Path, lines: list[str], instances: Sequence[Instance]) -> 
             raise ValueError(f"{path}:{n}: duplicate record for index {idx}")
         texts[idx] = str(rec["text"]).strip()
     missing = [i for i, t in enumerate(texts) if t is None]
-    if missing:
+    if missing and not partial:
         raise ValueError(f"{path}: no record for {len(missing)} instance(s), first index {missing[0]}")
     return texts  # type: ignore[return-value]
 

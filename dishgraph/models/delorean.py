@@ -11,6 +11,7 @@ a time. For each sentence:
 3. forward pass: feed o1, then generate with soft inputs (softmax(logits / 0.1) · embeddings), mixing each
    step's LM logits with the current ones: ``mix_rate * lm + (1 - mix_rate) * current``; up to
    `extra_tokens` more unmixed steps let the sentence finish; greedy decoding, first sentence kept.
+   Special tokens ([SEP] …) are banned within the sentence's length (a small LM would end it at once).
 
 Defaults are those of the reference's run script (mix_rate 0.92, stepsize 0.0004, top-k 1, forward
 temperature 1; the script sweeps num_passes ∈ {5, 10} and num_backward_iters ∈ {5, 8, 10, 15}: we take 5, 5)
@@ -75,7 +76,9 @@ class Delorean:
             rows = [b for b in rows if o2[b]]
             if not rows:
                 continue
-            o1 = [self._context(heads[b], generated[b], len(o2[b])) for b in rows]
+            # every row decodes for the batch's longest sentence (+ extra tokens): leave room for that
+            n_max = max(len(o2[b]) for b in rows)
+            o1 = [self._context(heads[b], generated[b], n_max) for b in rows]
             with torch.no_grad():
                 outs = self.decode_sentence(o1, [o2[b] for b in rows])
             for b, text in zip(rows, outs):
@@ -154,6 +157,8 @@ class Delorean:
         past, cur_mask, next_pos = out.past_key_values, mask, pos[:, -1:]
         inputs = emb(ids[:, -1:])
         mixed, chosen = [], []
+        banned = torch.zeros(h.shape[-1], dtype=torch.bool, device=h.device)
+        banned[[t for t in tok.all_special_ids if t < h.shape[-1]]] = True
         for i in range(steps):
             out = model(inputs_embeds=inputs, attention_mask=cur_mask, position_ids=next_pos,
                         past_key_values=past, use_cache=True)
@@ -162,7 +167,10 @@ class Delorean:
             if i < n_max:
                 mix = self.mix_rate * lm_logits + (1 - self.mix_rate) * h[:, i]
                 step_logits = torch.where(valid[:, i:i + 1], mix, lm_logits)
-                mixed.append(step_logits)
+                mixed.append(step_logits)  # kept finite: the backward pass normalises by their norm
+                # no end-of-text (or other special token) inside a rewritten sentence: a small LM puts
+                # [SEP] first after "。", which would end every sentence before it starts
+                step_logits = step_logits.masked_fill(banned[None, :] & valid[:, i:i + 1], float("-inf"))
             else:
                 step_logits = lm_logits
             chosen.append(step_logits.argmax(-1))

@@ -71,10 +71,14 @@ class _PromptedGPT2:
     """Shared machinery: build one prompt per instance, generate continuations in one padded batch."""
 
     def __init__(self, model: str | Path | None = None, device: str | None = None, dtype: str = "float32",
-                 max_new_tokens: int = 256, seed: int = 0, do_sample: bool = True, top_k: int = 0,
+                 max_new_tokens: int = 256, min_new_tokens: int = 8, seed: int = 0, do_sample: bool = True,
+                 top_k: int = 0,
                  top_p: float = 0.9, temperature: float = 1.0, repetition_penalty: float = 1.0):
         self.lm = load_causal_lm(model, device, dtype)
         self.max_new_tokens = max_new_tokens
+        # an end-of-text right after the prompt (likely for a small LM: "。" often precedes [SEP]) would
+        # make an empty recipe; HF's min_new_tokens masks [SEP] for the first few tokens
+        self.min_new_tokens = min(min_new_tokens, max_new_tokens)
         self.seed = seed
         self.gen_kwargs = dict(do_sample=do_sample, top_k=top_k or None, top_p=top_p, temperature=temperature,
                                repetition_penalty=repetition_penalty)
@@ -103,7 +107,8 @@ class _PromptedGPT2:
         self._calls += 1
         with torch.no_grad():
             out = model.generate(input_ids=input_ids, attention_mask=attention, max_new_tokens=self.max_new_tokens,
-                                 eos_token_id=end_id(tok), pad_token_id=pad, **self.gen_kwargs)
+                                 min_new_tokens=self.min_new_tokens, eos_token_id=end_id(tok), pad_token_id=pad,
+                                 **self.gen_kwargs)
         return [self._decode(row[width:].tolist()) for row in out]
 
     def _decode(self, new_ids: list[int]) -> str:
