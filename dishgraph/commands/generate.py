@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import typer
 
-from dishgraph.commands._common import JsonOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, rows_table
 
 app = typer.Typer(help="Generate counterfactual recipes (one per base recipe) with a registered generator.",
                   no_args_is_help=True)
@@ -123,6 +123,23 @@ def replace(out: Path = OutOpt, data: Optional[str] = DataOpt, batch_size: int =
             instances: str = InstancesOpt, limit: Optional[int] = LimitOpt, as_json: bool = JsonOpt):
     """Swap the replaced ingredient's mentions for the new ingredient; "add" pairs are copied."""
     _run("replace", out, data, batch_size, as_json, instances, limit, synonyms=synonyms)
+
+
+@app.command("graph")
+def graph(out: Path = OutOpt, data: Optional[str] = DataOpt, batch_size: int = BatchOpt,
+          db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
+          knowledge: str = typer.Option("pivots", "--knowledge",
+                                        help="'pivots': the pair's pivot edges in the graph (crg-release, then "
+                                             "annotated, then mined); 'association': only verb-ingredient "
+                                             "association from USES statistics across all dishes."),
+          max_insert_ratio: float = typer.Option(0.5, "--max-insert-ratio",
+                                                 help="Inserted clauses may add at most this share of the base "
+                                                      "recipe's length."),
+          instances: str = InstancesOpt, limit: Optional[int] = LimitOpt, as_json: bool = JsonOpt):
+    """Graph-guided editor: substitute the ingredient, drop its specific clauses, insert the new one's
+    actions (real example phrases) where the order constraints allow; keep the rest verbatim."""
+    _run("graph", out, data, batch_size, as_json, instances, limit, db=db, uri=uri, knowledge=knowledge,
+         max_insert_ratio=max_insert_ratio)
 
 
 @app.command("run")
