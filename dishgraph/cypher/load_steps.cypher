@@ -1,10 +1,13 @@
 // Upsert parsed steps (one per action occurrence), attach them to their recipe and proto-action.
 // params: $rows [{id, recipe, pos, phrase, verb, start, end, inherited, clause, action}]
+// One MATCH per node (Ladybug's comma form `MATCH (x {..}), (a {..})` is far slower).
 UNWIND $rows AS r
 MERGE (s:Step {id: r.id})
 SET s.recipe = r.recipe, s.pos = r.pos, s.phrase = r.phrase, s.verb = r.verb, s.start = r.start,
-    s.`end` = r.`end`, s.inherited = r.inherited, s.clause = r.clause
+    s.`end` = r.`end`, s.inherited = r.inherited, s.clause = r.clause, s.action = r.action
 WITH s, r
-MATCH (x:Recipe {id: r.recipe}), (a:ProtoAction {key: r.action})
+MATCH (x:Recipe {id: r.recipe})
 MERGE (x)-[:HAS_STEP]->(s)
+WITH s, r
+MATCH (a:ProtoAction {key: r.action})
 MERGE (s)-[:INSTANCE_OF]->(a)

@@ -1,5 +1,7 @@
-// Ids of recipes already parsed, for skipping work in a resumed ingest.
+// example: {"ids": ["crg:0000000000000000"]}
+// Ids of recipes already parsed, for skipping work in a resumed ingest (primary-key lookups, no scan).
 // params: $ids
-MATCH (x:Recipe)
-WHERE x.id IN $ids AND x.parsed = true
+UNWIND $ids AS id
+MATCH (x:Recipe {id: id})
+WHERE x.parsed = true
 RETURN x.id AS id

@@ -1,7 +1,6 @@
 """Embedded LadybugDB backend: an on-disk directory, in-process, ACID with a WAL."""
 from __future__ import annotations
 
-import csv
 import os
 import tempfile
 from pathlib import Path
@@ -55,18 +54,27 @@ class LadybugStore(GraphStore):
 
     # --- bulk path: COPY from CSV files written to a temp dir ------------------------------------
     def _copy(self, table: str, header: list[str], rows: Sequence[dict], options: str = "") -> int:
+        """COPY rows into a table in one transaction (atomic: a kill leaves all of them or none).
+
+        Strings are always quoted so "" stays an empty string (an unquoted empty cell is NULL, as for
+        None); a quoted newline needs Ladybug's serial CSV reader, so PARALLEL=FALSE only then.
+        """
         if not rows:
             return 0
+        multiline = False
         with tempfile.TemporaryDirectory(prefix="dishgraph-copy-") as tmp:
             path = Path(tmp) / f"{table}.csv"
             with open(path, "w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh)
-                w.writerow(header)
+                fh.write(",".join(header) + "\n")
                 for r in rows:
-                    w.writerow([_csv_cell(r.get(h)) for h in header])
+                    cells = [_csv_cell(r.get(h)) for h in header]
+                    line = ",".join(cells)
+                    multiline = multiline or "\n" in line or "\r" in line
+                    fh.write(line + "\n")
             # The path is ours (mkdtemp), never user input; table names come from the schema whitelist.
             assert "'" not in str(path)
-            self._conn.execute(f"COPY {table} FROM '{path}' (HEADER=true{options})")
+            parallel = ", PARALLEL=FALSE" if multiline else ""
+            self._conn.execute(f"COPY {table} FROM '{path}' (HEADER=true, ESCAPE='\"'{parallel}{options})")
         return len(rows)
 
     def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
@@ -89,12 +97,18 @@ class LadybugStore(GraphStore):
         self._lock.release()
 
 
-def _csv_cell(v):
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _csv_cell(v) -> str:
     if v is None:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
     if isinstance(v, (list, tuple, set, frozenset)):
         # Ladybug list literal in CSV: [a,b]; our list items are class names without commas/brackets.
-        return "[" + ",".join(str(x) for x in sorted(v)) + "]"
-    return v
+        return _quote("[" + ",".join(str(x) for x in sorted(v)) + "]")
+    return _quote(str(v))

@@ -34,7 +34,12 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
                   source: str | None = None, dish_field: str = "dish", title_field: str | None = None,
                   text_field: str = "text", steps_field: str | None = None, id_field: str | None = None,
                   segmenter: str = "auto", workers: int = 1, chunk_size: int = 5000,
-                  show_progress: bool = True, parse: bool = True) -> CorpusReport:
+                  show_progress: bool = True, parse: bool = True, mode: str = "auto") -> CorpusReport:
+    """Read, upsert and parse a corpus chunk by chunk; ``mode`` is the loader's write path (auto|merge|copy).
+
+    Malformed records are skipped with ``file:line`` messages (``messages``) and counted in
+    ``skipped_lines``; every good record is loaded.
+    """
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import ReadReport, read_corpus
 
@@ -52,18 +57,25 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
                                       source=f"{source}", line=r.line)
 
     seen_dishes: set[str] = set()
-    for chunk in batched(records(), chunk_size):
-        new = [r.dish for r in chunk if r.dish not in seen_dishes]
-        seen_dishes.update(new)
-        loader.load_dishes(store, new, source)
-        loader.load_recipes(store, chunk)
-        rep.recipes += len(chunk)
-        if parse:
-            st = parse_and_load(store, chunk, glossary, segmenter=segmenter, workers=workers,
-                                batch_size=chunk_size, total=len(chunk), show_progress=show_progress)
-            rep.steps += st.steps
-            rep.with_actions += st.with_actions
-            rep.skipped_already_parsed += st.skipped_already_parsed
+
+    def loaded() -> Iterator[loader.RecipeRecord]:
+        """Records after their chunk is written: the parser consumes this lazily, so memory stays flat."""
+        for chunk in batched(records(), chunk_size):
+            new = [r.dish for r in chunk if r.dish not in seen_dishes]
+            seen_dishes.update(new)
+            loader.load_dishes(store, new, source)
+            loader.load_recipes(store, chunk, batch_size=chunk_size, mode=mode)
+            rep.recipes += len(chunk)
+            yield from chunk
+
+    if parse:
+        st = parse_and_load(store, loaded(), glossary, segmenter=segmenter, workers=workers,
+                            batch_size=min(chunk_size, 2000), show_progress=show_progress, mode=mode)
+        rep.steps, rep.with_actions = st.steps, st.with_actions
+        rep.skipped_already_parsed = st.skipped_already_parsed
+    else:
+        for _ in loaded():
+            pass
     rep.dishes = len(seen_dishes)
     rep.skipped_lines = report.skipped
     rep.messages = list(report.messages[:20])

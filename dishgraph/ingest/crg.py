@@ -34,7 +34,9 @@ class IngestReport:
 
 
 def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool = True,
-                          segmenter: str = "auto", workers: int = 1, show_progress: bool = True) -> IngestReport:
+                          segmenter: str = "auto", workers: int = 1, show_progress: bool = True,
+                          mode: str = "auto") -> IngestReport:
+    """Load the release and parse its recipes; ``mode`` is the loader's write path (auto | merge | copy)."""
     t0 = time.perf_counter()
     crg_dir = Path(crg_dir)
     release = read_crg_release(crg_dir)
@@ -54,13 +56,14 @@ def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool
         {"key": loader.pair_key(p.base, p.target), "base": p.base, "target": p.target,
          "change_from": p.change.old, "change_to": p.change.new, "change_kind": p.change.kind}
         for p in release.pairs])
-    rep.recipes = loader.load_recipes(store, records)
+    rep.recipes = loader.load_recipes(store, records, mode=mode)
 
     # Reference knowledge of the release: pivots per pair, cause->effect constraints per target dish.
     base_of = {p.target: p.base for p in release.pairs}
     pivots = [(t, proto, kind) for t, items in release.pivots.items() for proto, kind in items]
     pairs_cons = [(t, c, e) for t, items in release.constraints.items() for it in items for c, e in it["pairs"]]
-    loader.load_proto_actions(store, [p for _, p, _ in pivots] + [a for _, c, e in pairs_cons for a in (c, e)])
+    loader.load_proto_actions(store, [p for _, p, _ in pivots] + [a for _, c, e in pairs_cons for a in (c, e)],
+                              mode=mode)
     rep.reference_pivots = store.write("load_reference_pivots", [
         {"pair": loader.pair_key(base_of[t], t), "key": p.key, "kind": kind, "source": SOURCE}
         for t, p, kind in pivots])
@@ -71,7 +74,7 @@ def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool
         from dishgraph.ingest.pipeline import parse_and_load
 
         stats = parse_and_load(store, records, release.glossary, segmenter=segmenter, workers=workers,
-                               total=len(records), show_progress=show_progress)
+                               total=len(records), show_progress=show_progress, mode=mode)
         rep.parsed = asdict(stats)
     rep.seconds = time.perf_counter() - t0
     return rep

@@ -1,7 +1,16 @@
-"""Typed records into the graph: batched ``UNWIND $rows`` MERGE on stable keys (idempotent, resumable).
+"""Typed records into the graph, idempotent and resumable whichever write path runs.
 
 Readers and the parser never touch the database; this module is the only place that turns their records
-into rows for the named load queries in ``dishgraph/cypher/load_*.cypher``.
+into rows. Two write paths, same resulting graph:
+
+* ``merge``: batched ``UNWIND $rows`` MERGE on stable keys (``dishgraph/cypher/load_*.cypher``); the only
+  path on Neo4j and for small batches.
+* ``copy`` (embedded Ladybug, batches of at least ``BULK_MIN_ROWS``): a *delta COPY*. Ask which keys of
+  the batch exist (primary-key lookups), COPY only the absent ones (each COPY is one atomic transaction),
+  and send rows left half-written by a killed run (node there, an edge missing) through the MERGE path.
+  The edge that marks an item complete is copied last, so a re-run always sees what is missing.
+
+``mode="auto"`` picks ``copy`` where it applies; ``"merge"``/``"copy"`` force one (benchmarks, tests).
 """
 from __future__ import annotations
 
@@ -10,8 +19,12 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from dishgraph.actions import Action, ProtoAction
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.store import GraphStore, batched
 from dishgraph.ingest.glossary import KINDS, Glossary
+
+BULK_MIN_ROWS = 200  # below this a COPY's fixed cost (temp CSV, transaction) beats MERGE's per-row cost
+LOOKUP_BATCH = 5000  # ids per delta-check query
+MODES = ("auto", "merge", "copy")
 
 
 def recipe_id(source: str, dish: str, text: str) -> str:
@@ -39,6 +52,30 @@ class ParsedRecipe:
     actions: list[Action] = field(default_factory=list)
 
 
+def use_copy(store: GraphStore, n_rows: int, mode: str = "auto") -> bool:
+    """Whether a batch of n_rows goes through the bulk COPY path."""
+    if mode not in MODES:
+        raise ValueError(f"load mode must be one of {MODES}, not {mode!r}")
+    if mode == "merge" or store.backend != "ladybug":
+        return False
+    return mode == "copy" or n_rows >= BULK_MIN_ROWS
+
+
+def _lookup(store: GraphStore, query: str, param: str, keys: Sequence[str]) -> list[dict]:
+    rows: list[dict] = []
+    for part in batched(keys, LOOKUP_BATCH):
+        rows.extend(store.query(query, **{param: part}))
+    return rows
+
+
+def _unique(rows: Iterable, key) -> list:
+    """First row per key: a COPY batch must not repeat a primary key (a corpus may repeat a recipe)."""
+    seen: dict = {}
+    for r in rows:
+        seen.setdefault(key(r), r)
+    return list(seen.values())
+
+
 def load_glossary(store: GraphStore, glossary: Glossary) -> None:
     for kind in KINDS:
         rows = [{"key": f"{kind}:{f}", "form": f, "kind": kind, "cls": c} for f, c in glossary.table(kind).items()]
@@ -50,23 +87,69 @@ def load_dishes(store: GraphStore, names: Iterable[str], source: str) -> int:
     return store.write("load_dishes", ({"name": n, "source": source} for n in dict.fromkeys(names)))
 
 
-def load_recipes(store: GraphStore, recipes: Iterable[RecipeRecord], batch_size: int = 2000) -> int:
-    return store.write(
-        "load_recipes",
-        ({"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line} for r in recipes),
-        batch_size=batch_size,
-    )
+def load_recipes(store: GraphStore, recipes: Iterable[RecipeRecord], batch_size: int = 2000,
+                 mode: str = "auto") -> int:
+    """Recipes and their HAS_RECIPE edge (dishes must exist); a recipe already there keeps its properties."""
+    n = 0
+    for batch in batched(recipes, batch_size):
+        n += len(batch)  # records given (a corpus may repeat a recipe: one node, same id)
+        rows = [{"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line}
+                for r in _unique(batch, lambda r: r.id)]
+        if not use_copy(store, len(rows), mode):
+            store.write("load_recipes", rows, batch_size=batch_size)
+            continue
+        found = {r["id"]: r["linked"] for r in _lookup(store, "load_existing_recipes", "ids", [r["id"] for r in rows])}
+        new = [{**r, "parsed": False, "n_actions": 0} for r in rows if r["id"] not in found]
+        if use_copy(store, len(new), mode):
+            store.bulk_load_nodes("Recipe", new)
+            store.bulk_load_rels("HAS_RECIPE", "Dish", "Recipe", [{"from": r["dish"], "to": r["id"]} for r in new])
+        else:
+            store.write("load_recipes", new)
+        store.write("load_recipes", [r for r in rows if r["id"] in found and not found[r["id"]]])  # half-written
+    return n
 
 
-def load_proto_actions(store: GraphStore, protos: Iterable[ProtoAction]) -> int:
+def _proto_rows(protos: Sequence[ProtoAction]) -> tuple[list[dict], list[dict], list[dict]]:
+    nodes = [{"key": p.key, "verb": p.verb, "ingredients": sorted(p.ingredients), "tools": sorted(p.tools)}
+             for p in protos]
+    ingr = [{"key": p.key, "name": c} for p in protos for c in sorted(p.ingredients)]
+    tools = [{"key": p.key, "name": c} for p in protos for c in sorted(p.tools)]
+    return nodes, ingr, tools
+
+
+def _merge_protos(store: GraphStore, protos: Sequence[ProtoAction]) -> None:
+    nodes, ingr, tools = _proto_rows(protos)
+    store.write("load_proto_actions", nodes)
+    store.write("load_proto_ingredients", ingr)
+    store.write("load_proto_tools", tools)
+
+
+def load_proto_actions(store: GraphStore, protos: Iterable[ProtoAction], mode: str = "auto") -> int:
+    """Proto-actions with their VERB, INGREDIENT and TOOL edges; returns how many distinct ones were given."""
     protos = list(dict.fromkeys(protos))
     if not protos:
         return 0
-    store.write("load_proto_actions", (
-        {"key": p.key, "verb": p.verb, "ingredients": sorted(p.ingredients), "tools": sorted(p.tools)}
-        for p in protos))
-    store.write("load_proto_ingredients", ({"key": p.key, "name": c} for p in protos for c in sorted(p.ingredients)))
-    store.write("load_proto_tools", ({"key": p.key, "name": c} for p in protos for c in sorted(p.tools)))
+    if not use_copy(store, len(protos), mode):
+        _merge_protos(store, protos)
+        return len(protos)
+    found = {r["key"]: r["verbs"] for r in _lookup(store, "load_existing_proto_actions", "keys",
+                                                   [p.key for p in protos])}
+    _merge_protos(store, [p for p in protos if p.key in found and not found[p.key]])  # half-written
+    new = [p for p in protos if p.key not in found]
+    if not use_copy(store, len(new), mode):  # a few new ones: MERGE beats a COPY's fixed cost
+        _merge_protos(store, new)
+    elif new:
+        nodes, ingr, tools = _proto_rows(new)
+        # COPY needs both endpoints: make sure every class named exists (few rows, MERGE).
+        store.write("load_verb_class_names", [{"name": n} for n in sorted({p.verb for p in new})])
+        store.write("load_ingredient_class_names", [{"name": n} for n in sorted({r["name"] for r in ingr})])
+        store.write("load_tool_class_names", [{"name": n} for n in sorted({r["name"] for r in tools})])
+        store.bulk_load_nodes("ProtoAction", nodes)
+        store.bulk_load_rels("INGREDIENT", "ProtoAction", "IngredientClass",
+                             [{"from": r["key"], "to": r["name"]} for r in ingr])
+        store.bulk_load_rels("TOOL", "ProtoAction", "ToolClass", [{"from": r["key"], "to": r["name"]} for r in tools])
+        # VERB last: its presence is what marks a proto-action complete for the delta check.
+        store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", [{"from": p.key, "to": p.verb} for p in new])
     return len(protos)
 
 
@@ -90,11 +173,34 @@ def step_rows(parsed: Sequence[ParsedRecipe]) -> tuple[list[dict], list[dict]]:
     return steps, nexts
 
 
-def load_parsed(store: GraphStore, parsed: Sequence[ParsedRecipe], batch_size: int = 5000) -> int:
+def load_steps(store: GraphStore, steps: list[dict], nexts: list[dict], batch_size: int = 5000,
+               mode: str = "auto") -> int:
+    """Steps with HAS_STEP, INSTANCE_OF and NEXT edges (recipes and proto-actions must exist).
+
+    Bulk path: if none of the step ids exists, COPY everything; if some do (the batch a killed run was
+    writing), MERGE the whole batch, which completes whatever is missing and duplicates nothing.
+    """
+    if not steps:
+        return 0
+    if use_copy(store, len(steps), mode) and not _lookup(store, "load_existing_steps", "ids",
+                                                          [s["id"] for s in steps]):
+        store.bulk_load_nodes("Step", steps)
+        store.bulk_load_rels("HAS_STEP", "Recipe", "Step", [{"from": s["recipe"], "to": s["id"]} for s in steps])
+        store.bulk_load_rels("INSTANCE_OF", "Step", "ProtoAction", [{"from": s["id"], "to": s["action"]}
+                                                                    for s in steps])
+        store.bulk_load_rels("NEXT", "Step", "Step", [{"from": r["src"], "to": r["dst"]} for r in nexts])
+    else:
+        store.write("load_steps", steps, batch_size=batch_size)
+        store.write("load_next", nexts, batch_size=batch_size)
+    return len(steps)
+
+
+def load_parsed(store: GraphStore, parsed: Sequence[ParsedRecipe], batch_size: int = 5000,
+                mode: str = "auto") -> int:
     """Steps, order edges and proto-actions of parsed recipes; marks each recipe parsed last (checkpoint)."""
-    load_proto_actions(store, (a.proto for pr in parsed for a in pr.actions if a.proto is not None))
+    parsed = _unique(parsed, lambda p: p.id)
+    load_proto_actions(store, (a.proto for pr in parsed for a in pr.actions if a.proto is not None), mode=mode)
     steps, nexts = step_rows(parsed)
-    store.write("load_steps", steps, batch_size=batch_size)
-    store.write("load_next", nexts, batch_size=batch_size)
+    load_steps(store, steps, nexts, batch_size=batch_size, mode=mode)
     store.write("mark_parsed", ({"id": pr.id, "n": sum(a.proto is not None for a in pr.actions)} for pr in parsed))
     return len(steps)

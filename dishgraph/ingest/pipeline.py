@@ -47,10 +47,20 @@ def progress_bar(disable: bool = False) -> Progress:
                     TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), disable=disable)
 
 
+def _chunks(todo: list, workers: int) -> list[list]:
+    size = max(1, len(todo) // (workers * 4))
+    return [todo[i:i + size] for i in range(0, len(todo), size)]
+
+
 def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary: Glossary, *,
-                   segmenter: str = "auto", workers: int = 1, batch_size: int = 1000,
-                   total: int | None = None, show_progress: bool = True) -> ParseStats:
-    """Parse recipes not yet marked parsed and load their steps; ``workers`` > 1 parses in processes."""
+                   segmenter: str = "auto", workers: int = 1, batch_size: int = 2000,
+                   total: int | None = None, show_progress: bool = True, mode: str = "auto") -> ParseStats:
+    """Parse recipes not yet marked parsed and load their steps; ``workers`` > 1 parses in processes.
+
+    With workers, batch k+1 is parsed while batch k loads (the database is touched from this thread
+    only). ``recipes`` may be a lazy iterator whose consumption writes the records it yields (corpus
+    ingest does); ``mode`` is the loader's write path (auto | merge | copy).
+    """
     import time
 
     stats = ParseStats()
@@ -61,30 +71,43 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
             workers, initializer=_init_worker, initargs=(glossary, segmenter))
     else:
         _init_worker(glossary, segmenter)
-    try:
-        with progress_bar(disable=not show_progress) as bar:
-            task = bar.add_task("parse+load", total=total, rate="")
+
+    with progress_bar(disable=not show_progress) as bar:
+        task = bar.add_task("parse+load", total=total, rate="")
+
+        def load(pending) -> None:
+            n_batch, result = pending
+            parsed = [p for part in result.get() for p in part] if pool is not None else result
+            if parsed:
+                stats.steps += load_parsed(store, parsed, mode=mode)
+                stats.with_actions += sum(1 for p in parsed if any(a.proto for a in p.actions))
+            stats.recipes += n_batch
+            elapsed = time.perf_counter() - t0
+            bar.update(task, advance=n_batch, rate=f"{stats.recipes / max(elapsed, 1e-9):,.0f} recipes/s")
+
+        pending = None
+        try:
             for batch in batched(recipes, batch_size):
                 ids = [r.id for r in batch]
                 done = {row["id"] for row in store.query("parsed_recipe_ids", ids=ids)}
-                todo = [(r.id, r.text) for r in batch if r.id not in done]
+                todo = list({r.id: (r.id, r.text) for r in batch if r.id not in done}.values())
                 stats.skipped_already_parsed += len(batch) - len(todo)
-                if todo:
-                    if pool is not None:
-                        size = max(1, len(todo) // (workers * 4))
-                        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-                        parsed = [p for part in pool.map(_parse_chunk, chunks) for p in part]
-                    else:
-                        parsed = _parse_chunk(todo)
-                    stats.steps += load_parsed(store, parsed)
-                    stats.with_actions += sum(1 for p in parsed if any(a.proto for a in p.actions))
-                stats.recipes += len(batch)
-                elapsed = time.perf_counter() - t0
-                bar.update(task, advance=len(batch), rate=f"{stats.recipes / max(elapsed, 1e-9):,.0f} recipes/s")
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
+                if pool is not None:
+                    job = (len(batch), pool.map_async(_parse_chunk, _chunks(todo, workers)))
+                else:
+                    job = (len(batch), _parse_chunk(todo))
+                if pending is not None:
+                    load(pending)
+                pending = job
+            if pending is not None:
+                load(pending)
+        finally:
+            if pool is not None:
+                if pending is not None and not pending[1].ready():
+                    pool.terminate()  # an error mid-run: do not wait for parses nobody will load
+                else:
+                    pool.close()
+                pool.join()
     stats.seconds = time.perf_counter() - t0
     return stats
 

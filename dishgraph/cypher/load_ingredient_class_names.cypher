@@ -1,0 +1,4 @@
+// Upsert ingredient classes by name (endpoints a bulk COPY of proto-action edges needs to exist).
+// params: $rows [{name}]
+UNWIND $rows AS r
+MERGE (c:IngredientClass {name: r.name})

