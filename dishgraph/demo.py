@@ -145,7 +145,7 @@ def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generat
     from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
     from dishgraph.eval.l2 import CachedParse, L2Reference
     from dishgraph.eval.outputs import crg_dir, load_instances, write_outputs
-    from dishgraph.eval.text_metrics import default_segmenter, memoize
+    from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
     from dishgraph.ingest.glossary import Glossary
     from dishgraph.models import registry
 
@@ -153,6 +153,7 @@ def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generat
     instances = load_instances(d)
     glossary = Glossary.load(d / "glossary.json")
     seg = memoize(default_segmenter("auto", glossary))
+    warm_from_disk(seg, [i.base_recipe for i in instances], "auto")
     wv = corpus_vectors(instances, seg, "ppmi")
     parse = CachedParse(default_parse(glossary))
     reference = L2Reference.from_release(d)

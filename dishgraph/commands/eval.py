@@ -205,6 +205,7 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
         if store is not None:
             store.close()
     seg = memoize(default_segmenter(segmenter, glossary))
+    warm_from_disk(seg, [i.base_recipe for i in everything], segmenter)  # base tokens persist between runs
     try:
         wv = corpus_vectors(instances, seg, vectors)
     except (ValueError, FileNotFoundError) as e:
@@ -234,7 +235,7 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
     from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
     from dishgraph.eval.l2 import CachedParse
     from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs, read_present
-    from dishgraph.eval.text_metrics import default_segmenter, memoize
+    from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
     from dishgraph.ingest.glossary import Glossary
 
     try:
@@ -256,6 +257,7 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
             store.close()
     cfg = _bertscore_config(bertscore_model, num_layers, device, no_bertscore)
     seg = memoize(default_segmenter(segmenter, glossary))
+    warm_from_disk(seg, [i.base_recipe for i in everything], segmenter)  # base tokens persist between runs
     try:
         wv = corpus_vectors(instances, seg, vectors)
     except (ValueError, FileNotFoundError) as e:
