@@ -104,7 +104,7 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
               lambda: _diner(store, DinerGlossary, store_components, split_graph))
     results_file = out_dir / "results.json"
     steps.run("model-free generators + CRG evaluation", results_file.exists(),
-              lambda: _generate_and_eval(store, data_dir, out_dir, generators, results_file))
+              lambda: _generate_and_eval(store, data_dir, out_dir, generators, results_file, workers))
 
     _collect(store, g, rep, results_file, split_info)
     rep.seconds = time.perf_counter() - t_all
@@ -141,10 +141,12 @@ def _diner(store, DinerGlossary, store_components, split_graph) -> str:
             f"{s['n_train']}/{s['n_test']} dishes, compound divergence {s['divergence']:.3f}")
 
 
-def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generators: tuple[str, ...], results_file: Path) -> str:
+def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generators: tuple[str, ...],
+                       results_file: Path, workers: int = 2) -> str:
     from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
     from dishgraph.eval.l2 import CachedParse, L2Reference
     from dishgraph.eval.outputs import crg_dir, load_instances, write_outputs
+    from dishgraph.eval.prefetch import prefetch
     from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
     from dishgraph.ingest.glossary import Glossary
     from dishgraph.models import registry
@@ -155,7 +157,9 @@ def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generat
     seg = memoize(default_segmenter("auto", glossary))
     warm_from_disk(seg, [i.base_recipe for i in instances], "auto")
     wv = corpus_vectors(instances, seg, "ppmi")
-    parse = CachedParse(default_parse(glossary))
+    from dishgraph.eval.graph_cache import base_parses
+
+    parse = CachedParse(default_parse(glossary), base_parses(store, glossary.ingredient) or None)
     reference = L2Reference.from_release(d)
     rows, timings = [], {}
     for name in generators:
@@ -168,6 +172,7 @@ def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generat
         gen_s = time.perf_counter() - t0
         write_outputs(out_dir / f"{name}.txt", texts, instances)
         t0 = time.perf_counter()
+        prefetch(texts, parse, seg, glossary, "auto", workers, skip={i.base_recipe for i in instances})
         res = evaluate_crg(texts, instances, glossary=glossary, parse=parse, reference=reference, segment=seg,
                            vectors=wv, with_bertscore=False, data_dir=d)
         rows.append(table_row(res, name))

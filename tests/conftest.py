@@ -4,6 +4,10 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+if "DISHGRAPH_CACHE" not in os.environ:  # token caches of a test run stay out of the user's ~/.cache
+    import tempfile
+
+    os.environ["DISHGRAPH_CACHE"] = tempfile.mkdtemp(prefix="dishgraph-cache-")
 
 import pytest
 

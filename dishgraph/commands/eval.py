@@ -185,7 +185,8 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
     from dishgraph.eval.embeddings import PhraseEmbedder
     from dishgraph.eval.l2 import evaluate_l2
     from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs, read_present
-    from dishgraph.eval.text_metrics import default_segmenter, memoize
+    from dishgraph.eval.prefetch import prefetch
+    from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
     from dishgraph.ingest.glossary import Glossary
 
     try:
@@ -205,7 +206,7 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
         if store is not None:
             store.close()
     seg = memoize(default_segmenter(segmenter, glossary))
-    warm_from_disk(seg, [i.base_recipe for i in everything], segmenter)  # base tokens persist between runs
+    warm_from_disk(seg, [i.base_recipe for i in instances], segmenter)  # base tokens persist between runs
     try:
         wv = corpus_vectors(instances, seg, vectors)
     except (ValueError, FileNotFoundError) as e:
@@ -229,12 +230,14 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
         num_layers: Optional[int] = LayersOpt, no_bertscore: bool = NoBertOpt, device: Optional[str] = DeviceOpt,
         vectors: str = VectorsOpt, pivots: str = PivotsOpt, constraints: Optional[str] = ConstraintsOpt,
         segmenter: str = SegOpt, limit: Optional[int] = LimitOpt, db: Optional[str] = DbOpt,
-        uri: Optional[str] = UriOpt, no_graph: bool = NoGraphOpt, as_json: bool = JsonOpt,
-        json_out: Optional[Path] = JsonOutOpt):
+        uri: Optional[str] = UriOpt, no_graph: bool = NoGraphOpt,
+        workers: int = typer.Option(2, "--workers", "-w", help="Processes that parse and segment the outputs."),
+        as_json: bool = JsonOpt, json_out: Optional[Path] = JsonOutOpt):
     """The full CRG table (paper Table 3): L1 and L2 for each output file."""
     from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
     from dishgraph.eval.l2 import CachedParse
     from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs, read_present
+    from dishgraph.eval.prefetch import prefetch
     from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
     from dishgraph.ingest.glossary import Glossary
 
@@ -267,6 +270,8 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
     prog, task = _progress(sum(len(i) for i, _ in files.values()), "CRG eval")
     with prog:
         for p, (inst, outputs) in files.items():
+            prefetch(outputs, parse, seg, glossary, segmenter, workers,
+                     skip={i.base_recipe for i in inst})  # unchanged recipes: parses come from the graph
             res = evaluate_crg(outputs, inst, glossary=glossary, parse=parse, reference=reference,
                                segment=seg, vectors=wv, bertscore_config=cfg, with_bertscore=cfg is not None,
                                data_dir=data, progress=lambda k: prog.advance(task, k))
