@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from dishgraph.commands.eval import _clean  # NaN -> null for JSON
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 FAST = {"gpt2-d": {"max_new_tokens": 64}, "gpt2-dr": {"max_new_tokens": 64},
@@ -143,14 +145,6 @@ def _train_summary(model_dir):
             "val_history": data.get("val_history")}
 
 
-def _clean(obj):
-    if isinstance(obj, float) and obj != obj:
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
 
 
 def main() -> None:

@@ -104,6 +104,18 @@ def _reference(data: Optional[str], pivots: str, constraints: Optional[str], sto
     return L2Reference.from_data(_read_json(piv_path), _read_json(cons_path) if cons_path.exists() else {})
 
 
+def _graph_knowledge(data, pivots: str, constraints, glossary, db, uri, no_graph: bool):
+    """(L2 reference, base-recipe parses) with the graph opened only as long as needed."""
+    store = None if no_graph and pivots != "mined" else _open_graph(db, uri, needed=pivots == "mined")
+    try:
+        return _reference(data, pivots, constraints, store), (None if no_graph else _base_cache(store, glossary))
+    except (ValueError, FileNotFoundError) as e:
+        _fail(e)
+    finally:
+        if store is not None:
+            store.close()
+
+
 def _fail(e: Exception) -> None:
     err_console.print(f"[red]error:[/red] {e}")
     raise typer.Exit(2)
@@ -196,15 +208,7 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
         glossary = Glossary.load(crg_dir(data) / "glossary.json")
     except (ValueError, FileNotFoundError) as e:
         _fail(e)
-    store = None if no_graph and pivots != "mined" else _open_graph(db, uri, needed=pivots == "mined")
-    try:
-        reference = _reference(data, pivots, constraints, store)
-        cache = None if no_graph else _base_cache(store, glossary)
-    except (ValueError, FileNotFoundError) as e:
-        _fail(e)
-    finally:
-        if store is not None:
-            store.close()
+    reference, cache = _graph_knowledge(data, pivots, constraints, glossary, db, uri, no_graph)
     seg = memoize(default_segmenter(segmenter, glossary))
     warm_from_disk(seg, [i.base_recipe for i in instances], segmenter)  # base tokens persist between runs
     try:
@@ -249,15 +253,7 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
         glossary = Glossary.load(crg_dir(data) / "glossary.json")
     except (ValueError, FileNotFoundError) as e:
         _fail(e)
-    store = None if no_graph and pivots != "mined" else _open_graph(db, uri, needed=pivots == "mined")
-    try:
-        reference = _reference(data, pivots, constraints, store)
-        cache = None if no_graph else _base_cache(store, glossary)
-    except (ValueError, FileNotFoundError) as e:
-        _fail(e)
-    finally:
-        if store is not None:
-            store.close()
+    reference, cache = _graph_knowledge(data, pivots, constraints, glossary, db, uri, no_graph)
     cfg = _bertscore_config(bertscore_model, num_layers, device, no_bertscore)
     seg = memoize(default_segmenter(segmenter, glossary))
     warm_from_disk(seg, [i.base_recipe for i in everything], segmenter)  # base tokens persist between runs
