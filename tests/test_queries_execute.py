@@ -44,12 +44,19 @@ def graph(tmp_path_factory, crg_dir, glossary):
         return write(name, rows, *args, **kwargs)
 
     store.write = recording_write
-    ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+    # mode="merge": the batched UNWIND MERGE queries run here (the default embedded path bulk-COPYs)
+    ingest_counterfactual(store, crg_dir, parse=False, show_progress=False, mode="merge")
     records = [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
                                    source="crg-release/base_recipes.txt", line=r.line)
                for r in read_crg_release(crg_dir).recipes() if r.base in DISHES]
     parse_and_load(store, records, glossary, segmenter="jieba", workers=1, total=len(records),
-                   show_progress=False)
+                   show_progress=False, mode="merge")
+    from pathlib import Path
+
+    from dishgraph.pcs.graph import ingest_pcs
+
+    for table in sorted((Path(__file__).parent / "fixtures" / "pcs" / "paper").iterdir()):
+        ingest_pcs(store, table)  # the PizzaCommonSense writes
     g = DishGraph(store, glossary=glossary)
     g.frequencies()
     g.mine_pivots(DISHES[0], PAIR_TARGET)
