@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from dishgraph.commands.eval import _clean  # NaN -> null for JSON
+from dishgraph.jsonsafe import json_safe
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -120,7 +120,7 @@ def collect(args) -> None:
               "speed": [json.loads(Path(f).read_text(encoding="utf-8")) for f in args.speed or []],
               "results": results}
     Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json_out).write_text(json.dumps(_clean(report), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    Path(args.json_out).write_text(json.dumps(json_safe(report), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 def _bertscore():

@@ -10,7 +10,6 @@ reports seconds, the DoWhy/fast ratio and the largest difference between the two
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _report import emit  # noqa: E402
 from dishgraph.graph.ladybug_store import LadybugStore  # noqa: E402
 from dishgraph.knowledge import causal, frequencies, order  # noqa: E402
 from dishgraph.knowledge.order import OrderSettings  # noqa: E402
@@ -118,11 +118,7 @@ def main() -> None:
         store.close()
     out["recovery"] = recovery(args.dishes, args.recipes, args.workers)
     out["loadavg_end"] = os.getloadavg()
-    text = json.dumps(out, ensure_ascii=False, indent=2)
-    print(text)
-    if args.json_out:
-        Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json_out).write_text(text + "\n", encoding="utf-8")
+    emit(out, args.json_out)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ Prints JSON: seconds for frequencies + mining of all pairs, pivots per kind, and
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -18,6 +17,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _report import emit  # noqa: E402
 from dishgraph.graph.ladybug_store import LadybugStore  # noqa: E402
 from dishgraph.knowledge import pivots  # noqa: E402
 from dishgraph.knowledge.planted import load_planted, planted_pivot_corpus  # noqa: E402
@@ -76,11 +76,7 @@ def main() -> None:
         out["pairs_with_release_remove"] = len(rec)
         out["per_pair"] = per_pair
     store.close()
-    text = json.dumps(out, ensure_ascii=False, indent=2)
-    print(text)
-    if args.json_out:
-        Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json_out).write_text(text + "\n", encoding="utf-8")
+    emit(out, args.json_out)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from dishgraph.graph.store import GraphStore
+from dishgraph.jsonsafe import json_safe
 
 MODEL_FREE = ("identity", "replace", "graph")
 SPLIT_NAME = "tmcd"
@@ -108,7 +109,7 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
 
     _collect(store, g, rep, results_file, split_info)
     rep.seconds = time.perf_counter() - t_all
-    (out_dir / "report.json").write_text(json.dumps(_clean(rep.to_dict()), ensure_ascii=False, indent=2,
+    (out_dir / "report.json").write_text(json.dumps(json_safe(rep.to_dict()), ensure_ascii=False, indent=2,
                                                     default=str), encoding="utf-8")
     from dishgraph.report import write_html
 
@@ -145,24 +146,18 @@ def _diner(store, DinerGlossary, store_components, split_graph) -> str:
 
 def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generators: tuple[str, ...],
                        results_file: Path, workers: int = 2) -> str:
-    from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
-    from dishgraph.eval.l2 import CachedParse, L2Reference
+    from dishgraph.eval.crg import CrgScorer, table_row
+    from dishgraph.eval.graph_cache import base_parses
+    from dishgraph.eval.l2 import L2Reference
     from dishgraph.eval.outputs import crg_dir, load_instances, write_outputs
-    from dishgraph.eval.prefetch import prefetch
-    from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
     from dishgraph.ingest.glossary import Glossary
     from dishgraph.models import registry
 
     d = crg_dir(data_dir)
     instances = load_instances(d)
     glossary = Glossary.load(d / "glossary.json")
-    seg = memoize(default_segmenter("auto", glossary))
-    warm_from_disk(seg, [i.base_recipe for i in instances], "auto")
-    wv = corpus_vectors(instances, seg, "ppmi")
-    from dishgraph.eval.graph_cache import base_parses
-
-    parse = CachedParse(default_parse(glossary), base_parses(store, glossary.ingredient) or None)
-    reference = L2Reference.from_release(d)
+    scorer = CrgScorer(instances, glossary, L2Reference.from_release(d),
+                       base_parses=base_parses(store, glossary.ingredient) or None, data_dir=d, workers=workers)
     rows, timings = [], {}
     for name in generators:
         if name not in registry.names():
@@ -174,12 +169,9 @@ def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generat
         gen_s = time.perf_counter() - t0
         write_outputs(out_dir / f"{name}.txt", texts, instances)
         t0 = time.perf_counter()
-        prefetch(texts, parse, seg, glossary, "auto", workers, skip={i.base_recipe for i in instances})
-        res = evaluate_crg(texts, instances, glossary=glossary, parse=parse, reference=reference, segment=seg,
-                           vectors=wv, with_bertscore=False, data_dir=d)
-        rows.append(table_row(res, name))
+        rows.append(table_row(scorer.score(texts, instances), name))
         timings[name] = {"generate_s": round(gen_s, 2), "eval_s": round(time.perf_counter() - t0, 2)}
-    results_file.write_text(json.dumps(_clean({"rows": rows, "timing": timings, "instances": len(instances),
+    results_file.write_text(json.dumps(json_safe({"rows": rows, "timing": timings, "instances": len(instances),
                                                 "bertscore": "skipped (no local model)"}),
                                        ensure_ascii=False, indent=2), encoding="utf-8")
     return ", ".join(f"{r['model']} L2 F1 {r.get('hard_f1')}" for r in rows)
@@ -209,18 +201,3 @@ def _collect(store: GraphStore, g, rep: DemoReport, results_file: Path, split_in
         rep.split = {}
     if results_file.exists():
         rep.results = json.loads(results_file.read_text(encoding="utf-8"))["rows"]
-
-
-def _clean(obj):
-    """NaN → None and Decimals → float, so report.json is valid JSON."""
-    from decimal import Decimal
-
-    if isinstance(obj, float) and obj != obj:
-        return None
-    if isinstance(obj, Decimal):
-        return float(obj)
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj

@@ -1,9 +1,9 @@
 """Causal order effects: the fast path equals DoWhy, windows, skips, and recovery of planted dependencies."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
+from dishgraph.eval.parse_recall import read_base_recipes
 from dishgraph.knowledge import causal
 from dishgraph.knowledge.planted import planted_order_corpus
 
@@ -106,11 +106,7 @@ def test_fast_equals_dowhy_real(crg_dir, glossary):
     """On a real base dish parsed from the release: identical estimates, both windows."""
     parser_mod = pytest.importorskip("dishgraph.ingest.parser")
     parser = parser_mod.RecipeParser(glossary)
-    by_dish: dict[str, list[str]] = {}
-    for ln in (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines():
-        parts = ln.split("\t")
-        if len(parts) == 3:
-            by_dish.setdefault(parts[0], []).append(parts[2])
+    by_dish = read_base_recipes(crg_dir)
     dish = sorted(by_dish)[0]
     seqs = {f"r{i}": [a.proto.key for a in parser.parse(t) if a.proto] for i, t in enumerate(by_dish[dish])}
     ds = causal.DishSequences.from_sequences(dish, seqs)

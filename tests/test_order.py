@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from dishgraph.actions import ProtoAction
+from dishgraph.eval.parse_recall import read_base_recipes
 from dishgraph.ingest import loader
 from dishgraph.knowledge import order
 from dishgraph.knowledge.order import Constraint, OrderSettings, check_sequence, resolve_action
@@ -86,11 +87,7 @@ def test_real_recipe_with_swapped_steps(store, crg_dir, glossary):
     """A real base dish: estimate, then swap the two actions of a constraint in one recipe and check."""
     parser_mod = pytest.importorskip("dishgraph.ingest.parser")
     parser = parser_mod.RecipeParser(glossary)
-    by_dish: dict[str, list[str]] = {}
-    for ln in (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines():
-        parts = ln.split("\t")
-        if len(parts) == 3:
-            by_dish.setdefault(parts[0], []).append(parts[2])
+    by_dish = read_base_recipes(crg_dir)
     dish = sorted(by_dish)[0]
     loader.load_dishes(store, [dish], "crg")
     recs = [loader.RecipeRecord(loader.recipe_id("crg", dish, t), dish, t, "crg") for t in by_dish[dish]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from dishgraph.actions import Action
+from dishgraph.eval.parse_recall import read_base_recipes
 from dishgraph.ingest import loader
 from dishgraph.knowledge import frequencies, pivots
 from dishgraph.knowledge.pivots import PivotThresholds, classify
@@ -118,12 +119,7 @@ def test_side_by_side_and_compare(store):
 def test_real_base_dish_pairs(store, crg_dir, glossary):
     """Mining between two real base dishes parsed from the release (recipes exist only for base dishes)."""
     parser_mod = pytest.importorskip("dishgraph.ingest.parser")
-    lines = (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines()
-    by_dish: dict[str, list[str]] = {}
-    for ln in lines:
-        parts = ln.split("\t")
-        if len(parts) == 3:
-            by_dish.setdefault(parts[0], []).append(parts[2])
+    by_dish = read_base_recipes(crg_dir)
     d1, d2 = sorted(by_dish)[:2]
     parser = parser_mod.RecipeParser(glossary)
     loader.load_dishes(store, [d1, d2], "crg")

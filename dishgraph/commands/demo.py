@@ -25,9 +25,9 @@ def demo(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
         rep = run_demo(store, data, out, workers=workers, say=(lambda m: None) if as_json else console.print,
                        show_progress=not as_json)
     if as_json:
-        from dishgraph.demo import _clean
+        from dishgraph.jsonsafe import json_safe
 
-        return emit_json(_clean(rep.to_dict()))
+        return emit_json(json_safe(rep.to_dict()))
     g = rep.graph
     console.print(rows_table([{k: v for k, v in rep.counts["nodes"].items() if v}], "nodes"))
     console.print(rows_table([{"recipes": g.get("recipes"), "with actions": f"{g.get('share_with_actions', 0):.1%}",

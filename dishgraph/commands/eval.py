@@ -8,6 +8,7 @@ import typer
 
 from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console,
                                         rows_table)
+from dishgraph.jsonsafe import json_safe
 
 app = typer.Typer(help="Evaluate generated recipes (CRG L1/L2, Table 3) and PCS step predictions.",
                   no_args_is_help=True)
@@ -148,17 +149,6 @@ def _print_table(rows: list[dict], title: str) -> None:
     console.print(t)
 
 
-def _clean(obj):
-    """NaN → null, so --json output is valid JSON."""
-    if isinstance(obj, float) and obj != obj:
-        return None
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    return obj
-
-
 @app.command("l1")
 def l1(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or JSONL {base,target,index,text}."),
        data: Optional[str] = DataOpt, bertscore_model: Optional[str] = BertModelOpt,
@@ -179,7 +169,7 @@ def l1(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
     cfg = _bertscore_config(bertscore_model, num_layers, device, no_bertscore)
     res = evaluate_l1(outputs, instances, memoize(default_segmenter(segmenter)), cfg, with_bertscore=cfg is not None)
     if as_json or json_out:
-        emit_json(_clean(res), json_out)
+        emit_json(json_safe(res), json_out)
     if not as_json:
         console.print(rows_table([{k: (round(v, 2) if isinstance(v, float) else v) for k, v in res.items()}],
                                  f"CRG L1 — {out.name}"))
@@ -196,8 +186,7 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
     from dishgraph.eval.crg import corpus_vectors, default_parse
     from dishgraph.eval.embeddings import PhraseEmbedder
     from dishgraph.eval.l2 import evaluate_l2
-    from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs, read_present
-    from dishgraph.eval.prefetch import prefetch
+    from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs
     from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
     from dishgraph.ingest.glossary import Glossary
 
@@ -222,7 +211,7 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
                           PhraseEmbedder(wv, seg).similarity, lambda s: table.get(s, s), parse_cache=cache,
                           progress=lambda k: prog.advance(task, k))
     if as_json or json_out:
-        emit_json(_clean(res), json_out)
+        emit_json(json_safe(res), json_out)
     if not as_json:
         console.print(rows_table([{k: (round(v, 2) if isinstance(v, float) else v) for k, v in res.items()}],
                                  f"CRG L2 — {out.name}"))
@@ -238,11 +227,8 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
         workers: int = typer.Option(2, "--workers", "-w", help="Processes that parse and segment the outputs."),
         as_json: bool = JsonOpt, json_out: Optional[Path] = JsonOutOpt):
     """The full CRG table (paper Table 3): L1 and L2 for each output file."""
-    from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row
-    from dishgraph.eval.l2 import CachedParse
-    from dishgraph.eval.outputs import crg_dir, load_instances, read_outputs, read_present
-    from dishgraph.eval.prefetch import prefetch
-    from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
+    from dishgraph.eval.crg import CrgScorer, table_row
+    from dishgraph.eval.outputs import crg_dir, load_instances, read_present
     from dishgraph.ingest.glossary import Glossary
 
     try:
@@ -255,27 +241,21 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
         _fail(e)
     reference, cache = _graph_knowledge(data, pivots, constraints, glossary, db, uri, no_graph)
     cfg = _bertscore_config(bertscore_model, num_layers, device, no_bertscore)
-    seg = memoize(default_segmenter(segmenter, glossary))
-    warm_from_disk(seg, [i.base_recipe for i in everything], segmenter)  # base tokens persist between runs
     try:
-        wv = corpus_vectors(instances, seg, vectors)
+        scorer = CrgScorer(instances, glossary, reference, base_parses=cache, segmenter=segmenter,
+                           vectors=vectors, bertscore_config=cfg, data_dir=data, workers=workers)
     except (ValueError, FileNotFoundError) as e:
         _fail(e)
-    parse = CachedParse(default_parse(glossary, segmenter), cache)  # bases from the graph, or parsed once
     results, rows = {}, []
     prog, task = _progress(sum(len(i) for i, _ in files.values()), "CRG eval")
     with prog:
         for p, (inst, outputs) in files.items():
-            prefetch(outputs, parse, seg, glossary, segmenter, workers,
-                     skip={i.base_recipe for i in inst})  # unchanged recipes: parses come from the graph
-            res = evaluate_crg(outputs, inst, glossary=glossary, parse=parse, reference=reference,
-                               segment=seg, vectors=wv, bertscore_config=cfg, with_bertscore=cfg is not None,
-                               data_dir=data, progress=lambda k: prog.advance(task, k))
+            res = scorer.score(outputs, inst, progress=lambda k: prog.advance(task, k))
             res["n"] = len(inst)
             results[str(p)] = res
             rows.append(table_row(res, p.stem if len(inst) == len(instances) else f"{p.stem} (n={len(inst)})"))
     if as_json or json_out:
-        emit_json(_clean({"rows": rows, "results": results}), json_out)
+        emit_json(json_safe({"rows": rows, "results": results}), json_out)
     if not as_json:
         _print_table(rows, f"CRG evaluation (percentages; L2 on the {pivots} pivot actions)")
 
@@ -300,7 +280,7 @@ def pcs(pred: Path = typer.Argument(..., help="Predicted PCS table (.json/.jsonl
     except (ValueError, FileNotFoundError, OSError) as e:
         _fail(e)
     if as_json or json_out:
-        emit_json(_clean(res), json_out)
+        emit_json(json_safe(res), json_out)
     if not as_json:
         rows = [{"field": f, **{k: (round(v, 2) if isinstance(v, float) else v) for k, v in s.items()}}
                 for f, s in res.items() if isinstance(s, dict)]

@@ -91,3 +91,35 @@ def table_row(result: Mapping, name: str) -> dict:
         v = flat.get(key)
         row[key] = None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), 2)
     return row
+
+
+class CrgScorer:
+    """Scores output files against one set of instances, sharing the work every file needs: base-recipe
+    tokens (kept on disk between runs), word vectors, base-recipe parses (from the graph, else parsed once),
+    and each file's new texts parsed and segmented in ``workers`` processes before scoring."""
+
+    def __init__(self, instances: Sequence[Instance], glossary: Glossary, reference: L2Reference, *,
+                 base_parses: Mapping[str, list[Action]] | None = None, segmenter: str = "auto",
+                 vectors: str | WordVectors = "ppmi", bertscore_config: BertScoreConfig | None = None,
+                 data_dir: str | Path | None = None, workers: int = 2):
+        from dishgraph.eval.l2 import CachedParse
+        from dishgraph.eval.text_metrics import warm_from_disk
+
+        self.glossary, self.reference, self.segmenter = glossary, reference, segmenter
+        self.bertscore_config, self.data_dir, self.workers = bertscore_config, data_dir, workers
+        self.segment = memoize(default_segmenter(segmenter, glossary))
+        warm_from_disk(self.segment, [i.base_recipe for i in instances], segmenter)
+        self.vectors = vectors if isinstance(vectors, WordVectors) else corpus_vectors(instances, self.segment,
+                                                                                        vectors)
+        self.parse = CachedParse(default_parse(glossary, segmenter), base_parses)
+
+    def score(self, outputs: Sequence[str], instances: Sequence[Instance],
+              progress: Callable[[int], None] | None = None) -> dict:
+        from dishgraph.eval.prefetch import prefetch
+
+        prefetch(outputs, self.parse, self.segment, self.glossary, self.segmenter, self.workers,
+                 skip={i.base_recipe for i in instances})  # unchanged recipes: their parses are cached
+        return evaluate_crg(outputs, instances, glossary=self.glossary, parse=self.parse, reference=self.reference,
+                            segment=self.segment, vectors=self.vectors, bertscore_config=self.bertscore_config,
+                            with_bertscore=self.bertscore_config is not None, data_dir=self.data_dir,
+                            progress=progress)

@@ -47,15 +47,12 @@ def read_pairs(crg_dir: Path) -> list[tuple[str, str]]:
 
 
 def read_base_recipes(crg_dir: Path) -> dict[str, list[str]]:
-    """base dish -> its recipe texts (3rd tab column of base_recipes.txt)."""
+    """base dish -> its recipe texts, through the release reader (strict: a malformed line is an error)."""
+    from dishgraph.ingest.readers import read_base_recipes as stream
+
     out: dict[str, list[str]] = defaultdict(list)
-    path = crg_dir / "base_recipes.txt"
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) < 3:
-                raise ValueError(f"{path}:{n}: expected 3 tab-separated columns, got {len(parts)}")
-            out[parts[0].strip()].append(parts[2].strip())
+    for r in stream(Path(crg_dir) / "base_recipes.txt", strict=True):
+        out[r.base].append(r.text)
     return dict(out)
 
 

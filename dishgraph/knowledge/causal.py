@@ -161,8 +161,8 @@ def psm_dowhy(X: np.ndarray, t: np.ndarray, y: np.ndarray) -> float:
     """DoWhy 0.14: CausalModel + maximal-adjustment identification + propensity score matching.
 
     A fresh frame per call: DoWhy writes a ``propensity_score`` column into the frame it is given and
-    silently reuses it on the next estimate. Maximal adjustment, never the default identify_effect(),
-    whose backdoor search is exponential in the number of confounders. The adjustment set comes back in
+    silently reuses it on the next estimate. Identification by maximal adjustment: DoWhy's default
+    backdoor search is exponential in the number of confounders. The adjustment set comes back in
     Python-set order, which varies with PYTHONHASHSEED and, through the LogisticRegression's floating point,
     can flip a near-tied nearest neighbour (one match = 1/n of ATE); we put it back in column order, which
     makes DoWhy itself reproducible run to run (and equal to ``psm_fast``).
