@@ -178,6 +178,35 @@ def test_copy_path_writes_the_same_graph_as_merge(tmp_path, few_parsed):
         assert _dump(c) == dc
 
 
+def test_copy_batch_holding_already_loaded_recipes_merges_only_those(tmp_path, few_parsed):
+    """A batch whose recipes are partly loaded already (a corpus repeating a recipe of an earlier batch)
+    COPYs the new ones and MERGEs only the others: the graph equals a single clean load."""
+    recs, parsed = few_parsed
+    half = len(parsed) // 2
+    with LadybugStore(tmp_path / "ref") as ref, LadybugStore(tmp_path / "db") as store:
+        _load_all(ref, recs, parsed, "copy")
+        loader.load_dishes(store, [r.dish for r in recs], "t")
+        loader.load_recipes(store, recs, mode="copy")
+        loader.load_parsed(store, parsed[:half], mode="copy")
+        loader.load_parsed(store, parsed[half // 2:], mode="copy")
+        assert _dump(store) == _dump(ref)
+
+
+def test_corpus_repeating_recipes_across_batches_loads_each_once(tmp_path, small_corpus, clean_corpus_run,
+                                                                  glossary):
+    from dishgraph.ingest.corpus import ingest_corpus
+
+    _, clean, _, _ = clean_corpus_run
+    lines = small_corpus.read_text(encoding="utf-8").splitlines()
+    repeated = tmp_path / "repeated.jsonl"
+    repeated.write_text("\n".join(lines + lines[:50]) + "\n", encoding="utf-8")
+    with LadybugStore(tmp_path / "db") as store:
+        rep = ingest_corpus(store, repeated, glossary, segmenter="lac", chunk_size=20, workers=2,
+                            mode="copy", show_progress=False)
+        assert graph_counts(store) == clean
+    assert rep.recipes == CORPUS_N + 50 and rep.skipped_already_parsed == 50
+
+
 @pytest.fixture(scope="module")
 def few_loaded(tmp_path_factory, few_parsed) -> dict:
     with LadybugStore(tmp_path_factory.mktemp("ref") / "db") as ref:

@@ -120,3 +120,14 @@ def test_parser_in_worker_process(glossary):
     with mp.get_context("spawn").Pool(1) as pool:
         out = pool.map(p.parse, ["洗净油菜，切段。"])
     assert [a.proto.verb for a in out[0]] == [a.proto.verb for a in p.parse("洗净油菜，切段。")]
+
+
+def test_parse_many_equals_parse(parser, crg_dir):
+    """The ingest workers' batched path gives exactly the one-at-a-time parses on real recipes."""
+    from dishgraph.ingest.readers import read_base_recipes
+
+    texts = [r.text for r in read_base_recipes(crg_dir / "base_recipes.txt", strict=True)][::50] + ["", "。"]
+    many = parser.parse_many(texts)
+    assert [[(a.verb, a.ingredients, a.tools, a.start, a.end, a.inherited) for a in acts] for acts in many] == \
+        [[(a.verb, a.ingredients, a.tools, a.start, a.end, a.inherited) for a in parser.parse(t)] for t in texts]
+    assert sum(len(a) for a in many) > 500

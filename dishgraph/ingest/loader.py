@@ -177,22 +177,35 @@ def load_steps(store: GraphStore, steps: list[dict], nexts: list[dict], batch_si
                mode: str = "auto") -> int:
     """Steps with HAS_STEP, INSTANCE_OF and NEXT edges (recipes and proto-actions must exist).
 
-    Bulk path: if none of the step ids exists, COPY everything; if some do (the batch a killed run was
-    writing), MERGE the whole batch, which completes whatever is missing and duplicates nothing.
+    Bulk path: recipes none of whose step ids exists are COPYed; recipes with some steps already there (the
+    batch a killed run was writing, or a recipe repeated in the corpus and loaded by an earlier batch) are
+    MERGEd, which completes whatever is missing and duplicates nothing.
     """
+    total = len(steps)
     if not steps:
         return 0
-    if use_copy(store, len(steps), mode) and not _lookup(store, "load_existing_steps", "ids",
-                                                          [s["id"] for s in steps]):
+    if not use_copy(store, total, mode):
+        _merge_steps(store, steps, nexts, batch_size)
+        return total
+    started = {r["id"].rsplit("#", 1)[0] for r in _lookup(store, "load_existing_steps", "ids",
+                                                           [s["id"] for s in steps])}
+    if started:
+        _merge_steps(store, [s for s in steps if s["recipe"] in started],
+                     [r for r in nexts if r["src"].rsplit("#", 1)[0] in started], batch_size)
+        steps = [s for s in steps if s["recipe"] not in started]
+        nexts = [r for r in nexts if r["src"].rsplit("#", 1)[0] not in started]
+    if steps:
         store.bulk_load_nodes("Step", steps)
         store.bulk_load_rels("HAS_STEP", "Recipe", "Step", [{"from": s["recipe"], "to": s["id"]} for s in steps])
         store.bulk_load_rels("INSTANCE_OF", "Step", "ProtoAction", [{"from": s["id"], "to": s["action"]}
                                                                     for s in steps])
         store.bulk_load_rels("NEXT", "Step", "Step", [{"from": r["src"], "to": r["dst"]} for r in nexts])
-    else:
-        store.write("load_steps", steps, batch_size=batch_size)
-        store.write("load_next", nexts, batch_size=batch_size)
-    return len(steps)
+    return total
+
+
+def _merge_steps(store: GraphStore, steps: list[dict], nexts: list[dict], batch_size: int) -> None:
+    store.write("load_steps", steps, batch_size=batch_size)
+    store.write("load_next", nexts, batch_size=batch_size)
 
 
 def load_parsed(store: GraphStore, parsed: Sequence[ParsedRecipe], batch_size: int = 5000,

