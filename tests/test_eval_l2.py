@@ -165,6 +165,8 @@ def test_summary_is_nanmean_over_instances():
     assert s["hard_f1"] == pytest.approx(100.0)
     assert s["n_empty"] == 1 and s["n"] == 3
     assert math.isnan(s["order_accuracy"])
+    # the reference's F1 is defined on one instance only; counted as 0 elsewhere it is a third of that
+    assert s["n_scored"] == 1 and s["hard_f1_all"] == pytest.approx(100.0 / 3)
 
 
 def test_cached_parse_prefers_cache_and_memoises():

@@ -130,16 +130,22 @@ def graph(out: Path = OutOpt, data: Optional[str] = DataOpt, batch_size: int = B
           db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
           knowledge: str = typer.Option("pivots", "--knowledge",
                                         help="'pivots': the pair's pivot edges in the graph (crg-release, then "
-                                             "annotated, then mined); 'association': only verb-ingredient "
-                                             "association from USES statistics across all dishes."),
+                                             "annotated, then mined); 'association' (fair: no pivot edge, no "
+                                             "released constraint): the base dish's recipes contrasted with "
+                                             "other dishes' handling of the new ingredient class, USES "
+                                             "statistics, the base dish's estimated order constraints."),
           max_insert_ratio: float = typer.Option(0.5, "--max-insert-ratio",
                                                  help="Inserted clauses may add at most this share of the base "
                                                       "recipe's length."),
+          abstain: bool = typer.Option(False, "--abstain-unscored",
+                                       help="Association mode: leave a recipe at the ingredient swap when the "
+                                            "swap changes no action L2 counts (a probe of L2's averaging over "
+                                            "changed recipes only, not a quality rule)."),
           instances: str = InstancesOpt, limit: Optional[int] = LimitOpt, as_json: bool = JsonOpt):
     """Graph-guided editor: substitute the ingredient, drop its specific clauses, insert the new one's
     actions (real example phrases) where the order constraints allow; keep the rest verbatim."""
     _run("graph", out, data, batch_size, as_json, instances, limit, db=db, uri=uri, knowledge=knowledge,
-         max_insert_ratio=max_insert_ratio)
+         max_insert_ratio=max_insert_ratio, abstain=abstain)
 
 
 @app.command("run")

@@ -26,6 +26,7 @@ COLUMNS = [
     ("hard_p", "Hard P"), ("hard_r", "Hard R"), ("hard_f1", "Hard F1"),
     ("soft_p", "Soft P"), ("soft_r", "Soft R"), ("soft_f1", "Soft F1"),
     ("insert_hard_f1", "F1+"), ("remove_hard_f1", "F1−"), ("order_accuracy", "Order acc"),
+    ("n_scored", "Scored"), ("hard_f1_all", "F1 all"),   # instances with a defined F1; F1 with undefined as 0
 ]
 
 _VECTOR_CACHE: dict[tuple, WordVectors] = {}
@@ -89,7 +90,8 @@ def table_row(result: Mapping, name: str) -> dict:
     row = {"model": name}
     for key, _ in COLUMNS:
         v = flat.get(key)
-        row[key] = None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), 2)
+        row[key] = None if v is None or (isinstance(v, float) and math.isnan(v)) else \
+            int(v) if key == "n_scored" else round(float(v), 2)
     return row
 
 

@@ -4,6 +4,9 @@ Everything here is dish-level knowledge derived from *other* recipes: pivot edge
 ones, or mined ones), order constraints of the target dish (MUST_PRECEDE), how the verb classes are applied to
 the replaced and the new ingredient class across all dishes (USES association), where actions usually sit in
 a recipe, and real example phrases of the actions to insert. No target recipe is ever read.
+
+The fair *association* mode (``sources=()``) reads no PIVOT edge and no released constraint: only USES
+statistics, the base dish's own estimated MUST_PRECEDE constraints and how other dishes handle the new class.
 """
 from __future__ import annotations
 
@@ -16,25 +19,34 @@ from dishgraph.graph.store import GraphStore
 from dishgraph.ingest.loader import pair_key
 
 PIVOT_SOURCES = ("crg-release", "annotated", "mined")
+ESTIMATED = "estimated"   # MUST_PRECEDE source written by `dishgraph order estimate` (base dishes only)
 MAX_EXAMPLES = 40
+# Association mode: how many of the new class's most common single-ingredient actions (in other dishes'
+# recipes, absent from the base recipe) become pseudo insert-pivots. Tuned on the even dish pairs.
+ASSOC_INSERTS = 8
+# Association mode removals: actions of at least this share of the base dish's recipes, new-class free, and
+# ASSOC_REMOVE_RATIO times more frequent there than in other dishes' recipes, both all of them and those
+# handling the new class (the target stand-in). Tuned on the even dish pairs.
+ASSOC_REMOVE_MIN_FREQ = 0.1
+ASSOC_REMOVE_RATIO = 4.0
+MIN_PROXY_RECIPES = 5  # fewer recipes handling the new class say too little about the target: no removals
 
 
 @dataclass
 class Association:
-    """P(verb | ingredient class) over all dishes, from USES edges (``editor_class_verb_association``)."""
+    """P(verb | ingredient class) over all dishes, from USES edges (``editor_class_verb_association``), and
+    the association mode's contrast of the base dish with other dishes' recipes handling the new class."""
 
     uses: dict[str, dict[str, int]] = field(default_factory=dict)     # class -> verb -> recipes
+    # (verb, {new class}) actions in other dishes' recipes, most recipes first (``editor_new_class_actions``)
+    new_actions: list[ProtoAction] = field(default_factory=list)
+    # base-dish habits rare elsewhere and rarer still where the new class is used (``contrast_removals``)
+    base_specific: list[ProtoAction] = field(default_factory=list)
 
     def prob(self, cls: str, verb: str) -> float:
         row = self.uses.get(cls, {})
         total = sum(row.values())
         return row.get(verb, 0) / total if total else 0.0
-
-    def specific_verbs(self, cls: str, other: str, min_prob: float = 0.05, ratio: float = 3.0) -> list[str]:
-        """Verbs applied to `cls` clearly more often than to `other` (most associated first)."""
-        out = [(self.prob(cls, v), v) for v in self.uses.get(cls, {})
-               if self.prob(cls, v) >= min_prob and self.prob(cls, v) >= ratio * self.prob(other, v)]
-        return [v for _, v in sorted(out, key=lambda t: (-t[0], t[1]))]
 
 
 @dataclass
@@ -69,24 +81,67 @@ def _pivots(store: GraphStore, base: str, target: str, sources: tuple[str, ...]
     return [], None
 
 
-def association_pivots(assoc: Association, old_cls: str | None, new_cls: str | None,
-                       base_protos: set[ProtoAction] | None = None) -> list[tuple[ProtoAction, str]]:
-    """Pseudo-pivots for a pair the graph has no pivot edges for: actions on the replaced class whose verb is
-    specific to it are removed; the new class's specific verbs are inserted (one ingredient, no tool)."""
+def association_pivots(assoc: Association, new_cls: str | None, base_protos: set[ProtoAction] | None = None,
+                       max_inserts: int = ASSOC_INSERTS, removals: bool = True) -> list[tuple[ProtoAction, str]]:
+    """Pseudo-pivots for a pair without pivot edges, pivot-style contrast of the base dish with a stand-in for
+    the target (other dishes' recipes handling the new class): the base recipe's actions that are habits of the
+    base dish only are removed; the new class's most common single-ingredient actions that the base recipe
+    lacks are inserted. Actions on the replaced class are left to the ingredient swap, which turns them into
+    the new ingredient's without counting as a change unless they are pivots."""
+    base_protos = base_protos or set()
     out: list[tuple[ProtoAction, str]] = []
-    if old_cls and new_cls:
-        old_verbs = set(assoc.specific_verbs(old_cls, new_cls))
-        out += [(p, REMOVE) for p in sorted(base_protos or ()) if old_cls in p.ingredients and p.verb in old_verbs]
+    if removals:
+        out += [(p, REMOVE) for p in assoc.base_specific if p in base_protos]
     if new_cls:
-        for v in assoc.specific_verbs(new_cls, old_cls or "", min_prob=0.05)[:4]:
-            out.append((ProtoAction(v, frozenset({new_cls})), INSERT))
+        out += [(p, INSERT) for p in [p for p in assoc.new_actions if p not in base_protos][:max_inserts]]
     return out
+
+
+def contrast_removals(store: GraphStore, base: str, new_cls: str | None,
+                      min_freq: float = ASSOC_REMOVE_MIN_FREQ, ratio: float = ASSOC_REMOVE_RATIO
+                      ) -> list[ProtoAction]:
+    """Base-dish actions (share of its recipes >= min_freq, not on the new class) at least `ratio` times more
+    frequent in the base dish than in other dishes' recipes and than in those handling the new class (none
+    when fewer than MIN_PROXY_RECIPES recipes handle it)."""
+    if not new_cls:
+        return []
+    rows = store.query("uses_dish_actions", dish=base, min_freq=float(min_freq), top=10_000)
+    fb = {r["action"]: float(r["freq"]) for r in rows if new_cls not in (r["ingredients"] or [])}
+    if not fb:
+        return []
+    keys = sorted(fb)
+    size = store.query("editor_proxy_size", cls=new_cls, base=base)[0]
+    n_proxy, n_others = int(size["proxy"] or 0), max(int(size["others"] or 0), 1)
+    if n_proxy < MIN_PROXY_RECIPES:
+        return []
+    fp = {r["action"]: int(r["recipes"]) / n_proxy
+          for r in store.query("editor_proxy_actions", cls=new_cls, base=base, keys=keys)}
+    fo = {r["action"]: int(r["recipes"]) / n_others
+          for r in store.query("editor_other_dish_actions", base=base, keys=keys)}
+    return [ProtoAction.from_key(k) for k in keys
+            if fb[k] >= ratio * fp.get(k, 0.0) and fb[k] >= ratio * fo.get(k, 0.0)]
+
+
+def new_class_actions(store: GraphStore, new_cls: str | None, base: str) -> list[ProtoAction]:
+    """(verb, {new class}) proto-actions without tools, by how many recipes of dishes other than the base do
+    them (ties by key): the proxy for how the unseen target dish treats its new ingredient."""
+    if not new_cls:
+        return []
+    single = frozenset({new_cls})
+    rows = store.query("editor_new_class_actions", cls=new_cls, base=base)
+    protos = [(ProtoAction.from_key(r["action"]), int(r["recipes"])) for r in rows]
+    return [p for p, _ in sorted(((p, n) for p, n in protos if p.ingredients == single and not p.tools),
+                                 key=lambda t: (-t[1], t[0].key))]
 
 
 def load_pair_knowledge(store: GraphStore, base: str, target: str, old_cls: str | None, new_cls: str | None,
                         sources: tuple[str, ...] = PIVOT_SOURCES) -> PairKnowledge:
     pivots, source = _pivots(store, base, target, sources) if sources else ([], None)
-    cons_rows = store.query("order_dish_constraints", dish=target) or store.query("order_dish_constraints", dish=base)
+    if sources:  # pivot modes: the target dish's constraints (released ones included), else the base dish's
+        cons_rows = store.query("order_dish_constraints", dish=target) or \
+            store.query("order_dish_constraints", dish=base)
+    else:  # fair mode: only what `dishgraph order estimate` learnt from the base dish's own recipes
+        cons_rows = store.query("editor_base_constraints", dish=base, source=ESTIMATED)
     flat = list(dict.fromkeys((r["cause"], r["effect"]) for r in cons_rows))
     constraints = normalise_constraints([(ProtoAction.from_key(c), ProtoAction.from_key(e)) for c, e in flat])
 
@@ -98,8 +153,12 @@ def load_pair_knowledge(store: GraphStore, base: str, target: str, old_cls: str 
             table[r["cls"]][r["verb"]] = int(r["uses"])
         assoc.uses = dict(table)
     if not pivots:  # no pivot edges for this pair: fall back on the association statistics alone
-        pivots, source = association_pivots(assoc, old_cls, new_cls), "association"
+        assoc.new_actions = new_class_actions(store, new_cls, base)
+        assoc.base_specific = contrast_removals(store, base, new_cls)
+        pivots, source = association_pivots(assoc, new_cls), "association"
     inserts = [p for p, k in pivots if k == INSERT]
+    if source == "association":  # a recipe already doing some of them gets the next ones: phrase those too
+        inserts += [p for p in assoc.new_actions[:3 * ASSOC_INSERTS] if p not in inserts]
     keys = [p.key for p in inserts]
     positions = {r["action"]: float(r["rel_pos"]) for r in store.query("editor_action_positions", keys=keys)} \
         if keys else {}
