@@ -10,7 +10,9 @@ its database are its own. Phases:
 * ``ratio``: MERGE and COPY paths over the same recipes, back to back;
 * ``release``: ``dishgraph ingest counterfactual`` (CLI, parse included), then once more (idempotent re-run).
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_ingest.py --sizes 10000,100000 --out benchmarks/results/ingest.json
+    OMP_NUM_THREADS=1 python benchmarks/bench_ingest.py --sizes 10000,100000,1000000 --e2e-sizes 10000,100000
+
+``--only load --sizes 1000000`` runs one phase and merges it into the existing results file.
 """
 from __future__ import annotations
 
@@ -96,7 +98,7 @@ def parse_sample(n: int, work: Path, workers: int) -> dict:
     recs = [(r.dish, r.text) for _, r in zip(range(n), read_corpus(corpus(10_000, work)))]
     t0 = time.perf_counter()
     with mp.get_context("fork").Pool(workers, pipeline._init_worker, (glossary(), "auto")) as pool:
-        chunks = [[(str(i), t) for i, (_, t) in enumerate(recs)][j:j + 100] for j in range(0, n, 100)]
+        chunks = [[(str(i), t) for i, (_, t) in enumerate(recs)][j:j + 250] for j in range(0, n, 250)]  # as ingest: 2000 / (2 workers * 4)
         parsed = [p.actions for part in pool.map(pipeline._parse_chunk, chunks) for p in part]
     secs = time.perf_counter() - t0
     with open(out, "wb") as fh:
@@ -190,34 +192,37 @@ def run_phase(*args: str) -> dict:
     return res
 
 
-def summarize(res: dict, sizes: list[int]) -> dict:
-    big = max(sizes)
-    load = res[f"load_copy_{big}"]
-    e2e = res[f"e2e_{min(sizes)}"]
-    parse = res["parse"]
+def summarize(res: dict) -> dict:
+    loads = sorted(int(k.rsplit("_", 1)[1]) for k in res if k.startswith("load_copy_"))
+    e2es = sorted(int(k.rsplit("_", 1)[1]) for k in res if k.startswith("e2e_"))
+    big, e2e_n = max(loads), max(e2es)
+    load, e2e, parse = res[f"load_copy_{big}"], res[f"e2e_{e2e_n}"], res["parse"]
     per_recipe_bytes = load["db_bytes"] / load["recipes"]
     # End to end on this machine is bounded by the slower of parsing (all cores) and loading (one thread,
     # overlapped with parsing); the measured e2e rate is the honest figure, the bound shows the headroom.
-    load_rate = load["recipes_per_s"]
     return {
         "merge_vs_copy_steps_per_s": round(res["ratio_merge"]["steps_per_s"] / res["ratio_copy"]["steps_per_s"], 3),
         "copy_vs_merge_speedup": round(res["ratio_copy"]["steps_per_s"] / res["ratio_merge"]["steps_per_s"], 1),
-        "load_linearity_recipes_per_s": {str(n): res[f"load_copy_{n}"]["recipes_per_s"] for n in sizes},
+        "load_linearity_recipes_per_s": {str(n): res[f"load_copy_{n}"]["recipes_per_s"] for n in loads},
+        "e2e_linearity_recipes_per_s": {str(n): res[f"e2e_{n}"]["recipes_per_s"] for n in e2es},
         "projection_1_55M": {
             "recipes": PAPER_RECIPES,
             "e2e_hours_at_measured_rate": round(PAPER_RECIPES / e2e["recipes_per_s"] / 3600, 2),
             "parse_hours_2_cores": round(PAPER_RECIPES / (parse["recipes_per_s_per_core"] * 2) / 3600, 2),
-            "load_only_hours": round(PAPER_RECIPES / load_rate / 3600, 2),
+            "load_only_hours": round(PAPER_RECIPES / load["recipes_per_s"] / 3600, 2),
             "db_gb": round(per_recipe_bytes * PAPER_RECIPES / 1e9, 1),
             "db_bytes_per_recipe": round(per_recipe_bytes),
-            "basis": f"e2e rate at {min(sizes)} recipes, load rate and disk per recipe at {big} recipes",
+            "basis": f"e2e rate at {e2e_n} recipes, load rate and disk per recipe at {big} recipes",
         },
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--sizes", default="10000,100000", help="corpus sizes for the load-only (COPY) phase")
+    ap.add_argument("--e2e-sizes", default="10000", help="corpus sizes for the end-to-end phase")
+    ap.add_argument("--only", default="parse,ratio,load,e2e,release",
+                    help="phases to run; results are merged into an existing --out file")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--parse-n", type=int, default=3000, help="recipes parsed for the load-only phases")
     ap.add_argument("--ratio-n", type=int, default=2000, help="recipes in the MERGE vs COPY comparison")
@@ -235,22 +240,38 @@ def main() -> None:
         return
 
     sizes = [int(s) for s in a.sizes.split(",")]
+    e2e_sizes = [int(s) for s in a.e2e_sizes.split(",")]
+    only = set(a.only.split(","))
     work = a.work or Path(tempfile.mkdtemp(prefix="dishgraph-bench-ingest-"))
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    res: dict = {"machine": {"cpus": os.cpu_count(), "loadavg_start": os.getloadavg()}}
-    for n in sizes:
+    res: dict = json.loads(a.out.read_text(encoding="utf-8")) if a.out.exists() else {}
+    res.pop("summary", None)
+    res.setdefault("machine", {})
+    res["machine"].update({"cpus": os.cpu_count(), "loadavg_start": os.getloadavg()})
+
+    def record(key: str, *args: str) -> None:
+        res[key] = {**run_phase(*args), "loadavg_after": round(os.getloadavg()[0], 2),
+                    "measured": time.strftime("%Y-%m-%d %H:%M")}
+
+    for n in sorted(set(sizes + e2e_sizes)):
         t = time.perf_counter()
         corpus(n, work)
         res[f"generate_{n}_s"] = round(time.perf_counter() - t, 1)
-    res["parse"] = run_phase("parse", str(work), str(a.parse_n), str(a.workers))
-    for mode in ("merge", "copy"):
-        res[f"ratio_{mode}"] = run_phase("load", str(work), str(a.ratio_n), str(a.parse_n), mode)
-    for n in sizes:
-        res[f"load_copy_{n}"] = run_phase("load", str(work), str(n), str(a.parse_n), "copy")
-    res[f"e2e_{min(sizes)}"] = run_phase("e2e", str(work), str(min(sizes)), str(a.workers))
-    res["release"] = run_phase("release", str(work), str(a.workers))
-    res["summary"] = summarize(res, sizes)
+    if "parse" in only or ("load" in only or "ratio" in only) and not (work / f"parsed{a.parse_n}.pkl").exists():
+        record("parse", "parse", str(work), str(a.parse_n), str(a.workers))
+    if "ratio" in only:
+        for mode in ("merge", "copy"):
+            record(f"ratio_{mode}", "load", str(work), str(a.ratio_n), str(a.parse_n), mode)
+    if "load" in only:
+        for n in sizes:
+            record(f"load_copy_{n}", "load", str(work), str(n), str(a.parse_n), "copy")
+    if "e2e" in only:
+        for n in e2e_sizes:
+            record(f"e2e_{n}", "e2e", str(work), str(n), str(a.workers))
+    if "release" in only:
+        record("release", "release", str(work), str(a.workers))
+    res["summary"] = summarize(res)
     res["machine"]["loadavg_end"] = os.getloadavg()
     res["total_seconds"] = round(time.perf_counter() - t0, 1)
     a.out.parent.mkdir(parents=True, exist_ok=True)
