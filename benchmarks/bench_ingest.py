@@ -258,7 +258,8 @@ def main() -> None:
         t = time.perf_counter()
         corpus(n, work)
         res[f"generate_{n}_s"] = round(time.perf_counter() - t, 1)
-    if "parse" in only or ("load" in only or "ratio" in only) and not (work / f"parsed{a.parse_n}.pkl").exists():
+    needs_parses = bool(only & {"load", "ratio"}) and not (work / f"parsed{a.parse_n}.pkl").exists()
+    if "parse" in only or needs_parses:
         record("parse", "parse", str(work), str(a.parse_n), str(a.workers))
     if "ratio" in only:
         for mode in ("merge", "copy"):

@@ -184,30 +184,26 @@ TempOpt = typer.Option(1.0, "--temperature", help="Sampling temperature.")
 RepOpt = typer.Option(1.0, "--repetition-penalty", help="Repetition penalty (1 = none).")
 
 
-@app.command("gpt2-d")
-def gpt2_d(out: Path = OutOpt, model: str = ModelOpt, data: Optional[str] = DataOpt, batch_size: int = BatchOpt,
-           instances: str = InstancesOpt, limit: Optional[int] = LimitOpt, device: Optional[str] = DeviceOpt,
-           dtype: str = DtypeOpt, seed: int = SeedOpt, max_new_tokens: int = MaxNewOpt,
-           min_new_tokens: int = MinNewOpt, greedy: bool = GreedyOpt,
-           top_p: float = TopPOpt, top_k: int = TopKOpt, temperature: float = TempOpt,
-           repetition_penalty: float = RepOpt, as_json: bool = JsonOpt):
-    """GPT-2 (D): continue "[Target]的做法如下。" with the recipe LM."""
-    _run("gpt2-d", out, data, batch_size, as_json, instances, limit, model=model, device=device, dtype=dtype,
-         seed=seed, max_new_tokens=max_new_tokens, min_new_tokens=min_new_tokens,
-         **_sampling(greedy, top_p, top_k, temperature, repetition_penalty))
+def _prompt_lm_command(name: str, doc: str):
+    """GPT-2 (D) and (D+R) differ only in their prompt (the generator's), so they share one command body."""
+
+    def command(out: Path = OutOpt, model: str = ModelOpt, data: Optional[str] = DataOpt,
+                batch_size: int = BatchOpt, instances: str = InstancesOpt, limit: Optional[int] = LimitOpt,
+                device: Optional[str] = DeviceOpt, dtype: str = DtypeOpt, seed: int = SeedOpt,
+                max_new_tokens: int = MaxNewOpt, min_new_tokens: int = MinNewOpt, greedy: bool = GreedyOpt,
+                top_p: float = TopPOpt, top_k: int = TopKOpt, temperature: float = TempOpt,
+                repetition_penalty: float = RepOpt, as_json: bool = JsonOpt):
+        _run(name, out, data, batch_size, as_json, instances, limit, model=model, device=device, dtype=dtype,
+             seed=seed, max_new_tokens=max_new_tokens, min_new_tokens=min_new_tokens,
+             **_sampling(greedy, top_p, top_k, temperature, repetition_penalty))
+
+    command.__name__, command.__doc__ = name.replace("-", "_"), doc
+    return app.command(name)(command)
 
 
-@app.command("gpt2-dr")
-def gpt2_dr(out: Path = OutOpt, model: str = ModelOpt, data: Optional[str] = DataOpt, batch_size: int = BatchOpt,
-            instances: str = InstancesOpt, limit: Optional[int] = LimitOpt, device: Optional[str] = DeviceOpt,
-            dtype: str = DtypeOpt, seed: int = SeedOpt, max_new_tokens: int = MaxNewOpt,
-           min_new_tokens: int = MinNewOpt, greedy: bool = GreedyOpt,
-            top_p: float = TopPOpt, top_k: int = TopKOpt, temperature: float = TempOpt,
-            repetition_penalty: float = RepOpt, as_json: bool = JsonOpt):
-    """GPT-2 (D+R): "请根据[Base]的做法改写[Target]的做法。[Base Recipe][Target]的做法如下。" continued."""
-    _run("gpt2-dr", out, data, batch_size, as_json, instances, limit, model=model, device=device, dtype=dtype,
-         seed=seed, max_new_tokens=max_new_tokens, min_new_tokens=min_new_tokens,
-         **_sampling(greedy, top_p, top_k, temperature, repetition_penalty))
+gpt2_d = _prompt_lm_command("gpt2-d", 'GPT-2 (D): continue "[Target]的做法如下。" with the recipe LM.')
+gpt2_dr = _prompt_lm_command(
+    "gpt2-dr", 'GPT-2 (D+R): "请根据[Base]的做法改写[Target]的做法。[Base Recipe][Target]的做法如下。" continued.')
 
 
 @app.command("delorean")

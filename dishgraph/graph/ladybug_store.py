@@ -66,11 +66,10 @@ class LadybugStore(GraphStore):
             path = Path(tmp) / f"{table}.csv"
             with open(path, "w", newline="", encoding="utf-8") as fh:
                 fh.write(",".join(header) + "\n")
-                cell, lines = _csv_cell, []
                 for r in rows:
-                    lines.append(",".join([cell(r.get(h)) for h in header]))
-                multiline = any("\n" in line or "\r" in line for line in lines)
-                fh.write("\n".join(lines) + "\n")
+                    line = ",".join([_csv_cell(r.get(h)) for h in header])
+                    multiline = multiline or "\n" in line or "\r" in line
+                    fh.write(line + "\n")
             # The path is ours (mkdtemp), never user input; table names come from the schema whitelist.
             assert "'" not in str(path)
             parallel = ", PARALLEL=FALSE" if multiline else ""

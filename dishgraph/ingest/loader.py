@@ -153,6 +153,11 @@ def load_proto_actions(store: GraphStore, protos: Iterable[ProtoAction], mode: s
     return len(protos)
 
 
+def _step_recipe(step_id: str) -> str:
+    """The recipe id inside a step id (``step_rows`` writes ``{recipe}#{pos}``)."""
+    return step_id.rsplit("#", 1)[0]
+
+
 def step_rows(parsed: Sequence[ParsedRecipe]) -> tuple[list[dict], list[dict]]:
     """Step rows and NEXT rows for recipes; only actions with a proto-action become steps."""
     steps, nexts = [], []
@@ -187,13 +192,12 @@ def load_steps(store: GraphStore, steps: list[dict], nexts: list[dict], batch_si
     if not use_copy(store, total, mode):
         _merge_steps(store, steps, nexts, batch_size)
         return total
-    started = {r["id"].rsplit("#", 1)[0] for r in _lookup(store, "load_existing_steps", "ids",
-                                                           [s["id"] for s in steps])}
+    started = {_step_recipe(r["id"]) for r in _lookup(store, "load_existing_steps", "ids", [s["id"] for s in steps])}
     if started:
         _merge_steps(store, [s for s in steps if s["recipe"] in started],
-                     [r for r in nexts if r["src"].rsplit("#", 1)[0] in started], batch_size)
+                     [r for r in nexts if _step_recipe(r["src"]) in started], batch_size)
         steps = [s for s in steps if s["recipe"] not in started]
-        nexts = [r for r in nexts if r["src"].rsplit("#", 1)[0] not in started]
+        nexts = [r for r in nexts if _step_recipe(r["src"]) not in started]
     if steps:
         store.bulk_load_nodes("Step", steps)
         store.bulk_load_rels("HAS_STEP", "Recipe", "Step", [{"from": s["recipe"], "to": s["id"]} for s in steps])
