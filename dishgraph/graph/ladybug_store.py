@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
-import tempfile
+import re
+from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import ladybug
 
@@ -22,6 +24,8 @@ class LadybugStore(GraphStore):
         self.path.parent.mkdir(parents=True, exist_ok=True)  # Ladybug needs the parent to exist
         self._lock = ProcessLock(self.path.with_name(self.path.name + ".lock"), shared=read_only)
         self._lock.acquire()
+        self._bulk_depth = 0          # open bulk_session() scopes
+        self._unsaved_copy = False    # a COPY since the last checkpoint (only inside a bulk session)
         try:
             self._db = ladybug.Database(str(self.path), read_only=read_only)
             self._conn = ladybug.Connection(self._db)
@@ -32,6 +36,8 @@ class LadybugStore(GraphStore):
             raise
 
     def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
+        if self._unsaved_copy and _is_write(cypher):
+            self._checkpoint()  # a logged write must never refer to rows a crash could still take back
         result = self._conn.execute(cypher, params or {})
         results = result if isinstance(result, list) else [result]
         rows: list[dict] = []
@@ -52,40 +58,62 @@ class LadybugStore(GraphStore):
     def version(self) -> str:
         return f"LadybugDB {ladybug.__version__}"
 
-    # --- bulk path: COPY from CSV files written to a temp dir ------------------------------------
-    def _copy(self, table: str, header: list[str], rows: Sequence[dict], options: str = "") -> int:
+    # --- bulk sessions: one checkpoint for many COPYs ---------------------------------------------
+    @contextmanager
+    def bulk_session(self) -> Iterator[None]:
+        """COPYs inside share one checkpoint, taken when the outermost session ends (also on error).
+
+        Ladybug checkpoints after every COPY, and a checkpoint costs time in proportion to the database
+        (measured: a 400k-row COPY took 0.14 s into an empty table, 1.2 s at 8M rows, 0.06-0.12 s
+        throughout with checkpoints deferred), which made large loads slow down with size. A COPY is not
+        logged in the WAL, so until the checkpoint a crash takes back every COPY of the session, as one
+        unit; logged writes inside a session checkpoint first (``execute``), so nothing durable ever
+        refers to rows a crash could take back. Callers mark work done only after the session.
+        """
+        if self._bulk_depth == 0:
+            self._conn.execute("CALL auto_checkpoint=false")
+        self._bulk_depth += 1
+        try:
+            yield
+        finally:
+            self._bulk_depth -= 1
+            if self._bulk_depth == 0:
+                try:
+                    if self._unsaved_copy:
+                        self._checkpoint()
+                finally:
+                    self._conn.execute("CALL auto_checkpoint=true")
+
+    def _checkpoint(self) -> None:
+        self._conn.execute("CHECKPOINT")
+        self._unsaved_copy = False
+
+    # --- bulk path: COPY from an in-memory data frame ------------------------------------------------
+    def _copy(self, table: str, types: dict[str, str], rows: Sequence[dict], options: str = "") -> int:
         """COPY rows into a table in one transaction (atomic: a kill leaves all of them or none).
 
-        Strings are always quoted so "" stays an empty string (an unquoted empty cell is NULL, as for
-        None); a quoted newline needs Ladybug's serial CSV reader, so PARALLEL=FALSE only then.
+        The rows travel as a pandas data frame passed as a query parameter (Ladybug scans it in place):
+        no CSV to format in Python and parse again, so about 2.5x faster than COPY from a temp CSV file,
+        and no CSV corner cases (empty string vs NULL, quoted newlines). Columns are typed from the schema.
         """
         if not rows:
             return 0
-        multiline = False
-        with tempfile.TemporaryDirectory(prefix="dishgraph-copy-") as tmp:
-            path = Path(tmp) / f"{table}.csv"
-            with open(path, "w", newline="", encoding="utf-8") as fh:
-                fh.write(",".join(header) + "\n")
-                for r in rows:
-                    line = ",".join([_csv_cell(r.get(h)) for h in header])
-                    multiline = multiline or "\n" in line or "\r" in line
-                    fh.write(line + "\n")
-            # The path is ours (mkdtemp), never user input; table names come from the schema whitelist.
-            assert "'" not in str(path)
-            parallel = ", PARALLEL=FALSE" if multiline else ""
-            self._conn.execute(f"COPY {table} FROM '{path}' (HEADER=true, ESCAPE='\"'{parallel}{options})")
+        frame = _frame(types, rows)
+        # The table name comes from the schema whitelist; the rows are a parameter, never query text.
+        self._conn.execute(f"COPY {table} FROM $rows{options}", {"rows": frame})
+        self._unsaved_copy = self._bulk_depth > 0
         return len(rows)
 
     def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
-        return self._copy(node.label, list(node.props), rows)
+        return self._copy(node.label, node.props, rows)
 
     def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict]) -> int:
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         if (src, dst) not in r.ends:
             raise ValueError(f"{rel} does not connect {src} to {dst}")
-        opts = f", from='{src}', to='{dst}'" if len(r.ends) > 1 else ""
-        return self._copy(r.type, ["from", "to", *r.props], rows, opts)
+        opts = f" (from='{src}', to='{dst}')" if len(r.ends) > 1 else ""  # labels checked above
+        return self._copy(r.type, {"from": "STRING", "to": "STRING", **r.props}, rows, opts)
 
     def close(self) -> None:
         if getattr(self, "_conn", None) is not None:
@@ -96,20 +124,39 @@ class LadybugStore(GraphStore):
         self._lock.release()
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
+_WRITE_CLAUSE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|ALTER)\b", re.IGNORECASE)
 
 
-def _csv_cell(v) -> str:
-    if type(v) is str:  # most cells: checked first (bulk loads write millions of them)
-        return '"' + v.replace('"', '""') + '"'
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, (list, tuple, set, frozenset)):
-        # Ladybug list literal in CSV: [a,b]; our list items are class names without commas/brackets.
-        return _quote("[" + ",".join(str(x) for x in sorted(v)) + "]")
-    return _quote(str(v))
+@lru_cache(maxsize=1024)
+def _is_write(cypher: str) -> bool:
+    """Whether a statement may write (a false positive only costs an early checkpoint)."""
+    return bool(_WRITE_CLAUSE.search(cypher))
+
+
+def _frame(types: dict[str, str], rows: Sequence[dict]):
+    """A data frame with one column per schema property, in the dtypes Ladybug's scanner reads exactly.
+
+    Object columns carry NULLs as None (pandas' nullable dtypes are not scannable); INT64 with a NULL stays
+    object (exact, unlike float64); DOUBLE is float64 with NaN for NULL (an object column of Python ints
+    would be misread); lists are sorted, as the CSV path did.
+    """
+    import numpy as np
+    import pandas as pd
+
+    cols = {}
+    for name, typ in types.items():
+        vals = [r.get(name) for r in rows]
+        if typ == "DOUBLE":
+            col = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+        elif typ == "INT64":
+            has_null = any(v is None for v in vals)
+            col = np.array([None if v is None else int(v) for v in vals], dtype=object if has_null else np.int64)
+        elif typ == "BOOLEAN":
+            col = np.array([None if v is None else bool(v) for v in vals], dtype=object)
+        elif typ.endswith("[]"):
+            col = np.empty(len(vals), dtype=object)
+            col[:] = [None if v is None else sorted(str(x) for x in v) for v in vals]
+        else:
+            col = np.array([v if v is None or type(v) is str else str(v) for v in vals], dtype=object)
+        cols[name] = col
+    return pd.DataFrame(cols, copy=False)

@@ -7,6 +7,7 @@ plain Python values. Writes go through ``write(name, rows)``, which batches rows
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -92,6 +93,11 @@ class GraphStore(ABC):
     @abstractmethod
     def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict]) -> int:
         """Fast path for *new* relationships; rows have ``from``, ``to`` keys plus properties."""
+
+    @contextmanager
+    def bulk_session(self) -> Iterator[None]:
+        """Group bulk writes under one durability point (a no-op here; Ladybug checkpoints once at the end)."""
+        yield
 
     def close(self) -> None:
         pass

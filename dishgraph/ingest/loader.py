@@ -8,7 +8,8 @@ into rows. Two write paths, same resulting graph:
 * ``copy`` (embedded Ladybug, batches of at least ``BULK_MIN_ROWS``): a *delta COPY*. Ask which keys of
   the batch exist (primary-key lookups), COPY only the absent ones (each COPY is one atomic transaction),
   and send rows left half-written by a killed run (node there, an edge missing) through the MERGE path.
-  The edge that marks an item complete is copied last, so a re-run always sees what is missing.
+  The edge that marks an item complete is copied last, so a re-run always sees what is missing. The COPYs
+  of one batch share one checkpoint (``GraphStore.bulk_session``): a crash keeps all of them or none.
 
 ``mode="auto"`` picks ``copy`` where it applies; ``"merge"``/``"copy"`` force one (benchmarks, tests).
 """
@@ -92,21 +93,26 @@ def load_recipes(store: GraphStore, recipes: Iterable[RecipeRecord], batch_size:
     """Recipes and their HAS_RECIPE edge (dishes must exist); a recipe already there keeps its properties."""
     n = 0
     for batch in batched(recipes, batch_size):
-        n += len(batch)  # records given (a corpus may repeat a recipe: one node, same id)
-        rows = [{"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line}
-                for r in _unique(batch, lambda r: r.id)]
-        if not use_copy(store, len(rows), mode):
-            store.write("load_recipes", rows, batch_size=batch_size)
-            continue
-        found = {r["id"]: r["linked"] for r in _lookup(store, "load_existing_recipes", "ids", [r["id"] for r in rows])}
-        new = [{**r, "parsed": False, "n_actions": 0} for r in rows if r["id"] not in found]
-        if use_copy(store, len(new), mode):
-            store.bulk_load_nodes("Recipe", new)
-            store.bulk_load_rels("HAS_RECIPE", "Dish", "Recipe", [{"from": r["dish"], "to": r["id"]} for r in new])
-        else:
-            store.write("load_recipes", new)
-        store.write("load_recipes", [r for r in rows if r["id"] in found and not found[r["id"]]])  # half-written
+        with store.bulk_session():
+            n += _load_recipe_batch(store, batch, batch_size, mode)
     return n
+
+
+def _load_recipe_batch(store: GraphStore, batch: list[RecipeRecord], batch_size: int, mode: str) -> int:
+    rows = [{"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line}
+            for r in _unique(batch, lambda r: r.id)]
+    if not use_copy(store, len(rows), mode):
+        store.write("load_recipes", rows, batch_size=batch_size)
+        return len(batch)  # records given (a corpus may repeat a recipe: one node, same id)
+    found = {r["id"]: r["linked"] for r in _lookup(store, "load_existing_recipes", "ids", [r["id"] for r in rows])}
+    new = [{**r, "parsed": False, "n_actions": 0} for r in rows if r["id"] not in found]
+    if use_copy(store, len(new), mode):
+        store.bulk_load_nodes("Recipe", new)
+        store.bulk_load_rels("HAS_RECIPE", "Dish", "Recipe", [{"from": r["dish"], "to": r["id"]} for r in new])
+    else:
+        store.write("load_recipes", new)
+    store.write("load_recipes", [r for r in rows if r["id"] in found and not found[r["id"]]])  # half-written
+    return len(batch)
 
 
 def _proto_rows(protos: Sequence[ProtoAction]) -> tuple[list[dict], list[dict], list[dict]]:
@@ -216,8 +222,10 @@ def load_parsed(store: GraphStore, parsed: Sequence[ParsedRecipe], batch_size: i
                 mode: str = "auto") -> int:
     """Steps, order edges and proto-actions of parsed recipes; marks each recipe parsed last (checkpoint)."""
     parsed = _unique(parsed, lambda p: p.id)
-    load_proto_actions(store, (a.proto for pr in parsed for a in pr.actions if a.proto is not None), mode=mode)
     steps, nexts = step_rows(parsed)
-    load_steps(store, steps, nexts, batch_size=batch_size, mode=mode)
+    with store.bulk_session():  # embedded: the COPYs below become durable together, before the marks
+        load_proto_actions(store, (a.proto for pr in parsed for a in pr.actions if a.proto is not None),
+                           mode=mode)
+        load_steps(store, steps, nexts, batch_size=batch_size, mode=mode)
     store.write("mark_parsed", ({"id": pr.id, "n": sum(a.proto is not None for a in pr.actions)} for pr in parsed))
     return len(steps)
