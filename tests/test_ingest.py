@@ -93,29 +93,38 @@ def test_corpus_ingest_loads_and_parses_every_record(clean_corpus_run):
     assert counts_again == counts and again.skipped_already_parsed == CORPUS_N and again.steps == 0
 
 
-def test_ingest_killed_with_sigkill_resumes_to_the_clean_counts(tmp_path, small_corpus, clean_corpus_run):
-    """The writer kills itself with SIGKILL right after the Step COPY of its second batch (no HAS_STEP
-    edges yet: the worst half-written state), then a re-run must end with exactly the clean counts."""
+KILL_POINTS = {
+    # between the Step and HAS_STEP COPYs of the second load: its whole bulk session is taken back
+    "mid_copy": ("bulk_load_rels", "HAS_STEP"),
+    # after that load's checkpoint, before its recipes are marked parsed: steps there, recipes unmarked
+    "before_marks": ("write", "mark_parsed"),
+}
+
+
+@pytest.mark.parametrize("kill_at", sorted(KILL_POINTS))
+def test_ingest_killed_with_sigkill_resumes_to_the_clean_counts(tmp_path, small_corpus, clean_corpus_run, kill_at):
+    """The writer SIGKILLs itself during its second load of 40 recipes; a re-run must end with the clean
+    counts. Ladybug's COPYs are not in its WAL: only the bulk session's checkpoint makes them durable."""
     db = tmp_path / "db"
+    method, name = KILL_POINTS[kill_at]
     code = textwrap.dedent(f"""
         import os, signal
         from dishgraph.graph.ladybug_store import LadybugStore
         from dishgraph.ingest.corpus import ingest_corpus
         from dishgraph.ingest.glossary import Glossary
         from dishgraph import config
-        copies = []
-        orig = LadybugStore.bulk_load_nodes
-        def dying(self, label, rows):
-            n = orig(self, label, rows)
-            copies.append(label)
-            if copies.count("Step") == 2:
+        calls = []
+        orig = getattr(LadybugStore, {method!r})
+        def dying(self, name, *args, **kw):
+            calls.append(name)
+            if calls.count({name!r}) == 2:  # killed as the second load is about to make this call
                 os.kill(os.getpid(), signal.SIGKILL)
-            return n
-        LadybugStore.bulk_load_nodes = dying
+            return orig(self, name, *args, **kw)
+        setattr(LadybugStore, {method!r}, dying)
         g = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
         with LadybugStore({str(db)!r}) as s:
-            ingest_corpus(s, {str(small_corpus)!r}, g, segmenter="lac", chunk_size=40, mode="copy",
-                          show_progress=False)
+            ingest_corpus(s, {str(small_corpus)!r}, g, segmenter="lac", chunk_size=40, load_batch=40,
+                          mode="copy", show_progress=False)
     """)
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
@@ -127,10 +136,16 @@ def test_ingest_killed_with_sigkill_resumes_to_the_clean_counts(tmp_path, small_
     glossary = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
     with LadybugStore(db) as store:
         killed = graph_counts(store)
-        assert killed.get("Step", 0) > killed.get("HAS_STEP", 0)  # it did die half-way through a batch
-        rep = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=40, show_progress=False)
+        assert store.query("recipes_parsed")[0]["parsed"] == 40  # the first load was checkpointed
+        assert killed["Step"] == killed["HAS_STEP"] == killed["INSTANCE_OF"]  # never a step without edges
+        if kill_at == "mid_copy":
+            assert 0 < killed["Step"] < clean_corpus_run[1]["Step"]  # the second load's steps were taken back
+        else:
+            assert killed["Step"] == clean_corpus_run[1]["Step"]  # all steps there, 40 recipes unmarked
+        rep = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=40, load_batch=40,
+                            show_progress=False)
         resumed = graph_counts(store)
-    assert rep.skipped_already_parsed == 40  # the first batch was checkpointed before the kill
+    assert rep.skipped_already_parsed == 40
     assert resumed == clean_corpus_run[1]
 
 
@@ -192,8 +207,10 @@ def test_copy_batch_holding_already_loaded_recipes_merges_only_those(tmp_path, f
         assert _dump(store) == _dump(ref)
 
 
+@pytest.mark.parametrize("load_batch", [None, 20])  # one load at the end / a load per parse batch
 def test_corpus_repeating_recipes_across_batches_loads_each_once(tmp_path, small_corpus, clean_corpus_run,
-                                                                  glossary):
+                                                                  glossary, load_batch):
+    """Repeats arrive while their first copy is being parsed, is parsed but not loaded, or is loaded."""
     from dishgraph.ingest.corpus import ingest_corpus
 
     _, clean, _, _ = clean_corpus_run
@@ -202,7 +219,7 @@ def test_corpus_repeating_recipes_across_batches_loads_each_once(tmp_path, small
     repeated.write_text("\n".join(lines + lines[:50]) + "\n", encoding="utf-8")
     with LadybugStore(tmp_path / "db") as store:
         rep = ingest_corpus(store, repeated, glossary, segmenter="lac", chunk_size=20, workers=2,
-                            mode="copy", show_progress=False)
+                            load_batch=load_batch, mode="copy", show_progress=False)
         assert graph_counts(store) == clean
     assert rep.recipes == CORPUS_N + 50 and rep.skipped_already_parsed == 50
 

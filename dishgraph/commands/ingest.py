@@ -49,7 +49,9 @@ def corpus(file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz
            id_field: Optional[str] = typer.Option(None, help="Field holding a recipe id."),
            glossary_path: Optional[Path] = typer.Option(None, "--glossary", help="Glossary JSON (default: release)."),
            db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, workers: int = WorkersOpt,
-           segmenter: str = SegOpt, chunk_size: int = typer.Option(5000, help="Recipes per chunk."),
+           segmenter: str = SegOpt, chunk_size: int = typer.Option(20_000, help="Recipes read and upserted per chunk."),
+           load_batch: Optional[int] = typer.Option(
+               None, help="Parsed recipes per load (default 20000 on the embedded database, 2000 on Neo4j)."),
            as_json: bool = JsonOpt):
     """Stream any corpus the readers accept into the graph and parse it into action graphs."""
     from dishgraph import config
@@ -61,7 +63,7 @@ def corpus(file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz
         rep = ingest_corpus(store, file, glossary, fmt=fmt, source=source, dish_field=dish_field,
                             title_field=title_field, text_field=text_field, steps_field=steps_field,
                             id_field=id_field, segmenter=segmenter, workers=workers, chunk_size=chunk_size,
-                            show_progress=not as_json)
+                            load_batch=load_batch, show_progress=not as_json)
     if as_json:
         return emit_json(rep.to_dict())
     d = rep.to_dict()

@@ -33,10 +33,12 @@ class CorpusReport:
 def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fmt: str = "auto",
                   source: str | None = None, dish_field: str = "dish", title_field: str | None = None,
                   text_field: str = "text", steps_field: str | None = None, id_field: str | None = None,
-                  segmenter: str = "auto", workers: int = 1, chunk_size: int = 5000,
-                  show_progress: bool = True, parse: bool = True, mode: str = "auto") -> CorpusReport:
+                  segmenter: str = "auto", workers: int = 1, chunk_size: int = 20_000,
+                  load_batch: int | None = None, show_progress: bool = True, parse: bool = True,
+                  mode: str = "auto") -> CorpusReport:
     """Read, upsert and parse a corpus chunk by chunk; ``mode`` is the loader's write path (auto|merge|copy).
 
+    ``load_batch`` is how many parsed recipes go into one load (see ``pipeline.default_load_batch``).
     Malformed records are skipped with ``file:line`` messages (``messages``) and counted in
     ``skipped_lines``; every good record is loaded.
     """
@@ -70,7 +72,8 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
 
     if parse:
         st = parse_and_load(store, loaded(), glossary, segmenter=segmenter, workers=workers,
-                            batch_size=min(chunk_size, 2000), show_progress=show_progress, mode=mode)
+                            batch_size=min(chunk_size, 2000), load_batch=load_batch,
+                            show_progress=show_progress, mode=mode)
         rep.steps, rep.with_actions = st.steps, st.with_actions
         rep.skipped_already_parsed = st.skipped_already_parsed
     else:

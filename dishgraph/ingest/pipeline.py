@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
@@ -53,18 +54,35 @@ def _chunks(todo: list, workers: int) -> list[list]:
     return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
+# Parsed recipes held before one load: each embedded bulk COPY costs a fixed part that grows with the
+# table (measured: Step COPYs of 40k rows slowed 2x between 50k and 200k loaded recipes, 200k-row COPYs
+# stayed flat to 200k), so big loads amortise it. Small batches where every write is a MERGE anyway.
+LOAD_BATCH_BULK = 20_000
+# Parse batches submitted ahead of the one being collected, so workers stay busy through a long load.
+PARSE_AHEAD = 4
+
+
+def default_load_batch(store: GraphStore, mode: str, batch_size: int) -> int:
+    """Recipes per load: ``LOAD_BATCH_BULK`` where the embedded bulk path runs, else the parse batch."""
+    return LOAD_BATCH_BULK if store.backend == "ladybug" and mode != "merge" else batch_size
+
+
 def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary: Glossary, *,
                    segmenter: str = "auto", workers: int = 1, batch_size: int = 2000,
-                   total: int | None = None, show_progress: bool = True, mode: str = "auto") -> ParseStats:
+                   load_batch: int | None = None, total: int | None = None, show_progress: bool = True,
+                   mode: str = "auto") -> ParseStats:
     """Parse recipes not yet marked parsed and load their steps; ``workers`` > 1 parses in processes.
 
-    With workers, batch k+1 is parsed while batch k loads (the database is touched from this thread
-    only). ``recipes`` may be a lazy iterator whose consumption writes the records it yields (corpus
-    ingest does); ``mode`` is the loader's write path (auto | merge | copy).
+    With workers, up to ``PARSE_AHEAD`` batches are parsed while this thread loads (it alone touches the
+    database). Parsed recipes are loaded ``load_batch`` at a time (default: ``default_load_batch``); a
+    recipe is marked parsed only once its steps are written, so a kill loses at most that many parses.
+    ``recipes`` may be a lazy iterator whose consumption writes the records it yields (corpus ingest
+    does); ``mode`` is the loader's write path (auto | merge | copy).
     """
     import time
 
     stats = ParseStats()
+    load_batch = load_batch or default_load_batch(store, mode, batch_size)
     t0 = time.perf_counter()
     pool = None
     if workers > 1:
@@ -76,35 +94,46 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
     with progress_bar(disable=not show_progress) as bar:
         task = bar.add_task("parse+load", total=total, rate="")
 
-        def load(pending) -> None:
-            n_batch, result = pending
+        buffer: list[ParsedRecipe] = []   # parsed, not yet loaded
+        buffered: set[str] = set()
+
+        def flush() -> None:
+            if buffer:
+                stats.steps += load_parsed(store, buffer, mode=mode)
+                stats.with_actions += sum(1 for p in buffer if any(a.proto for a in p.actions))
+            buffer.clear()
+            buffered.clear()
+
+        def collect(job) -> None:
+            n_batch, result, _ = job
             parsed = [p for part in result.get() for p in part] if pool is not None else result
-            if parsed:
-                stats.steps += load_parsed(store, parsed, mode=mode)
-                stats.with_actions += sum(1 for p in parsed if any(a.proto for a in p.actions))
+            buffer.extend(parsed)
+            buffered.update(p.id for p in parsed)
+            if len(buffer) >= load_batch:
+                flush()
             stats.recipes += n_batch
             elapsed = time.perf_counter() - t0
             bar.update(task, advance=n_batch, rate=f"{stats.recipes / max(elapsed, 1e-9):,.0f} recipes/s")
 
-        pending, in_flight = None, set()
+        pending: deque = deque()  # (n records, parse result, ids): submitted, not yet collected
         try:
             for batch in batched(recipes, batch_size):
                 ids = [r.id for r in batch]
-                done = {row["id"] for row in store.query("parsed_recipe_ids", ids=ids)} | in_flight
+                in_flight = {rid for job in pending for rid in job[2]}  # a repeat waits for these
+                done = {row["id"] for row in store.query("parsed_recipe_ids", ids=ids)} | in_flight | buffered
                 todo = list({r.id: (r.id, r.text) for r in batch if r.id not in done}.values())
                 stats.skipped_already_parsed += len(batch) - len(todo)
-                if pool is not None:
-                    job = (len(batch), pool.map_async(_parse_chunk, _chunks(todo, workers)))
-                else:
-                    job = (len(batch), _parse_chunk(todo))
-                if pending is not None:
-                    load(pending)
-                pending, in_flight = job, {rid for rid, _ in todo}  # a repeat in the next batch waits for these
-            if pending is not None:
-                load(pending)
+                result = (pool.map_async(_parse_chunk, _chunks(todo, workers)) if pool is not None
+                          else _parse_chunk(todo))
+                pending.append((len(batch), result, [rid for rid, _ in todo]))
+                while len(pending) > PARSE_AHEAD:  # workers keep parsing while this thread loads
+                    collect(pending.popleft())
+            while pending:
+                collect(pending.popleft())
+            flush()
         finally:
             if pool is not None:
-                if pending is not None and not pending[1].ready():
+                if any(not job[1].ready() for job in pending):
                     pool.terminate()  # an error mid-run: do not wait for parses nobody will load
                 else:
                     pool.close()
