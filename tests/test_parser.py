@@ -131,3 +131,24 @@ def test_parse_many_equals_parse(parser, crg_dir):
     assert [[(a.verb, a.ingredients, a.tools, a.start, a.end, a.inherited) for a in acts] for acts in many] == \
         [[(a.verb, a.ingredients, a.tools, a.start, a.end, a.inherited) for a in parser.parse(t)] for t in texts]
     assert sum(len(a) for a in many) > 500
+
+
+def test_parse_many_segments_each_clause_that_can_hold_an_action_once(parser):
+    """Verbless clauses (no glossary verb form inside) are not segmented; repeated clauses once."""
+    sent: list[str] = []
+    real_cut_many = parser.segmenter.cut_many
+
+    def spy(texts):
+        sent.extend(texts)
+        return real_cut_many(texts)
+
+    parser.segmenter.cut_many = spy
+    try:
+        out = parser.parse_many(["热锅，倒油，放入姜片炒香。", "热锅，倒油，加盐。", "美味😍"])
+    finally:
+        del parser.segmenter.cut_many
+    assert "热锅" not in sent and "美味😍" not in sent  # no glossary verb form in them
+    assert sent.count("倒油") == 1 and len(sent) == len(set(sent))
+    assert [(a.verb, a.ingredients) for a in out[0]] == [(a.verb, a.ingredients) for a in parser.parse(
+        "热锅，倒油，放入姜片炒香。")]
+    assert out[2] == []

@@ -112,6 +112,15 @@ class RecipeParser:
                 return word[:k]
         return None
 
+    def _has_verb_form(self, text: str) -> bool:
+        """Whether some glossary verb form occurs in ``text`` (a clause without one has no action)."""
+        verbs, longest = self._verbs, self._max_verb
+        for i in range(len(text)):
+            for k in range(1, min(longest, len(text) - i) + 1):
+                if text[i:i + k] in verbs:
+                    return True
+        return False
+
     def _incorporated_object(self, word: str) -> str | None:
         """The object inside a verb-object compound (``削皮``, ``切丝``, ``泡水``): the remainder after the
         shortest glossary-verb prefix, when it is an ingredient form. LTP splits these, so CRG sees it."""
@@ -225,7 +234,13 @@ class RecipeParser:
         if cut_many is None:
             return [self.parse(t) for t in texts]
         per_text = [self.clauses(t) for t in texts]
-        tokens = cut_many([cl.text for cls in per_text for cl in cls])
+        flat = [cl.text for cls in per_text for cl in cls]
+        # Segment each distinct clause once, and only clauses that can hold an action: a verb is always a
+        # glossary verb form (or has one as prefix), so a clause without one as a substring yields no
+        # action whatever its segmentation (21% of the release's clauses, 14% of its characters).
+        todo = [t for t in dict.fromkeys(flat) if self._has_verb_form(t)]
+        cut = dict(zip(todo, cut_many(todo)))
+        tokens = [cut.get(t, []) for t in flat]
         out, k = [], 0
         for text, clauses in zip(texts, per_text):
             out.append(self._actions(text, clauses, tokens[k:k + len(clauses)]))
