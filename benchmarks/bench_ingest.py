@@ -7,7 +7,7 @@ its database are its own. Phases:
 * ``load``: the loader alone (records, proto-actions, steps, checkpoints) from parses made beforehand;
   real parses of the first ``--parse-n`` recipes are reused round-robin for larger corpora (ids remapped),
   so load figures at 100k exercise 100k recipes and their steps without 100k parses;
-* ``ratio``: MERGE and COPY paths over the same recipes, back to back;
+* ``ratio``: MERGE, delta-CREATE, COPY from CSV and COPY from a data frame over the same recipes, back to back;
 * ``release``: ``dishgraph ingest counterfactual`` (CLI, parse included), then once more (idempotent re-run).
 
     OMP_NUM_THREADS=1 python benchmarks/bench_ingest.py --sizes 10000,100000,1000000 --e2e-sizes 10000,100000
@@ -159,8 +159,10 @@ def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
 
     recs, actions = _load_inputs(n, work, parse_n)
     db = fresh(work / f"load{n}-{mode}.db")
+    source = "csv" if mode == "copy-csv" else "frame"   # the two bulk sources of the embedded store
+    mode = "copy" if mode == "copy-csv" else mode
     t0 = time.perf_counter()
-    with LadybugStore(db) as store:
+    with LadybugStore(db, bulk_source=source) as store:
         steps, parts = _load(store, recs, actions, mode)
         secs = time.perf_counter() - t0
         t1 = time.perf_counter()
@@ -168,7 +170,7 @@ def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
         rerun = time.perf_counter() - t1
         counts = store.counts()
     assert counts["nodes"]["Step"] == steps and counts["nodes"]["Recipe"] == len({r.id for r in recs})
-    return {"phase": "load", "mode": mode, "recipes": len(recs), "steps": steps, "seconds": round(secs, 1),
+    return {"phase": "load", "mode": mode, "bulk_source": source, "recipes": len(recs), "steps": steps, "seconds": round(secs, 1),
             "records_s": round(parts["records"], 1), "steps_s": round(parts["parsed"], 1),
             "recipes_per_s": round(len(recs) / secs, 1), "steps_per_s": round(steps / secs, 1),
             "rerun_seconds": round(rerun, 1), "proto_actions": counts["nodes"]["ProtoAction"],
@@ -192,6 +194,10 @@ def phase_release(work: Path, workers: int) -> dict:
             "peak_rss_mb": peak_rss_mb(), "db_bytes": db_bytes(db)}
 
 
+# MERGE, delta-check + CREATE (the incremental paths), COPY from CSV (the reference bulk path)
+# and COPY from a data frame (the loader's bulk path), over the same recipes, back to back.
+RATIO_MODES = ("merge", "create", "copy-csv", "copy")
+
 PHASES = {"e2e": phase_e2e, "parse": parse_sample, "load": phase_load, "release": phase_release}
 
 
@@ -213,9 +219,13 @@ def summarize(res: dict) -> dict:
     per_recipe_bytes = load["db_bytes"] / load["recipes"]
     # End to end on this machine is bounded by the slower of parsing (all cores) and loading (one thread,
     # overlapped with parsing); the measured e2e rate is the honest figure, the bound shows the headroom.
+    rate = {m: res[f"ratio_{m}"]["steps_per_s"] for m in RATIO_MODES if f"ratio_{m}" in res}
     return {
-        "merge_vs_copy_steps_per_s": round(res["ratio_merge"]["steps_per_s"] / res["ratio_copy"]["steps_per_s"], 3),
-        "copy_vs_merge_speedup": round(res["ratio_copy"]["steps_per_s"] / res["ratio_merge"]["steps_per_s"], 1),
+        "merge_vs_copy_steps_per_s": round(rate["merge"] / rate["copy"], 3),
+        "copy_vs_merge_speedup": round(rate["copy"] / rate["merge"], 1),
+        "incremental_vs_bulk_steps_per_s": {f"{inc}/{bulk}": round(rate[inc] / rate[bulk], 3)
+                                            for inc in ("merge", "create") for bulk in ("copy-csv", "copy")
+                                            if inc in rate and bulk in rate},
         "load_linearity_recipes_per_s": {str(n): res[f"load_copy_{n}"]["recipes_per_s"] for n in loads},
         "e2e_linearity_recipes_per_s": {str(n): res[f"e2e_{n}"]["recipes_per_s"] for n in e2es},
         "projection_1_55M": {
@@ -275,7 +285,7 @@ def main() -> None:
     if "parse" in only or needs_parses:
         record("parse", "parse", str(work), str(a.parse_n), str(a.workers))
     if "ratio" in only:
-        for mode in ("merge", "copy"):
+        for mode in RATIO_MODES:
             record(f"ratio_{mode}", "load", str(work), str(a.ratio_n), str(a.parse_n), mode)
     if "load" in only:
         for n in sizes:

@@ -182,14 +182,15 @@ def _load_all(store, recs, parsed, mode):
     loader.load_parsed(store, parsed, mode=mode)
 
 
-def test_copy_path_writes_the_same_graph_as_merge(tmp_path, few_parsed):
+@pytest.mark.parametrize("mode,source", [("copy", "frame"), ("copy", "csv"), ("create", "frame")])
+def test_copy_and_create_paths_write_the_same_graph_as_merge(tmp_path, few_parsed, mode, source):
     recs, parsed = few_parsed
-    with LadybugStore(tmp_path / "m") as m, LadybugStore(tmp_path / "c") as c:
+    with LadybugStore(tmp_path / "m") as m, LadybugStore(tmp_path / "c", bulk_source=source) as c:
         _load_all(m, recs, parsed, "merge")
-        _load_all(c, recs, parsed, "copy")
+        _load_all(c, recs, parsed, mode)
         dm, dc = _dump(m), _dump(c)
         assert dm == dc and dm["counts"]["Step"] > 100
-        _load_all(c, recs, parsed, "copy")  # and again: nothing new
+        _load_all(c, recs, parsed, mode)  # and again: nothing new
         assert _dump(c) == dc
 
 

@@ -66,6 +66,52 @@ def test_bulk_copy_path_matches_merge_path(tmp_path):
         assert a.execute(q) == b.execute(q)
 
 
+@pytest.mark.parametrize("source", ["frame", "csv"])
+def test_bulk_sources_keep_every_value_as_given(tmp_path, source):
+    """Empty strings stay empty (not NULL), None stays NULL, newlines/quotes/commas survive, ints stay
+    exact, lists are sorted, a multi-endpoint rel table takes its endpoints: both bulk sources."""
+    recipes = [{"id": "a", "dish": "d", "text": "", "source": None, "line": 2**60 + 1, "parsed": None,
+                "n_actions": None},
+               {"id": "b", "dish": "d", "text": '切丝,\n"放"入', "source": "s", "line": 3, "parsed": True,
+                "n_actions": 2}]
+    with LadybugStore(tmp_path / "db", bulk_source=source) as s:
+        s.bulk_load_nodes("Recipe", recipes)
+        s.bulk_load_nodes("ProtoAction", [{"key": "k", "verb": "切", "ingredients": {"姜", "葱"}, "tools": []}])
+        s.bulk_load_nodes("SurfaceForm", [{"key": "verb:切", "form": "切", "kind": "verb"}])
+        s.bulk_load_nodes("VerbClass", [{"name": "切"}])
+        s.bulk_load_rels("FORM_OF", "SurfaceForm", "VerbClass", [{"from": "verb:切", "to": "切"}])
+        got = s.execute("MATCH (r:Recipe) RETURN r.id AS id, r.text AS text, r.source AS source, r.line AS line, "
+                        "r.parsed AS parsed, r.n_actions AS n ORDER BY r.id")
+        assert got == [{"id": "a", "text": "", "source": None, "line": 2**60 + 1, "parsed": None, "n": None},
+                       {"id": "b", "text": '切丝,\n"放"入', "source": "s", "line": 3, "parsed": True, "n": 2}]
+        assert s.execute("MATCH (p:ProtoAction) RETURN p.ingredients AS i, p.tools AS t") == [{"i": ["姜", "葱"],
+                                                                                               "t": []}]
+        assert s.execute("MATCH (f:SurfaceForm)-[:FORM_OF]->(v:VerbClass) RETURN v.name AS v") == [{"v": "切"}]
+
+
+def test_bulk_session_copies_become_durable_at_its_end_and_logged_writes_never_outrun_them(tmp_path):
+    """SIGKILL inside a bulk session takes back its COPYs (they are not in Ladybug's WAL) and keeps what
+    was checkpointed; a logged write inside the session checkpoints first, so it survives with its COPY."""
+    path = tmp_path / "db"
+    code = textwrap.dedent(f"""
+        import os, signal
+        from dishgraph.graph.ladybug_store import LadybugStore
+        s = LadybugStore({str(path)!r})
+        with s.bulk_session():
+            s.bulk_load_nodes("Dish", [{{"name": f"kept{{i}}", "source": "t"}} for i in range(300)])
+        with s.bulk_session():
+            s.bulk_load_nodes("Dish", [{{"name": f"merged{{i}}", "source": "t"}} for i in range(300)])
+            s.write("load_dishes", [{{"name": "logged", "source": "t"}}])  # checkpoints the COPY above first
+            s.bulk_load_nodes("Dish", [{{"name": f"lost{{i}}", "source": "t"}} for i in range(300)])
+            os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == -9, proc.stderr[-2000:]
+    with LadybugStore(path) as s:
+        names = {r["n"] for r in s.execute("MATCH (d:Dish) RETURN d.name AS n")}
+    assert len(names) == 601 and "logged" in names and "merged299" in names and "lost0" not in names
+
+
 def test_data_persists_across_processes(tmp_path):
     path = tmp_path / "db"
     with LadybugStore(path) as s:

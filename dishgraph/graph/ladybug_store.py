@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -15,12 +16,18 @@ from dishgraph.graph.lock import ProcessLock
 from dishgraph.graph.store import GraphStore, plain
 
 
+BULK_SOURCES = ("frame", "csv")
+
+
 class LadybugStore(GraphStore):
     backend = "ladybug"
 
-    def __init__(self, path: str | os.PathLike, read_only: bool = False):
+    def __init__(self, path: str | os.PathLike, read_only: bool = False, bulk_source: str = "frame"):
+        if bulk_source not in BULK_SOURCES:
+            raise ValueError(f"bulk_source must be one of {BULK_SOURCES}, not {bulk_source!r}")
         self.path = Path(path).expanduser().resolve()
         self.read_only = read_only
+        self.bulk_source = bulk_source  # "csv": COPY from temp CSV files (benchmarks compare the two)
         self.path.parent.mkdir(parents=True, exist_ok=True)  # Ladybug needs the parent to exist
         self._lock = ProcessLock(self.path.with_name(self.path.name + ".lock"), shared=read_only)
         self._lock.acquire()
@@ -98,11 +105,35 @@ class LadybugStore(GraphStore):
         """
         if not rows:
             return 0
-        frame = _frame(types, rows)
-        # The table name comes from the schema whitelist; the rows are a parameter, never query text.
-        self._conn.execute(f"COPY {table} FROM $rows{options}", {"rows": frame})
+        if self.bulk_source == "csv":
+            self._copy_csv(table, list(types), rows, options)
+        else:
+            frame = _frame(types, rows)
+            # The table name comes from the schema whitelist; the rows are a parameter, never query text.
+            self._conn.execute(f"COPY {table} FROM $rows{options}", {"rows": frame})
         self._unsaved_copy = self._bulk_depth > 0
         return len(rows)
+
+    def _copy_csv(self, table: str, header: list[str], rows: Sequence[dict], options: str) -> None:
+        """The store's other bulk source, COPY from a temp CSV file (the issue's reference bulk path).
+
+        Strings are always quoted so "" stays an empty string (an unquoted empty cell is NULL, as for
+        None); a quoted newline needs Ladybug's serial CSV reader, so PARALLEL=FALSE only then.
+        """
+        multiline = False
+        with tempfile.TemporaryDirectory(prefix="dishgraph-copy-") as tmp:
+            path = Path(tmp) / f"{table}.csv"
+            with open(path, "w", newline="", encoding="utf-8") as fh:
+                fh.write(",".join(header) + "\n")
+                for r in rows:
+                    line = ",".join([_csv_cell(r.get(h)) for h in header])
+                    multiline = multiline or "\n" in line or "\r" in line
+                    fh.write(line + "\n")
+            # The path is ours (mkdtemp), never user input; table names come from the schema whitelist.
+            assert "'" not in str(path)
+            opts = options.strip()[1:-1] if options.strip() else ""  # " (from='A', to='B')" -> inner list
+            extra = (", PARALLEL=FALSE" if multiline else "") + (f", {opts}" if opts else "")
+            self._conn.execute(f"COPY {table} FROM '{path}' (HEADER=true, ESCAPE='\"'{extra})")
 
     def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
@@ -122,6 +153,25 @@ class LadybugStore(GraphStore):
             self._db.close()
             self._db = None
         self._lock.release()
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _csv_cell(v) -> str:
+    if type(v) is str:  # most cells: checked first (bulk loads write millions of them)
+        return '"' + v.replace('"', '""') + '"'
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple, set, frozenset)):
+        # Ladybug list literal in CSV: [a,b]; our list items are class names without commas/brackets.
+        return _quote("[" + ",".join(str(x) for x in sorted(v)) + "]")
+    return _quote(str(v))
 
 
 _WRITE_CLAUSE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|ALTER)\b", re.IGNORECASE)

@@ -36,7 +36,7 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
                   segmenter: str = "auto", workers: int = 1, chunk_size: int = 20_000,
                   load_batch: int | None = None, show_progress: bool = True, parse: bool = True,
                   mode: str = "auto") -> CorpusReport:
-    """Read, upsert and parse a corpus chunk by chunk; ``mode`` is the loader's write path (auto|merge|copy).
+    """Read, upsert and parse a corpus chunk by chunk; ``mode`` is the loader's write path (auto|merge|create|copy).
 
     ``load_batch`` is how many parsed recipes go into one load (see ``pipeline.default_load_batch``).
     Malformed records are skipped with ``file:line`` messages (``messages``) and counted in

@@ -36,7 +36,7 @@ class IngestReport:
 def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool = True,
                           segmenter: str = "auto", workers: int = 1, show_progress: bool = True,
                           mode: str = "auto") -> IngestReport:
-    """Load the release and parse its recipes; ``mode`` is the loader's write path (auto | merge | copy)."""
+    """Load the release and parse its recipes; ``mode`` is the loader's write path (auto | merge | create | copy)."""
     t0 = time.perf_counter()
     crg_dir = Path(crg_dir)
     release = read_crg_release(crg_dir)

@@ -64,7 +64,7 @@ PARSE_AHEAD = 4
 
 def default_load_batch(store: GraphStore, mode: str, batch_size: int) -> int:
     """Recipes per load: ``LOAD_BATCH_BULK`` where the embedded bulk path runs, else the parse batch."""
-    return LOAD_BATCH_BULK if store.backend == "ladybug" and mode != "merge" else batch_size
+    return LOAD_BATCH_BULK if store.backend == "ladybug" and mode in ("auto", "copy") else batch_size
 
 
 def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary: Glossary, *,
@@ -77,7 +77,7 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
     database). Parsed recipes are loaded ``load_batch`` at a time (default: ``default_load_batch``); a
     recipe is marked parsed only once its steps are written, so a kill loses at most that many parses.
     ``recipes`` may be a lazy iterator whose consumption writes the records it yields (corpus ingest
-    does); ``mode`` is the loader's write path (auto | merge | copy).
+    does); ``mode`` is the loader's write path (auto | merge | create | copy).
     """
     import time
 
