@@ -25,7 +25,7 @@ from dishgraph.actions import Action, ProtoAction
 from dishgraph.graph.store import GraphStore, batched
 from dishgraph.ingest.glossary import KINDS, Glossary
 
-BULK_MIN_ROWS = 200  # below this a COPY's fixed cost (temp CSV, transaction) beats MERGE's per-row cost
+BULK_MIN_ROWS = 200  # below this a COPY's fixed cost (frame, transaction, checkpoint) beats per-row writes
 LOOKUP_BATCH = 5000  # ids per delta-check query
 MODES = ("auto", "merge", "create", "copy")
 
