@@ -4,9 +4,9 @@ Readers and the parser never touch the database; this module is the only place t
 into rows. Two write paths, same resulting graph:
 
 * ``merge``: batched ``UNWIND $rows`` MERGE on stable keys (``dishgraph/cypher/load_*.cypher``).
-* ``create`` (steps; records and proto-actions are MERGEd): the incremental path's fast form. Ask which
-  step ids exist, MERGE the recipes that have any, ``UNWIND $rows`` CREATE the rest (3x MERGE's rate on
-  Ladybug). What ``auto`` runs on Neo4j and for small batches.
+* ``create``: the incremental path's fast form. Ask which keys exist (the same delta check as ``copy``),
+  ``UNWIND $rows`` CREATE the absent ones (``load_*_create``; 3x MERGE's rate on Ladybug) and MERGE what
+  a killed run left half-written. What ``auto`` runs on Neo4j and for small batches.
 * ``copy`` (embedded Ladybug, batches of at least ``BULK_MIN_ROWS``): a *delta COPY*. Ask which keys of
   the batch exist (primary-key lookups), COPY only the absent ones (each COPY is one atomic transaction),
   and send rows left half-written by a killed run (node there, an edge missing) through the MERGE path.
@@ -103,7 +103,7 @@ def load_recipes(store: GraphStore, recipes: Iterable[RecipeRecord], batch_size:
 def _load_recipe_batch(store: GraphStore, batch: list[RecipeRecord], batch_size: int, mode: str) -> int:
     rows = [{"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line}
             for r in _unique(batch, lambda r: r.id)]
-    if not use_copy(store, len(rows), mode):
+    if mode == "merge":
         store.write("load_recipes", rows, batch_size=batch_size)
         return len(batch)  # records given (a corpus may repeat a recipe: one node, same id)
     found = {r["id"]: r["linked"] for r in _lookup(store, "load_existing_recipes", "ids", [r["id"] for r in rows])}
@@ -112,7 +112,7 @@ def _load_recipe_batch(store: GraphStore, batch: list[RecipeRecord], batch_size:
         store.bulk_load_nodes("Recipe", new)
         store.bulk_load_rels("HAS_RECIPE", "Dish", "Recipe", [{"from": r["dish"], "to": r["id"]} for r in new])
     else:
-        store.write("load_recipes", new)
+        store.write("load_recipes_create", new, batch_size=batch_size)
     store.write("load_recipes", [r for r in rows if r["id"] in found and not found[r["id"]]])  # half-written
     return len(batch)
 
@@ -137,27 +137,33 @@ def load_proto_actions(store: GraphStore, protos: Iterable[ProtoAction], mode: s
     protos = list(dict.fromkeys(protos))
     if not protos:
         return 0
-    if not use_copy(store, len(protos), mode):
+    if mode == "merge":
         _merge_protos(store, protos)
         return len(protos)
     found = {r["key"]: r["verbs"] for r in _lookup(store, "load_existing_proto_actions", "keys",
                                                    [p.key for p in protos])}
     _merge_protos(store, [p for p in protos if p.key in found and not found[p.key]])  # half-written
     new = [p for p in protos if p.key not in found]
-    if not use_copy(store, len(new), mode):  # a few new ones: MERGE beats a COPY's fixed cost
-        _merge_protos(store, new)
-    elif new:
-        nodes, ingr, tools = _proto_rows(new)
-        # COPY needs both endpoints: make sure every class named exists (few rows, MERGE).
-        store.write("load_verb_class_names", [{"name": n} for n in sorted({p.verb for p in new})])
-        store.write("load_ingredient_class_names", [{"name": n} for n in sorted({r["name"] for r in ingr})])
-        store.write("load_tool_class_names", [{"name": n} for n in sorted({r["name"] for r in tools})])
+    if not new:
+        return len(protos)
+    nodes, ingr, tools = _proto_rows(new)
+    verbs = [{"key": p.key, "name": p.verb} for p in new]
+    # COPY and CREATE need both endpoints: make sure every class named exists (few rows, MERGE).
+    store.write("load_verb_class_names", [{"name": n} for n in sorted({p.verb for p in new})])
+    store.write("load_ingredient_class_names", [{"name": n} for n in sorted({r["name"] for r in ingr})])
+    store.write("load_tool_class_names", [{"name": n} for n in sorted({r["name"] for r in tools})])
+    # VERB last: its presence is what marks a proto-action complete for the delta check.
+    if use_copy(store, len(new), mode):
         store.bulk_load_nodes("ProtoAction", nodes)
         store.bulk_load_rels("INGREDIENT", "ProtoAction", "IngredientClass",
                              [{"from": r["key"], "to": r["name"]} for r in ingr])
         store.bulk_load_rels("TOOL", "ProtoAction", "ToolClass", [{"from": r["key"], "to": r["name"]} for r in tools])
-        # VERB last: its presence is what marks a proto-action complete for the delta check.
-        store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", [{"from": p.key, "to": p.verb} for p in new])
+        store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", [{"from": r["key"], "to": r["name"]} for r in verbs])
+    else:
+        store.write("load_proto_actions_create", nodes)
+        store.write("load_proto_ingredients_create", ingr)
+        store.write("load_proto_tools_create", tools)
+        store.write("load_proto_verbs_create", verbs)
     return len(protos)
 
 
