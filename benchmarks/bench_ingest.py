@@ -127,7 +127,7 @@ def _load(store, recs, actions, mode: str) -> tuple[int, dict]:
     batch = default_load_batch(store, mode, 2000)
 
     loader.load_glossary(store, glossary())
-    steps, t = 0, {"records": 0.0, "parsed": 0.0, "progress": []}
+    steps, t = 0, {"records": 0.0, "parsed": 0.0, "progress": [], "load_batch": batch}
     seen: set[str] = set()
     start = time.perf_counter()
     for i, chunk in enumerate(batched(recs, batch)):
@@ -155,7 +155,6 @@ def _thin(progress: list, keep: int = 20) -> list:
 
 def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest.pipeline import default_load_batch
 
     recs, actions = _load_inputs(n, work, parse_n)
     db = fresh(work / f"load{n}-{mode}.db")
@@ -174,7 +173,7 @@ def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
             "records_s": round(parts["records"], 1), "steps_s": round(parts["parsed"], 1),
             "recipes_per_s": round(len(recs) / secs, 1), "steps_per_s": round(steps / secs, 1),
             "rerun_seconds": round(rerun, 1), "proto_actions": counts["nodes"]["ProtoAction"],
-            "load_batch": default_load_batch(store, mode, 2000), "progress_recipes_seconds": _thin(parts["progress"]),
+            "load_batch": parts["load_batch"], "progress_recipes_seconds": _thin(parts["progress"]),
             "peak_rss_mb": peak_rss_mb(), "db_bytes": db_bytes(db)}
 
 

@@ -111,7 +111,8 @@ class LadybugStore(GraphStore):
         else:
             frame = _frame(types, rows)
             # The table name comes from the schema whitelist; the rows are a parameter, never query text.
-            self._conn.execute(f"COPY {table} FROM $rows{options}", {"rows": frame})
+            opts = f" ({options})" if options else ""
+            self._conn.execute(f"COPY {table} FROM $rows{opts}", {"rows": frame})
         self._unsaved_copy = self._bulk_depth > 0
         return len(rows)
 
@@ -132,8 +133,7 @@ class LadybugStore(GraphStore):
                     fh.write(line + "\n")
             # The path is ours (mkdtemp), never user input; table names come from the schema whitelist.
             assert "'" not in str(path)
-            opts = options.strip()[1:-1] if options.strip() else ""  # " (from='A', to='B')" -> inner list
-            extra = (", PARALLEL=FALSE" if multiline else "") + (f", {opts}" if opts else "")
+            extra = (", PARALLEL=FALSE" if multiline else "") + (f", {options}" if options else "")
             self._conn.execute(f"COPY {table} FROM '{path}' (HEADER=true, ESCAPE='\"'{extra})")
 
     def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
@@ -144,7 +144,7 @@ class LadybugStore(GraphStore):
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         if (src, dst) not in r.ends:
             raise ValueError(f"{rel} does not connect {src} to {dst}")
-        opts = f" (from='{src}', to='{dst}')" if len(r.ends) > 1 else ""  # labels checked above
+        opts = f"from='{src}', to='{dst}'" if len(r.ends) > 1 else ""  # labels checked above
         return self._copy(r.type, {"from": "STRING", "to": "STRING", **r.props}, rows, opts)
 
     def close(self) -> None:

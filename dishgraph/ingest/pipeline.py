@@ -54,9 +54,9 @@ def _chunks(todo: list, workers: int) -> list[list]:
     return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
-# Parsed recipes held before one load: each embedded bulk COPY costs a fixed part that grows with the
-# table (measured: Step COPYs of 40k rows slowed 2x between 50k and 200k loaded recipes, 200k-row COPYs
-# stayed flat to 200k), so big loads amortise it. Small batches where every write is a MERGE anyway.
+# Parsed recipes held before one load: each embedded load ends in one checkpoint whose cost grows with the
+# database (benchmarks/bench_copy_checkpoint.py), so big loads amortise it. Elsewhere every write is a
+# per-row MERGE or CREATE, and the parse batch is load batch enough.
 LOAD_BATCH_BULK = 20_000
 # Parse batches submitted ahead of the one being collected, so workers stay busy through a long load.
 PARSE_AHEAD = 4
