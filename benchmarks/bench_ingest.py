@@ -75,16 +75,22 @@ def phase_e2e(n: int, work: Path, workers: int) -> dict:
     from dishgraph.ingest.corpus import ingest_corpus
 
     path, db = corpus(n, work), fresh(work / f"e2e{n}.db")
+    samples, every = [], max(10_000, n // 40)
+
+    def sample(stats) -> None:  # (recipes parsed, seconds since start, database bytes) every n/40 recipes
+        if stats.recipes >= (len(samples) + 1) * every:
+            samples.append([stats.recipes, round(time.perf_counter() - t0, 1), db_bytes(db)])
+
     t0 = time.perf_counter()
     with LadybugStore(db) as store:
-        rep = ingest_corpus(store, path, glossary(), workers=workers, show_progress=False)
+        rep = ingest_corpus(store, path, glossary(), workers=workers, show_progress=False, on_progress=sample)
         counts = store.counts()
     secs = time.perf_counter() - t0
     return {"phase": "e2e", "recipes": rep.recipes, "steps": rep.steps, "workers": workers,
             "seconds": round(secs, 1), "recipes_per_s": round(rep.recipes / secs, 1),
             "steps_per_s": round(rep.steps / secs, 1), "with_actions": rep.with_actions,
             "proto_actions": counts["nodes"]["ProtoAction"], "peak_rss_mb": peak_rss_mb(),
-            "db_bytes": db_bytes(db)}
+            "db_bytes": db_bytes(db), "progress_recipes_seconds_bytes": samples}
 
 
 def parse_sample(n: int, work: Path, workers: int) -> dict:

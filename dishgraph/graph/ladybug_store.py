@@ -91,6 +91,15 @@ class LadybugStore(GraphStore):
                 finally:
                     self._conn.execute("CALL auto_checkpoint=true")
 
+    @property
+    def bulk_pending(self) -> bool:
+        return self._unsaved_copy
+
+    def make_durable(self) -> None:
+        """Checkpoint the session's COPYs now (the session stays open; later COPYs wait for the next one)."""
+        if self._unsaved_copy:
+            self._checkpoint()
+
     def _checkpoint(self) -> None:
         self._conn.execute("CHECKPOINT")
         self._unsaved_copy = False

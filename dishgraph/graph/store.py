@@ -99,6 +99,14 @@ class GraphStore(ABC):
         """Group bulk writes under one durability point (a no-op here; Ladybug checkpoints once at the end)."""
         yield
 
+    @property
+    def bulk_pending(self) -> bool:
+        """Whether bulk writes wait for a durability point (then a logged write would force one early)."""
+        return False
+
+    def make_durable(self) -> None:
+        """Make every write so far durable now, inside a bulk session too (a no-op where commits are)."""
+
     def close(self) -> None:
         pass
 

@@ -35,12 +35,12 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
                   text_field: str = "text", steps_field: str | None = None, id_field: str | None = None,
                   segmenter: str = "auto", workers: int = 1, chunk_size: int = 20_000,
                   load_batch: int | None = None, show_progress: bool = True, parse: bool = True,
-                  mode: str = "auto") -> CorpusReport:
+                  mode: str = "auto", on_progress=None) -> CorpusReport:
     """Read, upsert and parse a corpus chunk by chunk; ``mode`` is the loader's write path (auto|merge|create|copy).
 
     ``load_batch`` is how many parsed recipes go into one load (see ``pipeline.default_load_batch``).
     Malformed records are skipped with ``file:line`` messages (``messages``) and counted in
-    ``skipped_lines``; every good record is loaded.
+    ``skipped_lines``; every good record is loaded. ``on_progress`` is ``parse_and_load``'s hook.
     """
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import ReadReport, read_corpus
@@ -65,7 +65,7 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
         for chunk in batched(records(), chunk_size):
             new = [r.dish for r in chunk if r.dish not in seen_dishes]
             seen_dishes.update(new)
-            loader.load_dishes(store, new, source)
+            loader.load_dishes(store, new, source, mode=mode)
             loader.load_recipes(store, chunk, batch_size=chunk_size, mode=mode)
             rep.recipes += len(chunk)
             yield from chunk
@@ -73,7 +73,7 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
     if parse:
         st = parse_and_load(store, loaded(), glossary, segmenter=segmenter, workers=workers,
                             batch_size=min(chunk_size, 2000), load_batch=load_batch,
-                            show_progress=show_progress, mode=mode)
+                            show_progress=show_progress, mode=mode, on_progress=on_progress)
         rep.steps, rep.with_actions = st.steps, st.with_actions
         rep.skipped_already_parsed = st.skipped_already_parsed
     else:
