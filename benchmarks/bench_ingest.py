@@ -216,6 +216,12 @@ def run_phase(*args: str) -> dict:
     return res
 
 
+def _round_ratios(res: dict, inc: str, bulk: str) -> list[float]:
+    """inc/bulk steps/s of each ratio round (rounds ran back to back, so each pair saw the same machine)."""
+    a, b = (res.get(f"ratio_{m}", {}).get("steps_per_s_rounds", []) for m in (inc, bulk))
+    return [round(x / y, 3) for x, y in zip(a, b)]
+
+
 def summarize(res: dict) -> dict:
     loads = sorted(int(k.rsplit("_", 1)[1]) for k in res if k.startswith("load_copy_"))
     e2es = sorted(int(k.rsplit("_", 1)[1]) for k in res if k.startswith("e2e_"))
@@ -231,6 +237,7 @@ def summarize(res: dict) -> dict:
         "incremental_vs_bulk_steps_per_s": {f"{inc}/{bulk}": round(rate[inc] / rate[bulk], 3)
                                             for inc in ("merge", "create") for bulk in ("copy", "copy-frame")
                                             if inc in rate and bulk in rate},
+        "create_vs_copy_per_round": _round_ratios(res, "create", "copy"),
         "load_linearity_recipes_per_s": {str(n): res[f"load_copy_{n}"]["recipes_per_s"] for n in loads},
         "e2e_linearity_recipes_per_s": {str(n): res[f"e2e_{n}"]["recipes_per_s"] for n in e2es},
         "projection_1_55M": {
@@ -254,6 +261,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--parse-n", type=int, default=3000, help="recipes parsed for the load-only phases")
     ap.add_argument("--ratio-n", type=int, default=2000, help="recipes in the MERGE vs COPY comparison")
+    ap.add_argument("--ratio-repeat", type=int, default=3, help="rounds of the comparison (median kept)")
     ap.add_argument("--work", type=Path, default=None, help="scratch dir (default: a temp dir)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/ingest.json")
     ap.add_argument("--phase", nargs="+", help=argparse.SUPPRESS)
@@ -289,9 +297,17 @@ def main() -> None:
     needs_parses = bool(only & {"load", "ratio"}) and not (work / f"parsed{a.parse_n}.pkl").exists()
     if "parse" in only or needs_parses:
         record("parse", "parse", str(work), str(a.parse_n), str(a.workers))
-    if "ratio" in only:
-        for mode in RATIO_MODES:
-            record(f"ratio_{mode}", "load", str(work), str(a.ratio_n), str(a.parse_n), mode)
+    if "ratio" in only:  # rounds of all modes back to back; each mode keeps its median round
+        runs: dict[str, list[dict]] = {m: [] for m in RATIO_MODES}
+        for _ in range(a.ratio_repeat):
+            for mode in RATIO_MODES:
+                runs[mode].append({**run_phase("load", str(work), str(a.ratio_n), str(a.parse_n), mode),
+                                   "loadavg_after": round(os.getloadavg()[0], 2)})
+        for mode, rs in runs.items():
+            rates = [r["steps_per_s"] for r in rs]
+            median = sorted(rs, key=lambda r: r["steps_per_s"])[len(rs) // 2]
+            res[f"ratio_{mode}"] = {**median, "steps_per_s_rounds": rates,
+                                    "measured": time.strftime("%Y-%m-%d %H:%M")}
     if "load" in only:
         for n in sizes:
             record(f"load_copy_{n}", "load", str(work), str(n), str(a.parse_n), "copy")

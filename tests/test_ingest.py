@@ -208,12 +208,16 @@ def test_copy_batch_holding_already_loaded_recipes_merges_only_those(tmp_path, f
         assert _dump(store) == _dump(ref)
 
 
-@pytest.mark.parametrize("load_batch", [None, 20])  # one load at the end / a load per parse batch
+# one load at the end / a load per parse batch / the same, with loaded recipes waiting long for their mark
+@pytest.mark.parametrize("load_batch,fraction", [(None, 0.25), (20, 0.25), (20, 1.0)])
 def test_corpus_repeating_recipes_across_batches_loads_each_once(tmp_path, small_corpus, clean_corpus_run,
-                                                                  glossary, load_batch):
-    """Repeats arrive while their first copy is being parsed, is parsed but not loaded, or is loaded."""
+                                                                  glossary, load_batch, fraction, monkeypatch):
+    """Repeats arrive while their first copy is being parsed, is parsed but not loaded, is loaded but not
+    yet durable and marked, or is marked."""
+    from dishgraph.ingest import pipeline
     from dishgraph.ingest.corpus import ingest_corpus
 
+    monkeypatch.setattr(pipeline, "DURABLE_FRACTION", fraction)
     _, clean, _, _ = clean_corpus_run
     lines = small_corpus.read_text(encoding="utf-8").splitlines()
     repeated = tmp_path / "repeated.jsonl"
@@ -279,3 +283,66 @@ def test_malformed_corpus_lines_are_named_and_good_lines_still_load(tmp_path, st
     assert any(m.startswith(f"{path}:2:") for m in rep.messages), rep.messages
     assert any(m.startswith(f"{path}:3:") for m in rep.messages), rep.messages
     assert store.counts()["nodes"]["Recipe"] == 2 and rep.steps > 0
+
+
+def test_checkpoints_are_spaced_out_as_more_recipes_are_durable(tmp_path, small_corpus, clean_corpus_run,
+                                                                 glossary, monkeypatch):
+    """Loads of 10 recipes, but with DURABLE_FRACTION 1 a checkpoint (then the marks) only once as many
+    recipes wait as are durable: after 10, 20, 40 and 80 loaded; the graph equals a clean run's."""
+    from dishgraph.ingest import pipeline
+    from dishgraph.ingest.corpus import ingest_corpus
+
+    _, clean, _, _ = clean_corpus_run
+    checkpoints, marked = [], []
+    checkpoint, mark = LadybugStore._checkpoint, pipeline.mark_parsed
+    monkeypatch.setattr(LadybugStore, "_checkpoint", lambda self: (checkpoints.append(1), checkpoint(self)))
+    monkeypatch.setattr(pipeline, "mark_parsed", lambda store, rows: marked.append(len(list(rows))) or mark(store, rows))
+    monkeypatch.setattr(pipeline, "DURABLE_FRACTION", 1.0)
+    with LadybugStore(tmp_path / "db") as store:
+        rep = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=10, load_batch=10,
+                            mode="copy", show_progress=False)
+        assert graph_counts(store) == clean
+        assert store.query("recipes_parsed")[0]["parsed"] == CORPUS_N
+    assert len(checkpoints) == 4 and marked == [10, 10, 20, 40]  # no logged write forced one in between
+    assert rep.recipes == CORPUS_N and rep.steps == clean["Step"]
+
+
+def test_durable_every_grows_with_the_durable_recipes_up_to_a_cap(store):
+    from dishgraph.ingest.pipeline import DURABLE_MAX, durable_every
+
+    assert durable_every(store, 0, 20_000) == 20_000  # at least one load
+    assert durable_every(store, 200_000, 20_000) == 50_000
+    assert durable_every(store, 10 * DURABLE_MAX, 20_000) == DURABLE_MAX
+
+
+def test_a_bulk_load_of_parsed_recipes_needs_no_logged_write(tmp_path, few_parsed, glossary, monkeypatch):
+    """With the glossary's classes there, write_parsed only COPYs: its session ends in one checkpoint."""
+    recs, parsed = few_parsed
+    checkpoints = []
+    checkpoint = LadybugStore._checkpoint
+    monkeypatch.setattr(LadybugStore, "_checkpoint", lambda self: (checkpoints.append(1), checkpoint(self)))
+    with LadybugStore(tmp_path / "db") as store:
+        loader.load_glossary(store, glossary)
+        with store.bulk_session():
+            loader.load_dishes(store, [r.dish for r in recs], "t", mode="copy")
+            loader.load_recipes(store, recs, mode="copy")
+            loader.write_parsed(store, loader.ParsedRows.of(parsed), mode="copy")
+            assert store.bulk_pending and checkpoints == []
+        assert checkpoints == [1]
+        assert store.counts()["nodes"]["Step"] == len(loader.ParsedRows.of(parsed).steps) > 100
+
+
+def test_parsed_rows_of_batches_keep_each_recipe_once(few_parsed):
+    _, parsed = few_parsed
+    rows = loader.ParsedRows.concat([loader.ParsedRows.of(parsed[:6]), loader.ParsedRows.of(parsed[3:])])
+    once = loader.ParsedRows.of(parsed)
+    assert rows.ids == once.ids and rows.steps == once.steps and rows.nexts == once.nexts
+    assert rows.protos == once.protos and rows.with_actions == once.with_actions == len(parsed)
+
+
+def test_dishes_copied_in_bulk_keep_an_existing_dish_source(store):
+    loader.load_dishes(store, ["白灼菜心"], "first")
+    with store.bulk_session():
+        assert loader.load_dishes(store, ["白灼菜心", "酸辣鸡爪", "酸辣鸡爪"], "second", mode="copy") == 2
+    rows = store.execute("MATCH (d:Dish) RETURN d.name AS name, d.source AS source ORDER BY name")
+    assert rows == [{"name": "白灼菜心", "source": "first"}, {"name": "酸辣鸡爪", "source": "second"}]

@@ -33,6 +33,7 @@ class LadybugStore(GraphStore):
         self._lock.acquire()
         self._bulk_depth = 0          # open bulk_session() scopes
         self._unsaved_copy = False    # a COPY since the last checkpoint (only inside a bulk session)
+        self._unsaved_log = False     # a logged write inside a bulk session (auto-checkpoint is off there)
         try:
             self._db = ladybug.Database(str(self.path), read_only=read_only)
             self._conn = ladybug.Connection(self._db)
@@ -43,8 +44,10 @@ class LadybugStore(GraphStore):
             raise
 
     def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
-        if self._unsaved_copy and _is_write(cypher):
-            self._checkpoint()  # a logged write must never refer to rows a crash could still take back
+        if (self._unsaved_copy or self._bulk_depth) and _is_write(cypher):
+            if self._unsaved_copy:
+                self._checkpoint()  # a logged write must never refer to rows a crash could still take back
+            self._unsaved_log = self._bulk_depth > 0
         result = self._conn.execute(cypher, params or {})
         results = result if isinstance(result, list) else [result]
         rows: list[dict] = []
@@ -96,13 +99,17 @@ class LadybugStore(GraphStore):
         return self._unsaved_copy
 
     def make_durable(self) -> None:
-        """Checkpoint the session's COPYs now (the session stays open; later COPYs wait for the next one)."""
-        if self._unsaved_copy:
+        """Checkpoint the session's COPYs now (the session stays open; later COPYs wait for the next one).
+
+        Logged writes are durable already, but a session turns auto-checkpoint off: checkpointing them
+        here too keeps the WAL of a long session (MERGE or CREATE loads) from growing without bound.
+        """
+        if self._unsaved_copy or self._unsaved_log:
             self._checkpoint()
 
     def _checkpoint(self) -> None:
         self._conn.execute("CHECKPOINT")
-        self._unsaved_copy = False
+        self._unsaved_copy = self._unsaved_log = False
 
     # --- bulk path: COPY from a temp CSV file (default) or an in-memory data frame ------------------
     def _copy(self, table: str, types: dict[str, str], rows: Sequence[dict], options: str = "") -> int:

@@ -82,10 +82,10 @@ DURABLE_FRACTION = 0.25
 DURABLE_MAX = 100_000
 
 
-def durable_every(store: GraphStore, durable: int, load_batch: int) -> int:
+def durable_every(store: GraphStore, durable: int, load_batch: int, mode: str = "auto") -> int:
     """How many loaded recipes may wait for their checkpoint, given how many this run made durable."""
-    if store.backend != "ladybug":
-        return load_batch  # a commit is durable there: nothing to amortise
+    if store.backend != "ladybug" or mode not in ("auto", "copy"):
+        return load_batch  # commits are durable (Neo4j), or per-row writes fill the WAL: nothing to amortise
     return max(load_batch, min(int(DURABLE_FRACTION * durable), DURABLE_MAX))
 
 
@@ -126,6 +126,8 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
 
         def commit() -> None:
             nonlocal durable
+            if not unmarked:
+                return  # COPYs left (records already parsed) are made durable as the session ends
             store.make_durable()
             mark_parsed(store, unmarked.values())
             durable += len(unmarked)
@@ -141,7 +143,7 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
             buffer.clear()
             buffered.clear()
             n_buffered = 0
-            if len(unmarked) >= durable_every(store, durable, load_batch):
+            if len(unmarked) >= durable_every(store, durable, load_batch, mode):
                 commit()
 
         def collect(job) -> None:
