@@ -70,6 +70,21 @@ def test_serial_verbs(parser):
     assert lift.ingredients == ["沥水"]
 
 
+def test_relative_clause_head_noun(parser):
+    # 炸好的地瓜: 地瓜 is the object of the verb before the clause (and of 炸 itself)
+    acts = parser.parse("倒入炸好的地瓜翻炒")
+    assert by_verb(acts, "倒入")[0].ingredients == ["地瓜"] and by_verb(acts, "炸")[0].ingredients == ["地瓜"]
+    # inside a 把 phrase, or opening the clause, the head noun goes to the verb after it
+    (pour,) = by_verb(parser.parse("把炸好的地瓜倒入锅中"), "倒入")
+    assert pour.ingredients == ["地瓜"] and pour.tools == ["锅"]
+    (rinse,) = by_verb(parser.parse("切好的土豆丝冲洗干净"), "冲洗")
+    assert rinse.ingredients == ["土豆丝"] and not rinse.inherited
+    # a clause verb with its own object keeps it: 切片的黄瓜 → 切(片), 放入(黄瓜)
+    acts = parser.parse("放入切片的黄瓜")
+    assert by_verb(acts, "放入")[0].ingredients == ["黄瓜"]
+    assert [a.ingredients for a in acts if a.proto.verb == "切"] == [["片"]]
+
+
 def test_yong_phrase(parser):
     # 用 is a glossary verb in the release: CRG keeps 用(勺子) as its own action.
     acts = parser.parse("用勺子搅拌")

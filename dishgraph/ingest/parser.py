@@ -154,11 +154,21 @@ class RecipeParser:
         return out
 
     def _tag(self, tokens: list[Token], hidden: set[int]) -> list[tuple[str, str, int, int]]:
-        """Tokens → items ``(kind, form, start, end)`` with kind verb/ingredient/tool/prep/other."""
+        """Tokens → items ``(kind, form, start, end)`` with kind verb/ingredient/tool/prep/rel/other.
+
+        ``rel`` is a 的 that closes a relative clause: it follows a glossary verb directly or through
+        monosyllabic complements only (切好的, 炒过的, 泡发的), not a noun or a quantity (10克的, 适量的).
+        """
         items = []
+        rel = False  # only a verb and its one-character complements (好/熟/过/了/出) since the last item
         for t in _merge_adverbial_verbs(tokens):
             if t.start in hidden or t.pos == "w" or not t.word.strip():
                 continue
+            if rel and t.word == "的":
+                items.append(("rel", t.word, t.start, t.start + 1))
+                rel = False
+                continue
+            first = len(items)
             w, nounish = t.word, t.pos in _NOUN_POS
             end = t.start + len(w)
             exact_noun = self._noun_kind(w)
@@ -178,19 +188,30 @@ class RecipeParser:
                     items.extend((kind, form, s, s + len(form)) for form, kind, s in parts)
                 else:
                     items.append(("other", w, t.start, end))
+            kind = items[first][0]
+            rel = kind == "verb" or (rel and kind == "other" and len(w) == 1 and t.pos[:1] in "auv")
         return items
 
     # ------------------------------------------------------------ attachment
     def _clause_actions(self, items, text: str, cl: Clause) -> list[Action]:
         """Attach nouns to verbs: objects follow their verb; words before the first verb (topic, subject,
-        adverbials) and prepositional phrases (把/将/在/用… + noun) belong to the *next* verb."""
+        adverbials) and prepositional phrases (把/将/在/用… + noun) belong to the *next* verb.
+
+        Relative clauses: in ``倒入炸好的地瓜`` the noun after 的 heads the object of the verb *before* the
+        clause (倒入), or, when the clause opens the sentence or sits in a 把/将 phrase (``把炸好的地瓜倒入``,
+        ``切好的土豆丝冲洗``), of the verb after it. It is also the clause verb's own object (炸 地瓜) unless
+        that verb already has one inside the clause (``切片的黄瓜``: 切(片)).
+        """
         verbs = [i for i, it in enumerate(items) if it[0] == "verb"]
         if not verbs:
             return []
         owner: dict[int, list[int]] = {v: [] for v in verbs}
         forward = False                      # inside a prepositional phrase waiting for its verb
+        in_pp: set[int] = set()              # verbs met inside a prepositional phrase
         for i, (kind, _, _, _) in enumerate(items):
             if kind == "verb":
+                if forward:
+                    in_pp.add(i)
                 forward = False
                 continue
             if kind == "prep":
@@ -201,10 +222,19 @@ class RecipeParser:
             prev = max((v for v in verbs if v < i), default=None)
             nxt = min((v for v in verbs if v > i), default=None)
             target = nxt if (prev is None or forward) and nxt is not None else prev
+            if target == prev:
+                rel = next((k for k in range(prev + 1, i) if items[k][0] == "rel"), None)
+                if rel is not None:
+                    outer = max((v for v in verbs if v < prev), default=None)
+                    head = outer if outer is not None and prev not in in_pp else nxt
+                    if head is not None:
+                        owner[head].append(i)
+                        if any(items[k][0] in ("ingredient", "tool") for k in range(prev + 1, rel)):
+                            continue  # the clause verb has its own object
             owner[target].append(i)
         out = []
         for j, v in enumerate(verbs):
-            objs = owner[v]
+            objs = sorted(owner[v])
             nxt = verbs[j + 1] if j + 1 < len(verbs) else len(items)
             bare = not objs and nxt == v + 1 and items[v - 1][0] == "verb"
             if j > 0 and bare:  # a bare complement right after a verb (焯'过', 捞起'沥干') is no action
