@@ -150,9 +150,10 @@ def test_association_knowledge_contrasts_base_dish_with_new_class_recipes(graph_
     # 凉拌豆腐 getting 油菜 (菜心's class): how 白灼菜心 and 清炒小白菜 recipes handle it, most recipes first
     assert [p.key for p in new_class_actions(graph_store, "油菜", "凉拌豆腐")[:4]] == \
         ["洗净|油菜|", "加入|油菜|", "捞出|油菜|", "淋|油菜|"]
-    # 凉拌豆腐 habits (>= 10% of its recipes) at least 4x rarer in the other dishes and in their 油菜 recipes
+    # 凉拌豆腐 habits (>= 10% of its recipes) at least 4x rarer in the other dishes and in their 油菜 recipes;
+    # 加入(豆腐, 碗) comes from relative clauses (挤好的豆腐放入准备好的碗中: 放入 takes 碗 after 的)
     assert [p.key for p in contrast_removals(graph_store, "凉拌豆腐", "油菜")] == \
-        ["切|豆腐|", "加入||碗", "加入|葱|", "加入|豆腐|", "淋|葱|", "淋|豆腐|"]
+        ["切|豆腐|", "加入||碗", "加入|葱|", "加入|豆腐|", "加入|豆腐|碗", "淋|葱|", "淋|豆腐|"]
     # the pseudo-pivots of one recipe: its contrast actions out, the first new-class actions it lacks in
     from dishgraph.models.graph_editor_knowledge import Association, association_pivots
 
