@@ -8,6 +8,7 @@ what the graph stores, counts and compares; `ProtoAction.key` is their stable pr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, Mapping
 
 KEY_SEP = "|"
@@ -20,7 +21,7 @@ class ProtoAction:
     ingredients: frozenset[str] = frozenset()
     tools: frozenset[str] = frozenset()
 
-    @property
+    @cached_property  # computed once per proto-action: loaders ask for it for every step
     def key(self) -> str:
         """Stable, human-readable key: ``verb|ingr1+ingr2|tool1`` with sorted sets."""
         return KEY_SEP.join(

@@ -7,6 +7,7 @@ inheriting the previous action's ingredients (CRG §4.1 counts 3.3 omissions per
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from dishgraph.actions import Action, ProtoAction
@@ -44,6 +45,12 @@ class RecipeParser:
         self._tools = dict(glossary.tool)
         self._max_noun = max((len(f) for t in (self._ingr, self._tools) for f in t), default=1)
         self._max_verb = max((len(f) for f in self._verbs), default=1)
+        self._words: dict[str, tuple] = {}                # word -> its glossary facts (``_word_facts``)
+        self._protos: dict[tuple, ProtoAction] = {}       # surface triple -> proto-action (``proto``)
+
+    def __getstate__(self) -> dict:
+        """Pickles (to parse workers) leave the memo tables behind: they refill in a few recipes."""
+        return {**self.__dict__, "_words": {}, "_protos": {}}
 
     # ------------------------------------------------------------ splitting
     def clauses(self, text: str) -> list[Clause]:
@@ -130,6 +137,20 @@ class RecipeParser:
                 return rest if rest in self._ingr else None
         return None
 
+    def _word_facts(self, word: str) -> tuple:
+        """What the glossary says of a segmented word, whatever its POS: (verb form or None, its noun kind
+        or None, the object inside a verb-object compound or None, whether the word itself is a glossary
+        verb, glossary nouns covering it as ``(form, kind, offset)``). Memoised: words repeat a lot."""
+        facts = self._words.get(word)
+        if facts is None:
+            if len(self._words) >= _WORD_MEMO:
+                self._words.clear()
+            verb = self._verb_of(word)
+            facts = (verb, self._noun_kind(word), self._incorporated_object(word) if verb else None,
+                     word in self._verbs, tuple(self._split_nouns(word, 0)))
+            self._words[word] = facts
+        return facts
+
     def _noun_kind(self, form: str) -> str | None:
         if form in self._ingr:
             return "ingredient"
@@ -153,8 +174,9 @@ class RecipeParser:
                 return []
         return out
 
-    def _tag(self, tokens: list[Token], hidden: set[int]) -> list[tuple[str, str, int, int]]:
-        """Tokens → items ``(kind, form, start, end)`` with kind verb/ingredient/tool/prep/rel/other.
+    def _tag(self, tokens: list[Token], hidden: set[int], base: int = 0) -> list[tuple[str, str, int, int]]:
+        """Tokens (offsets relative to ``base``) → items ``(kind, form, start, end)`` with kind
+        verb/ingredient/tool/prep/rel/other and offsets into the recipe text.
 
         ``rel`` is a 的 that closes a relative clause: it follows a glossary verb directly or through
         monosyllabic complements only (切好的, 炒过的, 泡发的), not a noun or a quantity (10克的, 适量的).
@@ -162,32 +184,29 @@ class RecipeParser:
         items = []
         rel = False  # only a verb and its one-character complements (好/熟/过/了/出) since the last item
         for t in _merge_adverbial_verbs(tokens):
-            if t.start in hidden or t.pos == "w" or not t.word.strip():
+            start = t.start + base
+            if start in hidden or t.pos == "w" or not t.word.strip():
                 continue
             if rel and t.word == "的":
-                items.append(("rel", t.word, t.start, t.start + 1))
+                items.append(("rel", t.word, start, start + 1))
                 rel = False
                 continue
             first = len(items)
             w, nounish = t.word, t.pos in _NOUN_POS
-            end = t.start + len(w)
-            exact_noun = self._noun_kind(w)
-            verb = self._verb_of(w)
-            if verb and not (nounish and (exact_noun or w not in self._verbs)):
-                items.append(("verb", verb, t.start, end))
-                obj = self._incorporated_object(w)
+            end = start + len(w)
+            verb, exact_noun, obj, is_verb, parts = self._word_facts(w)
+            if verb and not (nounish and (exact_noun or not is_verb)):
+                items.append(("verb", verb, start, end))
                 if obj:  # verb-object compounds: 去皮 → 去皮(皮), 切丝 → 切(丝)
                     items.append(("ingredient", obj, end - len(obj), end))
             elif exact_noun:
-                items.append((exact_noun, w, t.start, end))
-            elif w in _FORWARD_PREPS and w not in self._verbs:
-                items.append(("prep", w, t.start, end))
+                items.append((exact_noun, w, start, end))
+            elif w in _FORWARD_PREPS and not is_verb:
+                items.append(("prep", w, start, end))
+            elif parts and not t.pos.startswith("v"):
+                items.extend((kind, form, start + s, start + s + len(form)) for form, kind, s in parts)
             else:
-                parts = self._split_nouns(w, t.start) if not t.pos.startswith("v") else []
-                if parts:
-                    items.extend((kind, form, s, s + len(form)) for form, kind, s in parts)
-                else:
-                    items.append(("other", w, t.start, end))
+                items.append(("other", w, start, end))
             kind = items[first][0]
             rel = kind == "verb" or (rel and kind == "other" and len(w) == 1 and t.pos[:1] in "auv")
         return items
@@ -219,13 +238,14 @@ class RecipeParser:
                 continue
             if kind not in ("ingredient", "tool"):
                 continue
-            prev = max((v for v in verbs if v < i), default=None)
-            nxt = min((v for v in verbs if v > i), default=None)
+            j = bisect_left(verbs, i)  # the verbs before and after this noun
+            prev = verbs[j - 1] if j else None
+            nxt = verbs[j] if j < len(verbs) else None
             target = nxt if (prev is None or forward) and nxt is not None else prev
             if target == prev:
                 rel = next((k for k in range(prev + 1, i) if items[k][0] == "rel"), None)
                 if rel is not None:
-                    outer = max((v for v in verbs if v < prev), default=None)
+                    outer = verbs[j - 2] if j > 1 else None
                     head = outer if outer is not None and prev not in in_pp else nxt
                     if head is not None:
                         owner[head].append(i)
@@ -281,8 +301,7 @@ class RecipeParser:
         hidden = _parenthesised(text)
         actions: list[Action] = []
         for cl, toks in zip(clauses, clause_tokens):
-            tokens = [Token(t.word, t.pos, t.start + cl.start) for t in toks]
-            actions.extend(self._clause_actions(self._tag(tokens, hidden), text, cl))
+            actions.extend(self._clause_actions(self._tag(toks, hidden, cl.start), text, cl))
         prev: list[str] | None = None
         for a in actions:  # omission: no ingredient and no tool → the previous action's ingredients (CRG)
             if not a.ingredients and not a.tools and prev:
@@ -292,12 +311,20 @@ class RecipeParser:
         return actions
 
     def proto(self, a: Action) -> ProtoAction:
-        """Lift surface forms to glossary classes."""
-        return ProtoAction(self._verbs.get(a.verb, a.verb),
-                           frozenset(self._ingr[i] for i in a.ingredients if i in self._ingr),
-                           frozenset(self._tools[t] for t in a.tools if t in self._tools))
+        """Lift surface forms to glossary classes (memoised: the same surface triples recur)."""
+        triple = (a.verb, tuple(a.ingredients), tuple(a.tools))
+        proto = self._protos.get(triple)
+        if proto is None:
+            if len(self._protos) >= _WORD_MEMO:
+                self._protos.clear()
+            proto = ProtoAction(self._verbs.get(a.verb, a.verb),
+                                frozenset(self._ingr[i] for i in a.ingredients if i in self._ingr),
+                                frozenset(self._tools[t] for t in a.tools if t in self._tools))
+            self._protos[triple] = proto
+        return proto
 
 
+_WORD_MEMO = 200_000  # memo entries kept per parser (words, surface triples) before starting afresh
 _NOUN_POS = {"n", "nz", "nr", "ns", "nt", "nw", "PER", "LOC", "ORG", "ng", "nrt", "nrfg", "s", "f", "an"}
 _LOCATIVES = "中里内上下边底"
 _FORWARD_PREPS = {"把", "将", "在", "往", "向", "于", "从", "给", "用", "拿", "以", "按", "根据", "对", "让", "被"}
