@@ -1,6 +1,7 @@
 """`dishgraph ingest counterfactual DIR` and `dishgraph ingest corpus FILE`."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -10,7 +11,9 @@ from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_jso
 
 app = typer.Typer(help="Load recipe corpora into the graph (idempotent, resumable).", no_args_is_help=True)
 
-WorkersOpt = typer.Option(1, "--workers", "-w", help="Parser worker processes.")
+# Parsing is most of an ingest's time and scales with processes (the loader overlaps it in this one).
+WorkersOpt = typer.Option(max(1, os.cpu_count() or 1), "--workers", "-w",
+                          help="Parser worker processes (default: one per core).")
 SegOpt = typer.Option("auto", "--segmenter", help="auto | lac | jieba", envvar="DISHGRAPH_SEGMENTER")
 
 
