@@ -357,3 +357,23 @@ def test_streaming_memory_is_constant(tmp_path, as_array):
     small, large = peaks
     assert large < 4 * (1 << 20), peaks                     # the 8000-record file is ~4.7 MB of text
     assert large < small * 1.25 + (64 << 10), peaks
+
+
+def test_estimate_records_counts_non_blank_lines_of_line_formats(tmp_path, crg_dir):
+    """The ingest progress bar's total: the 2,500 release lines as a headerless TSV, a JSONL with blank lines,
+    and no estimate where counting would cost a second full read (gzip) or lines mean nothing (JSON array)."""
+    from dishgraph.ingest.readers import estimate_records
+
+    tsv = tmp_path / "release.tsv"
+    tsv.write_bytes("".join(f"{b}\t{r}\n" for b, _, r in (line.split("\t", 2) for line in
+                    (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines())).encode("utf-8"))
+    assert estimate_records(tsv) == 2500
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"dish": "a", "text": "切"}\n\n  \n{"dish": "b", "text": "炒"}', encoding="utf-8")
+    assert estimate_records(jsonl) == 2
+    gz = tmp_path / "c.jsonl.gz"
+    gz.write_bytes(gzip.compress(jsonl.read_bytes()))
+    assert estimate_records(gz) is None
+    arr = tmp_path / "c.json"
+    arr.write_text('[{"dish": "a", "text": "切"}]', encoding="utf-8")
+    assert estimate_records(arr) is None

@@ -43,7 +43,7 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
     ``skipped_lines``; every good record is loaded. ``on_progress`` is ``parse_and_load``'s hook.
     """
     from dishgraph.ingest.pipeline import parse_and_load
-    from dishgraph.ingest.readers import ReadReport, read_corpus
+    from dishgraph.ingest.readers import ReadReport, estimate_records, read_corpus
 
     t0 = time.perf_counter()
     path = Path(path)
@@ -71,8 +71,9 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
             yield from chunk
 
     if parse:
+        total = estimate_records(path, fmt) if show_progress else None  # the bar's total and ETA
         st = parse_and_load(store, loaded(), glossary, segmenter=segmenter, workers=workers,
-                            batch_size=min(chunk_size, 2000), load_batch=load_batch,
+                            batch_size=min(chunk_size, 2000), load_batch=load_batch, total=total,
                             show_progress=show_progress, mode=mode, on_progress=on_progress)
         rep.steps, rep.with_actions = st.steps, st.with_actions
         rep.skipped_already_parsed = st.skipped_already_parsed

@@ -747,6 +747,18 @@ def _has_escaped_bytes(obj) -> bool:
     return False
 
 
+def estimate_records(path: str | Path, format: str = "auto") -> int | None:
+    """About how many records a corpus file holds, for progress bars and their ETA: the non-blank lines of
+    an uncompressed JSONL or TSV file (a TSV header and malformed lines count too: an upper bound). None
+    for a JSON array or a ``.gz`` file, where counting would cost a second full read."""
+    path = Path(path)
+    fmt = _sniff_format(path) if format == "auto" else format
+    if fmt not in ("jsonl", "tsv") or path.suffix == ".gz":
+        return None
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
 def read_corpus(path: str | Path, format: str = "auto", dish_field: str = "dish", title_field: str | None = None,
                 text_field: str = "text", steps_field: str | None = None, id_field: str | None = None, *,
                 report: ReadReport | None = None, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES,
