@@ -1,6 +1,6 @@
 // Create parsed steps the loader's delta check found absent, with their HAS_STEP and INSTANCE_OF edges.
 // params: $rows [{id, recipe, pos, phrase, verb, start, end, inherited, clause, action}]
-// The incremental path's fast form (3x MERGE's rate on Ladybug): idempotent only behind that delta check
+// The incremental path's fast form (2.4x MERGE's rate on Ladybug): idempotent only behind that delta check
 // (load_existing_steps), which sends recipes with any step already there through load_steps (MERGE).
 UNWIND $rows AS r
 MATCH (x:Recipe {id: r.recipe})

@@ -5,7 +5,7 @@ into rows. Two write paths, same resulting graph:
 
 * ``merge``: batched ``UNWIND $rows`` MERGE on stable keys (``dishgraph/cypher/load_*.cypher``).
 * ``create``: the incremental path's fast form. Ask which keys exist (the same delta check as ``copy``),
-  ``UNWIND $rows`` CREATE the absent ones (``load_*_create``; 3x MERGE's rate on Ladybug) and MERGE what
+  ``UNWIND $rows`` CREATE the absent ones (``load_*_create``; 2.4x MERGE's rate on Ladybug) and MERGE what
   a killed run left half-written. What ``auto`` runs on Neo4j and for small batches.
 * ``copy`` (embedded Ladybug, batches of at least ``BULK_MIN_ROWS``): a *delta COPY*. Ask which keys of
   the batch exist (primary-key lookups), COPY only the absent ones (each COPY is one atomic transaction),
