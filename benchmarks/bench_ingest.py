@@ -184,24 +184,14 @@ def _bulk_import(store, recs, actions) -> tuple[int, dict]:
                 rows.append({"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line,
                              "parsed": True, "n_actions": sum(a.proto is not None for a in acts)})
             store.bulk_load_nodes("Dish", new_dishes)
-            store.bulk_load_nodes("Recipe", rows)
-            store.bulk_load_rels("HAS_RECIPE", "Dish", "Recipe", [{"from": r["dish"], "to": r["id"]} for r in rows])
+            loader.copy_recipes(store, rows)
             t1 = time.perf_counter()
             new = {a.proto.key: a.proto for p in parsed for a in p.actions
                    if a.proto is not None and a.proto.key not in protos}
             protos.update(new)
-            nodes, ingr, tools = loader._proto_rows(list(new.values()))
-            store.bulk_load_nodes("ProtoAction", nodes)
-            store.bulk_load_rels("INGREDIENT", "ProtoAction", "IngredientClass",
-                                 [{"from": r["key"], "to": r["name"]} for r in ingr])
-            store.bulk_load_rels("TOOL", "ProtoAction", "ToolClass", [{"from": r["key"], "to": r["name"]} for r in tools])
-            store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", [{"from": p.key, "to": p.verb} for p in new.values()])
+            loader.copy_proto_actions(store, list(new.values()))
             step_rows, nexts = loader.step_rows(parsed)
-            store.bulk_load_nodes("Step", step_rows)
-            store.bulk_load_rels("HAS_STEP", "Recipe", "Step", [{"from": s["recipe"], "to": s["id"]} for s in step_rows])
-            store.bulk_load_rels("INSTANCE_OF", "Step", "ProtoAction", [{"from": s["id"], "to": s["action"]}
-                                                                        for s in step_rows])
-            store.bulk_load_rels("NEXT", "Step", "Step", [{"from": r["src"], "to": r["dst"]} for r in nexts])
+            loader.copy_steps(store, step_rows, nexts)
             steps += len(step_rows)
         t["records"] += t1 - t0
         t["parsed"] += time.perf_counter() - t1

@@ -119,8 +119,7 @@ def _load_recipe_batch(store: GraphStore, batch: list[RecipeRecord], batch_size:
     found = {r["id"]: r["linked"] for r in _lookup(store, "load_existing_recipes", "ids", [r["id"] for r in rows])}
     new = [{**r, "parsed": False, "n_actions": 0} for r in rows if r["id"] not in found]
     if use_copy(store, len(new), mode):
-        store.bulk_load_nodes("Recipe", new)
-        store.bulk_load_rels("HAS_RECIPE", "Dish", "Recipe", [{"from": r["dish"], "to": r["id"]} for r in new])
+        copy_recipes(store, new)
     else:
         store.write("load_recipes_create", new, batch_size=batch_size)
     store.write("load_recipes", [r for r in rows if r["id"] in found and not found[r["id"]]])  # half-written
@@ -156,18 +155,14 @@ def load_proto_actions(store: GraphStore, protos: Iterable[ProtoAction], mode: s
     new = [p for p in protos if p.key not in found]
     if not new:
         return len(protos)
-    nodes, ingr, tools = _proto_rows(new)
-    verbs = [{"key": p.key, "name": p.verb} for p in new]
-    _ensure_classes(store, {"verb": {p.verb for p in new}, "ingredient": {r["name"] for r in ingr},
-                            "tool": {r["name"] for r in tools}})
+    _ensure_classes(store, {"verb": {p.verb for p in new}, "ingredient": {c for p in new for c in p.ingredients},
+                            "tool": {c for p in new for c in p.tools}})
     # VERB last: its presence is what marks a proto-action complete for the delta check.
     if use_copy(store, len(new), mode):
-        store.bulk_load_nodes("ProtoAction", nodes)
-        store.bulk_load_rels("INGREDIENT", "ProtoAction", "IngredientClass",
-                             [{"from": r["key"], "to": r["name"]} for r in ingr])
-        store.bulk_load_rels("TOOL", "ProtoAction", "ToolClass", [{"from": r["key"], "to": r["name"]} for r in tools])
-        store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", [{"from": r["key"], "to": r["name"]} for r in verbs])
+        copy_proto_actions(store, new)
     else:
+        nodes, ingr, tools = _proto_rows(new)
+        verbs = [{"key": p.key, "name": p.verb} for p in new]
         store.write("load_proto_actions_create", nodes)
         store.write("load_proto_ingredients_create", ingr)
         store.write("load_proto_tools_create", tools)
@@ -232,15 +227,36 @@ def load_steps(store: GraphStore, steps: list[dict], nexts: list[dict], batch_si
         steps = [s for s in steps if s["recipe"] not in started]
         nexts = [r for r in nexts if _step_recipe(r["src"]) not in started]
     if steps and bulk:
-        store.bulk_load_nodes("Step", steps)
-        store.bulk_load_rels("HAS_STEP", "Recipe", "Step", [{"from": s["recipe"], "to": s["id"]} for s in steps])
-        store.bulk_load_rels("INSTANCE_OF", "Step", "ProtoAction", [{"from": s["id"], "to": s["action"]}
-                                                                    for s in steps])
-        store.bulk_load_rels("NEXT", "Step", "Step", [{"from": r["src"], "to": r["dst"]} for r in nexts])
+        copy_steps(store, steps, nexts)
     elif steps:
         store.write("load_steps_create", steps, batch_size=batch_size)
         store.write("load_next_create", nexts, batch_size=batch_size)
     return total
+
+
+# --- COPY of rows known to be absent (after the delta check, or into a fresh database) ---------------
+def copy_recipes(store: GraphStore, rows: list[dict]) -> None:
+    """Recipe nodes, then their HAS_RECIPE edges (the dishes must exist)."""
+    store.bulk_load_nodes("Recipe", rows)
+    store.bulk_load_rels("HAS_RECIPE", "Dish", "Recipe", [{"from": r["dish"], "to": r["id"]} for r in rows])
+
+
+def copy_proto_actions(store: GraphStore, protos: Sequence[ProtoAction]) -> None:
+    """Proto-actions and their class edges (the classes must exist); VERB last: it marks one complete."""
+    nodes, ingr, tools = _proto_rows(protos)
+    store.bulk_load_nodes("ProtoAction", nodes)
+    store.bulk_load_rels("INGREDIENT", "ProtoAction", "IngredientClass",
+                         [{"from": r["key"], "to": r["name"]} for r in ingr])
+    store.bulk_load_rels("TOOL", "ProtoAction", "ToolClass", [{"from": r["key"], "to": r["name"]} for r in tools])
+    store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", [{"from": p.key, "to": p.verb} for p in protos])
+
+
+def copy_steps(store: GraphStore, steps: list[dict], nexts: list[dict]) -> None:
+    """Steps with HAS_STEP and INSTANCE_OF edges, then NEXT (recipes and proto-actions must exist)."""
+    store.bulk_load_nodes("Step", steps)
+    store.bulk_load_rels("HAS_STEP", "Recipe", "Step", [{"from": s["recipe"], "to": s["id"]} for s in steps])
+    store.bulk_load_rels("INSTANCE_OF", "Step", "ProtoAction", [{"from": s["id"], "to": s["action"]} for s in steps])
+    store.bulk_load_rels("NEXT", "Step", "Step", [{"from": r["src"], "to": r["dst"]} for r in nexts])
 
 
 def _merge_steps(store: GraphStore, steps: list[dict], nexts: list[dict], batch_size: int) -> None:

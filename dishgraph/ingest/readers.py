@@ -752,8 +752,7 @@ def estimate_records(path: str | Path, format: str = "auto") -> int | None:
     an uncompressed JSONL or TSV file (a TSV header and malformed lines count too: an upper bound). None
     for a JSON array or a ``.gz`` file, where counting would cost a second full read."""
     path = Path(path)
-    fmt = _sniff_format(path) if format == "auto" else format
-    if fmt not in ("jsonl", "tsv") or path.suffix == ".gz":
+    if path.suffix == ".gz" or (_sniff_format(path) if format == "auto" else format) not in ("jsonl", "tsv"):
         return None
     with open(path, "rb") as fh:
         return sum(1 for line in fh if line.strip())
