@@ -5,7 +5,7 @@ from dishgraph.eval.parse_recall import parse_recall
 from dishgraph.ingest.parser import RecipeParser
 
 # Measured (see docs/parse-examples.md); floors sit just under the measured values.
-FLOORS = {"lac": 0.846, "jieba": 0.843}
+FLOORS = {"lac": 0.849, "jieba": 0.843}
 
 
 @pytest.mark.parametrize("segmenter", ["lac", "jieba"])

@@ -203,6 +203,8 @@ class RecipeParser:
                 items.append((exact_noun, w, start, end))
             elif w in _FORWARD_PREPS and not is_verb:
                 items.append(("prep", w, start, end))
+            elif t.pos in _DURATION_POS and (unit := self._unit_noun(w)):
+                items.append((unit[1], unit[0], end - len(unit[0]), end))
             elif parts and not t.pos.startswith("v"):
                 items.extend((kind, form, start + s, start + s + len(form)) for form, kind, s in parts)
             else:
@@ -210,6 +212,16 @@ class RecipeParser:
             kind = items[first][0]
             rel = kind == "verb" or (rel and kind == "other" and len(w) == 1 and t.pos[:1] in "auv")
         return items
+
+    def _unit_noun(self, word: str) -> tuple[str, str] | None:
+        """The glossary noun a duration ends in (``一天`` → 天), with its kind. LTP splits ``一/m 天/q`` and
+        CRG counts every glossary word in an action's subtree whatever its POS, so ``冷藏一天`` is 冷藏(天)."""
+        m = _NUMERAL_PREFIX.match(word)
+        if not m or m.end() == len(word):
+            return None
+        rest = word[m.end():]
+        kind = self._noun_kind(rest)
+        return (rest, kind) if kind else None
 
     # ------------------------------------------------------------ attachment
     def _clause_actions(self, items, text: str, cl: Clause) -> list[Action]:
@@ -324,6 +336,8 @@ class RecipeParser:
         return proto
 
 
+_DURATION_POS = {"TIME", "t"}  # LAC / jieba time words
+_NUMERAL_PREFIX = re.compile(r"[0-9０-９.．~～\-一二三四五六七八九十百千万两半几数每]+")
 _WORD_MEMO = 200_000  # memo entries kept per parser (words, surface triples) before starting afresh
 _NOUN_POS = {"n", "nz", "nr", "ns", "nt", "nw", "PER", "LOC", "ORG", "ng", "nrt", "nrfg", "s", "f", "an"}
 _LOCATIVES = "中里内上下边底"
