@@ -7,7 +7,8 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store,
+                                        rows_table)
 
 app = typer.Typer(help="Load recipe corpora into the graph (idempotent, resumable).", no_args_is_help=True)
 
@@ -15,13 +16,25 @@ app = typer.Typer(help="Load recipe corpora into the graph (idempotent, resumabl
 WorkersOpt = typer.Option(max(1, os.cpu_count() or 1), "--workers", "-w",
                           help="Parser worker processes (default: one per core).")
 SegOpt = typer.Option("auto", "--segmenter", help="auto | lac | jieba", envvar="DISHGRAPH_SEGMENTER")
+ParserOpt = typer.Option("rules", "--parser", help="rules (on --segmenter) | dep | ltp | hanlp | stanza: a "
+                         "dependency parser whose model is on local disk (CRG's own method; never downloads).")
+
+
+def _check_parser(parser: str) -> None:
+    from dishgraph.ingest.parser import check_parser
+
+    try:
+        check_parser(parser)
+    except (ValueError, RuntimeError) as e:
+        err_console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
 
 
 @app.command()
 def counterfactual(directory: Optional[Path] = typer.Argument(None, help="CRG release directory "
                                                                 "(default: located data/counterfactual)."),
                    db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, workers: int = WorkersOpt,
-                   segmenter: str = SegOpt, no_parse: bool = typer.Option(False, "--no-parse",
+                   segmenter: str = SegOpt, parser: str = ParserOpt, no_parse: bool = typer.Option(False, "--no-parse",
                                                                           help="Load records only."),
                    as_json: bool = JsonOpt):
     """Load the CRG release: dishes, pairs, recipes, glossary, reference pivots/constraints; parse recipes."""
@@ -29,9 +42,10 @@ def counterfactual(directory: Optional[Path] = typer.Argument(None, help="CRG re
     from dishgraph.ingest.crg import ingest_counterfactual
 
     directory = directory or config.data_dir() / "counterfactual"
+    _check_parser(parser)
     with open_store(db, uri) as store:
         rep = ingest_counterfactual(store, directory, parse=not no_parse, workers=workers,
-                                    segmenter=segmenter, show_progress=not as_json)
+                                    segmenter=segmenter, parser=parser, show_progress=not as_json)
     if as_json:
         return emit_json(rep.to_dict())
     d = rep.to_dict()
@@ -52,7 +66,7 @@ def corpus(file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz
            id_field: Optional[str] = typer.Option(None, help="Field holding a recipe id."),
            glossary_path: Optional[Path] = typer.Option(None, "--glossary", help="Glossary JSON (default: release)."),
            db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, workers: int = WorkersOpt,
-           segmenter: str = SegOpt, chunk_size: int = typer.Option(20_000, help="Recipes read and upserted per chunk."),
+           segmenter: str = SegOpt, parser: str = ParserOpt, chunk_size: int = typer.Option(20_000, help="Recipes read and upserted per chunk."),
            load_batch: Optional[int] = typer.Option(
                None, help="Parsed recipes per load (default 20000 on the embedded database, 2000 on Neo4j)."),
            as_json: bool = JsonOpt):
@@ -62,10 +76,11 @@ def corpus(file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz
     from dishgraph.ingest.glossary import Glossary
 
     glossary = Glossary.load(glossary_path or config.data_dir() / "counterfactual" / "glossary.json")
+    _check_parser(parser)
     with open_store(db, uri) as store:
         rep = ingest_corpus(store, file, glossary, fmt=fmt, source=source, dish_field=dish_field,
                             title_field=title_field, text_field=text_field, steps_field=steps_field,
-                            id_field=id_field, segmenter=segmenter, workers=workers, chunk_size=chunk_size,
+                            id_field=id_field, segmenter=segmenter, parser=parser, workers=workers, chunk_size=chunk_size,
                             load_batch=load_batch, show_progress=not as_json)
     if as_json:
         return emit_json(rep.to_dict())

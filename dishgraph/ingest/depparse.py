@@ -14,7 +14,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Sequence
 
 from dishgraph.actions import Action, ProtoAction
 from dishgraph.ingest.glossary import Glossary
@@ -141,8 +141,17 @@ def _unique(xs) -> list[str]:
 
 
 # ------------------------------------------------------------------ live backends (optional)
+BACKENDS = ("ltp", "hanlp", "stanza")
+
+
 def available_backend() -> str | None:
     """Name of a dependency parser whose model is already on disk, else None. Never downloads."""
+    found = available_backends()
+    return found[0] if found else None
+
+
+def available_backends() -> list[str]:
+    """Every dependency parser (in ``BACKENDS`` order) whose model is on local disk and library installed."""
     hanlp_home = Path(os.environ.get("HANLP_HOME", Path.home() / ".hanlp"))
     ltp_model = os.environ.get("DISHGRAPH_LTP_MODEL")
     stanza_dir = Path(os.environ.get("STANZA_RESOURCES_DIR", Path.home() / "stanza_resources")) / "zh-hans"
@@ -151,10 +160,20 @@ def available_backend() -> str | None:
         ("hanlp", hanlp_home.exists() and any(hanlp_home.rglob("*dep*"))),
         ("stanza", stanza_dir.exists()),
     ]
-    for name, present in candidates:
-        if present and _importable(name):
-            return name
-    return None
+    return [name for name, present in candidates if present and _importable(name)]
+
+
+def resolve_backend(backend: str | None = None) -> str:
+    """The backend to run: ``backend`` if its model is on local disk, else (None) the first one found;
+    raises with what to install or set otherwise."""
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"unknown dependency backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    found = available_backends()
+    if backend is not None and backend not in found:
+        raise RuntimeError(f"{backend}: no local model found; {_MODEL_HINT}")
+    if not found:
+        raise RuntimeError(f"no dependency parser with a local model: {_MODEL_HINT}")
+    return backend or found[0]
 
 
 def _importable(module: str) -> bool:
@@ -163,16 +182,20 @@ def _importable(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-class DependencyParser:
-    """Recipe parser on a live dependency backend; same ``parse`` contract as RecipeParser."""
+PhraseParse = Callable[[str], Sequence[tuple]]  # phrase -> rows (id, form, pos, head, deprel)
 
-    def __init__(self, glossary: Glossary, backend: str | None = None):
-        self.backend = backend or available_backend()
-        if self.backend is None:
-            raise RuntimeError("no dependency parser with a local model: install LTP/HanLP/stanza and put "
-                               "its model on disk (set DISHGRAPH_LTP_MODEL, HANLP_HOME or "
-                               "STANZA_RESOURCES_DIR); dishgraph never downloads models")
+
+class DependencyParser:
+    """Recipe parser on a live dependency backend; same ``parse`` / ``parse_many`` contract as RecipeParser.
+
+    ``backend`` names one of ``BACKENDS`` (default: the first with a local model); ``parse_phrase`` plugs in
+    any other parser (a function from a phrase to CoNLL-like rows), e.g. recorded parses in tests."""
+
+    def __init__(self, glossary: Glossary, backend: str | None = None, parse_phrase: PhraseParse | None = None):
+        self.backend = (backend or "custom") if parse_phrase is not None else resolve_backend(backend)
+        self.name = self.backend
         self.converter = DepConverter(glossary)
+        self._parse_rows = parse_phrase
         self._nlp = None
         from dishgraph.ingest.parser import RecipeParser
 
@@ -196,25 +219,42 @@ class DependencyParser:
         return self._nlp
 
     def _parse_phrase(self, phrase: str, offset: int) -> list[DepToken]:
-        nlp = self._load()
-        if self.backend == "stanza":
-            doc = nlp(phrase)
+        if self._parse_rows is not None:
+            rows = self._parse_rows(phrase)
+        elif self.backend == "stanza":
+            doc = self._load()(phrase)
             words = [w for s in doc.sentences for w in s.words]
             rows = [(w.id, w.text, w.upos, w.head, w.deprel) for w in words]
         elif self.backend == "ltp":
-            out = nlp.pipeline([phrase], tasks=["cws", "pos", "dep"])
+            out = self._load().pipeline([phrase], tasks=["cws", "pos", "dep"])
             dep = out.dep[0]
             rows = [(i + 1, w, p, h, r) for i, (w, p, h, r)
                     in enumerate(zip(out.cws[0], out.pos[0], dep["head"], dep["label"]))]
         else:
-            doc = nlp(phrase, tasks="dep")
+            doc = self._load()(phrase, tasks="dep")
             rows = [(i + 1, w, "", h, r) for i, (w, (h, r)) in enumerate(zip(doc["tok/fine"], doc["dep"]))]
-        toks, pos = [], offset
-        for i, w, p, h, r in rows:
-            toks.append(DepToken(int(i), w, p, int(h), r, pos))
-            pos += len(w)
+        toks, cursor = [], 0
+        for i, w, p, h, r in rows:  # backends drop spaces: find each word rather than add up lengths
+            found = phrase.find(w, cursor)
+            cursor = found if found >= 0 else cursor
+            toks.append(DepToken(int(i), w, p, int(h), r, offset + cursor))
+            cursor += len(w)
         return toks
 
     def parse(self, text: str) -> list[Action]:
-        sentences = [self._parse_phrase(c.text, c.start) for c in self._splitter.clauses(text)]
+        """CRG's phrases are its clauses, and it skips a phrase holding a bracket (``parse_functions.py``)."""
+        sentences = [self._parse_phrase(c.text, c.start) for c in self._splitter.clauses(text)
+                     if not any(ch in c.text for ch in _BRACKET_CHARS)]
         return self.converter.recipe_actions(sentences, text)
+
+    def parse_many(self, texts: list[str]) -> list[list[Action]]:
+        return [self.parse(t) for t in texts]
+
+    def __getstate__(self) -> dict:
+        """Pickles (to ingest workers) leave a loaded model behind: each process loads its own."""
+        return {**self.__dict__, "_nlp": None}
+
+
+_BRACKET_CHARS = "()（）"
+_MODEL_HINT = ("install LTP, HanLP or stanza and put its model on disk (DISHGRAPH_LTP_MODEL, HANLP_HOME or "
+               "STANZA_RESOURCES_DIR); dishgraph never downloads models")

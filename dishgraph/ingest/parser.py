@@ -48,6 +48,10 @@ class RecipeParser:
         self._words: dict[str, tuple] = {}                # word -> its glossary facts (``_word_facts``)
         self._protos: dict[tuple, ProtoAction] = {}       # surface triple -> proto-action (``proto``)
 
+    @property
+    def name(self) -> str:
+        return self.segmenter.name
+
     def __getstate__(self) -> dict:
         """Pickles (to parse workers) leave the memo tables behind: they refill in a few recipes."""
         return {**self.__dict__, "_words": {}, "_protos": {}}
@@ -334,6 +338,36 @@ class RecipeParser:
                                 frozenset(self._tools[t] for t in a.tools if t in self._tools))
             self._protos[triple] = proto
         return proto
+
+
+PARSERS = ("rules", "dep", "ltp", "hanlp", "stanza")
+
+
+def make_parser(glossary: Glossary, parser="rules", segmenter: str | Segmenter = "auto"):
+    """A recipe parser by name: ``rules`` (this module, on LAC or jieba) or a dependency backend with its
+    model on local disk, the released CRG code's own method (``dep``: the first of LTP, HanLP, stanza
+    found; or one by name). Both give the same ``Action`` lists. A parser object is returned as it is."""
+    if not isinstance(parser, str):
+        return parser
+    if parser == "rules":
+        return RecipeParser(glossary, segmenter)
+    if parser in PARSERS:
+        from dishgraph.ingest.depparse import DependencyParser
+
+        return DependencyParser(glossary, None if parser == "dep" else parser)
+    raise ValueError(f"unknown parser {parser!r} (choose from {', '.join(PARSERS)})")
+
+
+def check_parser(parser) -> None:
+    """Raise (ValueError / RuntimeError, with what to do) unless ``make_parser`` can build ``parser`` here;
+    cheap: no model is loaded."""
+    if not isinstance(parser, str) or parser == "rules":
+        return
+    if parser not in PARSERS:
+        raise ValueError(f"unknown parser {parser!r} (choose from {', '.join(PARSERS)})")
+    from dishgraph.ingest.depparse import resolve_backend
+
+    resolve_backend(None if parser == "dep" else parser)
 
 
 _DURATION_POS = {"TIME", "t"}  # LAC / jieba time words

@@ -22,12 +22,12 @@ from dishgraph.ingest.loader import ParsedRecipe, ParsedRows, RecipeRecord, mark
 _WORKER_PARSER = None
 
 
-def _init_worker(glossary: Glossary, segmenter: str) -> None:
+def _init_worker(glossary: Glossary, segmenter: str, parser="rules") -> None:
     global _WORKER_PARSER
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    from dishgraph.ingest.parser import RecipeParser
+    from dishgraph.ingest.parser import make_parser
 
-    _WORKER_PARSER = RecipeParser(glossary, segmenter=segmenter)
+    _WORKER_PARSER = make_parser(glossary, parser, segmenter)
 
 
 def _parse_chunk(chunk: Sequence[tuple[str, str]]) -> list[ParsedRecipe]:
@@ -92,7 +92,7 @@ def durable_every(store: GraphStore, durable: int, load_batch: int, mode: str = 
 
 
 def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary: Glossary, *,
-                   segmenter: str = "auto", workers: int = 1, batch_size: int = 2000,
+                   segmenter: str = "auto", parser="rules", workers: int = 1, batch_size: int = 2000,
                    load_batch: int | None = None, total: int | None = None, show_progress: bool = True,
                    mode: str = "auto", on_progress: Callable[[ParseStats], None] | None = None) -> ParseStats:
     """Parse recipes not yet marked parsed and load their steps; ``workers`` > 1 parses in processes.
@@ -103,7 +103,9 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
     out as the database grows), so a kill loses at most that many parses.
     ``recipes`` may be a lazy iterator whose consumption writes the records it yields (corpus ingest
     does); ``mode`` is the loader's write path (auto | merge | create | copy). ``on_progress`` gets the
-    running stats after every parse batch (notebooks, benchmarks).
+    running stats after every parse batch (notebooks, benchmarks). ``parser`` is a name (``rules`` or a
+    dependency backend, see ``parser.make_parser``) or a parser object; a recipe already marked parsed is
+    not parsed again by another parser.
     """
     import time
 
@@ -111,11 +113,14 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
     load_batch = load_batch or default_load_batch(store, mode, batch_size)
     t0 = time.perf_counter()
     pool = None
+    from dishgraph.ingest.parser import check_parser
+
+    check_parser(parser)  # fail here, not in a pool initializer (a failing one is retried forever)
     if workers > 1:
         pool = mp.get_context("fork" if os.name == "posix" else "spawn").Pool(
-            workers, initializer=_init_worker, initargs=(glossary, segmenter))
+            workers, initializer=_init_worker, initargs=(glossary, segmenter, parser))
     else:
-        _init_worker(glossary, segmenter)
+        _init_worker(glossary, segmenter, parser)
 
     with progress_bar(disable=not show_progress) as bar, store.bulk_session():
         task = bar.add_task("parse+load", total=total, rate="")
