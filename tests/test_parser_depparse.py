@@ -40,6 +40,7 @@ def test_live_backend_only_with_local_model(glossary, monkeypatch, tmp_path):
     monkeypatch.setenv("HANLP_HOME", str(tmp_path / "none"))
     monkeypatch.setenv("STANZA_RESOURCES_DIR", str(tmp_path / "none"))
     monkeypatch.delenv("DISHGRAPH_LTP_MODEL", raising=False)
+    monkeypatch.delenv("DISHGRAPH_HANLP_MODEL", raising=False)
     assert available_backend() is None
     with pytest.raises(RuntimeError, match="never downloads"):
         DependencyParser(glossary)
@@ -80,6 +81,7 @@ def test_make_parser_by_name(glossary, monkeypatch, tmp_path):
     monkeypatch.setenv("HANLP_HOME", str(tmp_path / "none"))
     monkeypatch.setenv("STANZA_RESOURCES_DIR", str(tmp_path / "none"))
     monkeypatch.delenv("DISHGRAPH_LTP_MODEL", raising=False)
+    monkeypatch.delenv("DISHGRAPH_HANLP_MODEL", raising=False)
     assert isinstance(make_parser(glossary, "rules", "jieba"), RecipeParser)
     assert make_parser(glossary, "rules", "jieba").name == "jieba"
     for name in ("dep", "ltp", "hanlp", "stanza"):
@@ -101,6 +103,7 @@ def test_cli_refuses_a_parser_without_a_local_model(monkeypatch, tmp_path):
     monkeypatch.setenv("HANLP_HOME", str(tmp_path / "none"))
     monkeypatch.setenv("STANZA_RESOURCES_DIR", str(tmp_path / "none"))
     monkeypatch.delenv("DISHGRAPH_LTP_MODEL", raising=False)
+    monkeypatch.delenv("DISHGRAPH_HANLP_MODEL", raising=False)
     run = CliRunner().invoke
     r = run(app, ["parse", "--parser", "ltp", "切块"])
     assert r.exit_code == 2 and "no local model" in r.output
@@ -130,3 +133,17 @@ def test_ingest_with_a_dependency_parser_loads_its_actions(glossary, tmp_path):
         assert [r["action"] for r in rows] == [a.proto.key for a in expected]
         again = parse_and_load(store, [rec], glossary, parser=parser, show_progress=False)
         assert again.steps == 0 and again.skipped_already_parsed == 1
+
+
+def test_hanlp_model_found_only_as_an_unpacked_directory(monkeypatch, tmp_path):
+    from dishgraph.ingest.depparse import _hanlp_model_dir
+
+    monkeypatch.delenv("DISHGRAPH_HANLP_MODEL", raising=False)
+    monkeypatch.setenv("HANLP_HOME", str(tmp_path))
+    (tmp_path / "dep_something.zip").write_bytes(b"")  # an archive or another model is not the one we load
+    assert _hanlp_model_dir() is None
+    model = tmp_path / "mtl" / "close_tok_pos_ner_srl_dep_sdp_con_electra_small_20210304_135840"
+    model.mkdir(parents=True)
+    assert _hanlp_model_dir() == model
+    monkeypatch.setenv("DISHGRAPH_HANLP_MODEL", str(tmp_path / "missing"))
+    assert _hanlp_model_dir() is None

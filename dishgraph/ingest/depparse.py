@@ -152,15 +152,28 @@ def available_backend() -> str | None:
 
 def available_backends() -> list[str]:
     """Every dependency parser (in ``BACKENDS`` order) whose model is on local disk and library installed."""
-    hanlp_home = Path(os.environ.get("HANLP_HOME", Path.home() / ".hanlp"))
     ltp_model = os.environ.get("DISHGRAPH_LTP_MODEL")
     stanza_dir = Path(os.environ.get("STANZA_RESOURCES_DIR", Path.home() / "stanza_resources")) / "zh-hans"
     candidates = [
         ("ltp", ltp_model and Path(ltp_model).exists()),
-        ("hanlp", hanlp_home.exists() and any(hanlp_home.rglob("*dep*"))),
+        ("hanlp", _hanlp_model_dir() is not None),
         ("stanza", stanza_dir.exists()),
     ]
     return [name for name, present in candidates if present and _importable(name)]
+
+
+_HANLP_MTL = "close_tok_pos_ner_srl_dep_sdp_con_electra_small"
+
+
+def _hanlp_model_dir() -> Path | None:
+    """HanLP's multi-task model (it has the dependency head) as a local directory: $DISHGRAPH_HANLP_MODEL,
+    else an unpacked copy under $HANLP_HOME. Loading by directory, never by identifier, cannot download."""
+    given = os.environ.get("DISHGRAPH_HANLP_MODEL")
+    if given:
+        return Path(given) if Path(given).is_dir() else None
+    home = Path(os.environ.get("HANLP_HOME", Path.home() / ".hanlp"))
+    found = sorted(p for p in home.glob(f"mtl/{_HANLP_MTL}*") if p.is_dir()) if home.is_dir() else []
+    return found[-1] if found else None
 
 
 def resolve_backend(backend: str | None = None) -> str:
@@ -215,7 +228,7 @@ class DependencyParser:
             else:
                 import hanlp
 
-                self._nlp = hanlp.load(hanlp.pretrained.mtl.CLOSE_TOK_POS_NER_SRL_DEP_SDP_CON_ELECTRA_SMALL_ZH)
+                self._nlp = hanlp.load(str(_hanlp_model_dir()))
         return self._nlp
 
     def _parse_phrase(self, phrase: str, offset: int) -> list[DepToken]:
@@ -256,5 +269,5 @@ class DependencyParser:
 
 
 _BRACKET_CHARS = "()（）"
-_MODEL_HINT = ("install LTP, HanLP or stanza and put its model on disk (DISHGRAPH_LTP_MODEL, HANLP_HOME or "
-               "STANZA_RESOURCES_DIR); dishgraph never downloads models")
+_MODEL_HINT = ("install LTP, HanLP or stanza and put its model on disk (DISHGRAPH_LTP_MODEL, "
+               "DISHGRAPH_HANLP_MODEL or HANLP_HOME, STANZA_RESOURCES_DIR); dishgraph never downloads models")
