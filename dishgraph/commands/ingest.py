@@ -34,8 +34,8 @@ def _check_parser(parser: str) -> None:
 def counterfactual(directory: Optional[Path] = typer.Argument(None, help="CRG release directory "
                                                                 "(default: located data/counterfactual)."),
                    db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, workers: int = WorkersOpt,
-                   segmenter: str = SegOpt, parser: str = ParserOpt, no_parse: bool = typer.Option(False, "--no-parse",
-                                                                          help="Load records only."),
+                   segmenter: str = SegOpt, parser: str = ParserOpt,
+                   no_parse: bool = typer.Option(False, "--no-parse", help="Load records only."),
                    as_json: bool = JsonOpt):
     """Load the CRG release: dishes, pairs, recipes, glossary, reference pivots/constraints; parse recipes."""
     from dishgraph import config
@@ -66,7 +66,8 @@ def corpus(file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz
            id_field: Optional[str] = typer.Option(None, help="Field holding a recipe id."),
            glossary_path: Optional[Path] = typer.Option(None, "--glossary", help="Glossary JSON (default: release)."),
            db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, workers: int = WorkersOpt,
-           segmenter: str = SegOpt, parser: str = ParserOpt, chunk_size: int = typer.Option(20_000, help="Recipes read and upserted per chunk."),
+           segmenter: str = SegOpt, parser: str = ParserOpt,
+           chunk_size: int = typer.Option(20_000, help="Recipes read and upserted per chunk."),
            load_batch: Optional[int] = typer.Option(
                None, help="Parsed recipes per load (default 20000 on the embedded database, 2000 on Neo4j)."),
            as_json: bool = JsonOpt):
@@ -80,8 +81,8 @@ def corpus(file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz
     with open_store(db, uri) as store:
         rep = ingest_corpus(store, file, glossary, fmt=fmt, source=source, dish_field=dish_field,
                             title_field=title_field, text_field=text_field, steps_field=steps_field,
-                            id_field=id_field, segmenter=segmenter, parser=parser, workers=workers, chunk_size=chunk_size,
-                            load_batch=load_batch, show_progress=not as_json)
+                            id_field=id_field, segmenter=segmenter, parser=parser, workers=workers,
+                            chunk_size=chunk_size, load_batch=load_batch, show_progress=not as_json)
     if as_json:
         return emit_json(rep.to_dict())
     d = rep.to_dict()

@@ -346,7 +346,8 @@ PARSERS = ("rules", "dep", "ltp", "hanlp", "stanza")
 def make_parser(glossary: Glossary, parser="rules", segmenter: str | Segmenter = "auto"):
     """A recipe parser by name: ``rules`` (this module, on LAC or jieba) or a dependency backend with its
     model on local disk, the released CRG code's own method (``dep``: the first of LTP, HanLP, stanza
-    found; or one by name). Both give the same ``Action`` lists. A parser object is returned as it is."""
+    found; or one by name). Both return ``Action`` lists with proto-actions set. A parser object is returned
+    as it is."""
     if not isinstance(parser, str):
         return parser
     if parser == "rules":
