@@ -17,6 +17,8 @@ DbOpt = typer.Option(None, "--db", help="Embedded database directory (default: $
                      "~/.local/share/dishgraph/db).", envvar="DISHGRAPH_DB")
 UriOpt = typer.Option(None, "--uri", help="Neo4j Bolt URI (bolt://host:7687); default: $DISHGRAPH_URI / "
                       "$NEO4J_URI, else the embedded database.")
+ParserOpt = typer.Option("rules", "--parser", help="rules (on --segmenter) | dep | ltp | hanlp | stanza: a "
+                         "dependency parser whose model is on local disk (CRG's own method; never downloads).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of a table.")
 JsonOutOpt = typer.Option(None, "--json-out", help="Also write the result as JSON to this file.")
 

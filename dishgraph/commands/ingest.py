@@ -7,8 +7,8 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store,
-                                        rows_table)
+from dishgraph.commands._common import (DbOpt, JsonOpt, ParserOpt, UriOpt, console, emit_json, err_console,
+                                        open_store, rows_table)
 
 app = typer.Typer(help="Load recipe corpora into the graph (idempotent, resumable).", no_args_is_help=True)
 
@@ -16,8 +16,6 @@ app = typer.Typer(help="Load recipe corpora into the graph (idempotent, resumabl
 WorkersOpt = typer.Option(max(1, os.cpu_count() or 1), "--workers", "-w",
                           help="Parser worker processes (default: one per core).")
 SegOpt = typer.Option("auto", "--segmenter", help="auto | lac | jieba", envvar="DISHGRAPH_SEGMENTER")
-ParserOpt = typer.Option("rules", "--parser", help="rules (on --segmenter) | dep | ltp | hanlp | stanza: a "
-                         "dependency parser whose model is on local disk (CRG's own method; never downloads).")
 
 
 def _check_parser(parser: str) -> None:

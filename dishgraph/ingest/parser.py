@@ -350,13 +350,12 @@ def make_parser(glossary: Glossary, parser="rules", segmenter: str | Segmenter =
     as it is."""
     if not isinstance(parser, str):
         return parser
+    check_parser(parser)
     if parser == "rules":
         return RecipeParser(glossary, segmenter)
-    if parser in PARSERS:
-        from dishgraph.ingest.depparse import DependencyParser
+    from dishgraph.ingest.depparse import DependencyParser
 
-        return DependencyParser(glossary, None if parser == "dep" else parser)
-    raise ValueError(f"unknown parser {parser!r} (choose from {', '.join(PARSERS)})")
+    return DependencyParser(glossary, None if parser == "dep" else parser)
 
 
 def check_parser(parser) -> None:
