@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from dishgraph.graph.store import GraphStore, open_store
-from dishgraph.knowledge import annotation, order, pivots as pivots_mod
+from dishgraph.knowledge import annotation, compose as compose_mod, order, pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
 from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings, Violation
 from dishgraph.knowledge.pivots import MineResult, Pivot, PivotThresholds
@@ -73,11 +73,39 @@ class DishGraph:
         return pivots_mod.mine_pivots(self._store, base, target, thresholds, create=create)
 
     def mine_all_pivots(self, thresholds: PivotThresholds = PivotThresholds(),
-                        progress: Callable[[], None] | None = None) -> list[MineResult]:
-        return pivots_mod.mine_all(self._store, thresholds, progress=progress)
+                        progress: Callable[[], None] | None = None, pairs: Sequence[str] | None = None
+                        ) -> list[MineResult]:
+        """Mine every DishPair (or ``pairs``) from corpus frequencies (the targets' own recipes)."""
+        return pivots_mod.mine_all(self._store, thresholds, list(pairs) if pairs is not None else None,
+                                   progress=progress)
 
-    def compare_pivots(self, base: str, target: str, reference: str = pivots_mod.RELEASE) -> dict:
-        return pivots_mod.compare_pivots(self._store, base, target, reference)
+    def compare_pivots(self, base: str, target: str, reference: str = pivots_mod.RELEASE,
+                       source: str = pivots_mod.MINED) -> dict:
+        """P / R / F1 per kind of one source's pivots (mined, composed) against a reference source."""
+        return pivots_mod.compare_pivots(self._store, base, target, reference, source)
+
+    # ---------------------------------------------------------------- composed target knowledge
+    def compose(self, pairs: Sequence[str] | None = None, settings: compose_mod.ComposeSettings = compose_mod.ComposeSettings(),
+                thresholds: compose_mod.ComposedThresholds | None = None,
+                progress: Callable[[], None] | None = None) -> compose_mod.ComposeReport:
+        """Compose the targets of ``pairs`` (default: every DishPair) from the dishes sharing their name's
+        components, store COMPOSED_USES with provenance, mine ``PIVOT {source: composed}`` and transfer order
+        constraints (``MUST_PRECEDE {source: composed}``). Reads no released pivot or constraint."""
+        return compose_mod.compose_pairs(self._store, pairs, settings, thresholds, progress=progress)
+
+    def composed_actions(self, dish: str, top: int = 20) -> list[dict]:
+        """A composed dish's estimated actions: {action, verb, ingredients, tools, freq, weight}."""
+        return self._store.query("compose_dish_uses", dish=dish, top=int(top))
+
+    def composed_sources(self, dish: str) -> list[dict]:
+        """Which dishes a composed dish's knowledge came from: {role, atom, dish, recipes, weight}."""
+        return self._store.query("compose_dish_sources", dish=dish)
+
+    def validate_composition(self, min_recipes: int = 10, min_components: int = 2,
+                             settings: compose_mod.ComposeSettings = compose_mod.ComposeSettings(),
+                             progress: Callable[[], None] | None = None) -> compose_mod.ValidationReport:
+        """Leave-one-dish-out: hide each corpus dish with enough recipes, compose it, compare with its USES."""
+        return compose_mod.leave_one_dish_out(self._store, min_recipes, min_components, settings, progress=progress)
 
     def export_annotation(self, pair: str, out: str | Path, include_mined: bool = False) -> int:
         return annotation.export_questions(self._store, pair, out, include_mined=include_mined)

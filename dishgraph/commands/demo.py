@@ -15,8 +15,9 @@ def demo(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
          out: Path = typer.Option(Path("report"), "--out", help="Report folder (index.html, report.json)."),
          workers: int = typer.Option(2, "--workers", "-w", help="Worker processes for parsing and estimation."),
          as_json: bool = JsonOpt):
-    """Ingest the CRG release, parse, mine frequencies/pivots/order, DiNeR split, run and score the
-    model-free generators, print a report and write report/index.html (finished steps are skipped)."""
+    """Ingest the CRG release and the XiaChuFang sample, parse, frequencies, order constraints, composed
+    target knowledge (fair), DiNeR split, run and score the model-free generators with the fair composed
+    graph editor as the headline, print a report and write report/index.html (finished steps are skipped)."""
     from dishgraph import config
     from dishgraph.demo import run_demo
 
@@ -35,7 +36,7 @@ def demo(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
                                "distinct proto-actions": g.get("distinct_proto_actions")}], "action graphs"))
     ex = rep.example_pair
     if ex:
-        console.print(rows_table(ex["pivots"][:8], f"pivots {ex['base']} → {ex['target']} (first 8)",
+        console.print(rows_table(ex["pivots"][:8], f"composed pivots {ex['base']} → {ex['target']} (first 8)",
                                  ["kind", "action", "source", "fb", "ft"]))
     if rep.results:
         console.print(rows_table(rep.results, "CRG evaluation (%, 2,500 instances)"))

@@ -129,11 +129,13 @@ def replace(out: Path = OutOpt, data: Optional[str] = DataOpt, batch_size: int =
 def graph(out: Path = OutOpt, data: Optional[str] = DataOpt, batch_size: int = BatchOpt,
           db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
           knowledge: str = typer.Option("pivots", "--knowledge",
-                                        help="'pivots': the pair's pivot edges in the graph (crg-release, then "
-                                             "annotated, then mined); 'association' (fair: no pivot edge, no "
-                                             "released constraint): the base dish's recipes contrasted with "
-                                             "other dishes' handling of the new ingredient class, USES "
-                                             "statistics, the base dish's estimated order constraints."),
+                                        help="'composed' (fair, the headline): pivots and order constraints "
+                                             "composed from the dishes sharing the target's name components "
+                                             "(`dishgraph pivots mine --knowledge composed` first; reads no "
+                                             "released pivot or constraint); 'pivots': the pair's pivot edges "
+                                             "(crg-release, then annotated, then mined: with the release loaded "
+                                             "an oracle, an upper bound); 'association' (fair): the base dish's "
+                                             "recipes contrasted with other dishes' handling of the new class."),
           max_insert_ratio: float = typer.Option(0.5, "--max-insert-ratio",
                                                  help="Inserted clauses may add at most this share of the base "
                                                       "recipe's length."),

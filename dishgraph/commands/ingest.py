@@ -18,6 +18,13 @@ WorkersOpt = typer.Option(max(1, os.cpu_count() or 1), "--workers", "-w",
 SegOpt = typer.Option("auto", "--segmenter", help="auto | lac | jieba", envvar="DISHGRAPH_SEGMENTER")
 
 
+def refresh_derived(store):
+    """After an ingest: USES of the dishes that gained recipes, and stale composed knowledge, re-derived."""
+    from dishgraph.knowledge.derived import refresh_derived as refresh
+
+    return refresh(store)
+
+
 def _check_parser(parser: str) -> None:
     from dishgraph.ingest.parser import check_parser
 
@@ -44,8 +51,9 @@ def counterfactual(directory: Optional[Path] = typer.Argument(None, help="CRG re
     with open_store(db, uri) as store:
         rep = ingest_counterfactual(store, directory, parse=not no_parse, workers=workers,
                                     segmenter=segmenter, parser=parser, show_progress=not as_json)
+        derived = refresh_derived(store)
     if as_json:
-        return emit_json(rep.to_dict())
+        return emit_json({**rep.to_dict(), "derived": derived.to_dict()})
     d = rep.to_dict()
     parsed = d.pop("parsed")
     console.print(rows_table([d], "ingested"))
@@ -81,10 +89,16 @@ def corpus(file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz
                             title_field=title_field, text_field=text_field, steps_field=steps_field,
                             id_field=id_field, segmenter=segmenter, parser=parser, workers=workers,
                             chunk_size=chunk_size, load_batch=load_batch, show_progress=not as_json)
+        derived = refresh_derived(store)
     if as_json:
-        return emit_json(rep.to_dict())
+        return emit_json({**rep.to_dict(), "derived": derived.to_dict()})
     d = rep.to_dict()
     msgs = d.pop("messages")
+    junk = d.pop("junk")
     console.print(rows_table([d], "ingested"))
+    if junk:
+        console.print(rows_table([{"junk kind": k, "recipes": v} for k, v in sorted(junk.items())],
+                                 "junk (no_action: loaded, no action found; the others skipped)"))
+    console.print(derived.summary())
     for m in msgs:
         console.print(f"[yellow]warning:[/yellow] {m}")

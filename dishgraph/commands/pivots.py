@@ -6,14 +6,20 @@ from typing import List, Optional
 
 import typer
 
+from rich.markup import escape
+
 from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.knowledge.pivots import micro_totals
 
 app = typer.Typer(help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
                   no_args_is_help=True)
 
-AlphaOpt = typer.Option(5.0, "--alpha", help="Frequency ratio alpha (pivot if one frequency exceeds alpha x the other).")
-TauROpt = typer.Option(0.01, "--tau-r", help="Remove only if the target frequency is below tau_R.")
-TauIOpt = typer.Option(0.1, "--tau-i", help="Insert only if the target frequency is above tau_I.")
+AlphaOpt = typer.Option(None, "--alpha", help="Frequency ratio alpha (pivot if one frequency exceeds alpha x the "
+                                              "other; default 5, composed 3).")
+TauROpt = typer.Option(None, "--tau-r", help="Remove only if the target frequency is below tau_R (default 0.01, "
+                                             "composed 0.1).")
+TauIOpt = typer.Option(None, "--tau-i", help="Insert only if the target frequency is above tau_I (default 0.1, "
+                                             "composed 0.2).")
 
 
 def _graph(db, uri, read_only=False):
@@ -32,20 +38,34 @@ def _pair(pair: str) -> tuple[str, str]:
         raise typer.Exit(2)
 
 
+KnowledgeOpt = typer.Option("corpus", "--knowledge",
+                            help="'corpus': the target's own recipes (USES); 'composed': the target composed from "
+                                 "the dishes sharing its name's components, the base dish with the ingredient "
+                                 "swapped and the new ingredient's class (fair: reads no released pivot).")
+
+
 @app.command()
 def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TARGET)."),
          target: Optional[str] = typer.Argument(None, help="Target dish."),
          all_pairs: bool = typer.Option(False, "--all", help="Mine every DishPair in the graph."),
          new_pair: bool = typer.Option(False, "--new-pair", help="Create the pair if the graph has none (both "
                                                                   "dishes need parsed recipes, e.g. two base dishes)."),
-         alpha: float = AlphaOpt, tau_r: float = TauROpt, tau_i: float = TauIOpt,
+         knowledge: str = KnowledgeOpt,
+         alpha: Optional[float] = AlphaOpt, tau_r: Optional[float] = TauROpt, tau_i: Optional[float] = TauIOpt,
          db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
     """Mine pivots (remove / insert / manual) of one pair or of all pairs and store them as PIVOT edges."""
+    if knowledge not in ("corpus", "composed"):
+        err_console.print(f"[red]error:[/red] --knowledge must be corpus or composed, got {escape(knowledge)}")
+        raise typer.Exit(2)
+    if knowledge == "composed":
+        return _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_json)
     from rich.progress import Progress
 
     from dishgraph.knowledge.pivots import PivotThresholds, all_pairs as list_pairs
 
-    thr = PivotThresholds(alpha, tau_r, tau_i)
+    d = PivotThresholds()
+    thr = PivotThresholds(d.alpha if alpha is None else alpha, d.tau_r if tau_r is None else tau_r,
+                          d.tau_i if tau_i is None else tau_i)
     with _graph(db, uri) as g:
         if all_pairs:
             n = len(list_pairs(g.store))
@@ -60,7 +80,7 @@ def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TA
             try:
                 results = [g.mine_pivots(b, t, thr, create=new_pair)]
             except KeyError as e:
-                err_console.print(f"[red]error:[/red] {e.args[0]}")
+                err_console.print(f"[red]error:[/red] {escape(str(e.args[0]))}")
                 raise typer.Exit(1)
     if as_json:
         return emit_json([r.to_dict() for r in results])
@@ -68,7 +88,66 @@ def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TA
             for r in results]
     console.print(rows_table(rows, "mined pivots"))
     if any(r.target_recipes == 0 for r in results):
-        err_console.print("[yellow]note:[/yellow] targets without parsed recipes have f_t = 0 for every action.")
+        err_console.print("[yellow]note:[/yellow] targets without parsed recipes have f_t = 0 for every action: "
+                          "`--knowledge composed` estimates them from the dishes they are made of.")
+
+
+def _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_json):
+    """`pivots mine --knowledge composed`: compose targets, mine PIVOT {source: composed}, transfer order."""
+    from rich.progress import Progress
+
+    from dishgraph.knowledge.compose import ComposedThresholds
+    from dishgraph.knowledge.pivots import all_pairs as list_pairs, pair_key
+
+    d = ComposedThresholds()
+    thr = ComposedThresholds(d.alpha if alpha is None else alpha, d.tau_r if tau_r is None else tau_r,
+                             d.tau_i if tau_i is None else tau_i, d.min_fb)
+    with _graph(db, uri) as g:
+        if all_pairs:
+            keys = list_pairs(g.store)
+        elif base is not None:
+            keys = [pair_key(*(_pair(base) if target is None else (base, target)))]
+        else:
+            err_console.print("[red]error:[/red] give BASE TARGET (or BASE->TARGET), or --all")
+            raise typer.Exit(2)
+        with Progress(console=err_console, disable=as_json or len(keys) < 2) as bar:
+            task = bar.add_task("composing targets", total=len(keys))
+            try:
+                rep = g.compose(keys, thresholds=thr, progress=lambda: bar.advance(task))
+            except KeyError as e:
+                err_console.print(f"[red]error:[/red] {escape(str(e.args[0]))}")
+                raise typer.Exit(1)
+    if as_json:
+        return emit_json(rep.to_dict())
+    rows = [{"target": t["target"], "sources": len(t["sources"]),
+             "own recipes": sum(s["recipes"] for s in t["sources"] if s["kind"] == "own"),
+             "actions": t["actions"]} for t in rep.targets]
+    console.print(rows_table(rows, "composed targets"))
+    console.print(f"{rep.pivots.get('remove', 0)} remove and {rep.pivots.get('insert', 0)} insert pivots "
+                  f"(source composed), {rep.constraints} transferred order constraints, {rep.seconds:.1f} s")
+
+
+@app.command("validate-composed")
+def validate_composed(min_recipes: int = typer.Option(10, help="Hide dishes with at least this many parsed recipes."),
+                      min_components: int = typer.Option(2, help="... whose name has at least this many DiNeR "
+                                                                 "components."),
+                      db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Leave-one-dish-out check of composition without any released answer: hide a corpus dish, compose it
+    from the other dishes, compare with its real frequencies (weighted Jaccard, top-20 overlap)."""
+    from rich.progress import Progress
+
+    with _graph(db, uri) as g:
+        with Progress(console=err_console, disable=as_json) as bar:
+            task = bar.add_task("leave one dish out", total=None)
+            rep = g.validate_composition(min_recipes, min_components, progress=lambda: bar.advance(task))
+    if as_json:
+        return emit_json(rep.to_dict())
+    rows = [{"dish": d.dish, "recipes": d.recipes, "sources": d.sources,
+             "w-Jaccard": round(d.weighted_jaccard, 3), "top-20": round(d.top20, 3)} for d in rep.dishes]
+    console.print(rows_table(rows, "composed vs real (leave one dish out)"))
+    m = rep.means()
+    console.print(f"{m['dishes']} dishes: mean weighted Jaccard {m['weighted_jaccard'] or 0:.3f}, "
+                  f"mean top-20 overlap {m['top20'] or 0:.3f} ({rep.corpus_recipes} parsed recipes in the graph)")
 
 
 @app.command()
@@ -81,15 +160,18 @@ def show(pair: str = typer.Argument(..., help="The pair, BASE->TARGET."),
     if as_json:
         return emit_json(rows)
     console.print(rows_table(rows, f"pivots {b} -> {t}",
-                             ["action", "mined", "annotated", "release", "fb", "ft", "votes"]))
+                             ["action", "mined", "composed", "annotated", "release", "fb", "ft", "votes"]))
 
 
 @app.command()
 def compare(pair: Optional[str] = typer.Argument(None, help="The pair, BASE->TARGET (or --all)."),
             all_pairs: bool = typer.Option(False, "--all", help="Compare every pair."),
             reference: str = typer.Option("crg-release", help="Source of the reference PIVOT edges."),
+            source: str = typer.Option("mined", "--source", help="Pivots to score: 'mined' (with annotation "
+                                                                 "decisions) or 'composed'."),
             db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
-    """Precision / recall of mined (+annotated) pivots against the released reference, per kind."""
+    """Precision / recall / F1 of mined (+annotated) or composed pivots against the released reference, per
+    kind; with --all also summed over every pair (micro)."""
     from dishgraph.knowledge.pivots import all_pairs as list_pairs, parse_pair
 
     with _graph(db, uri, read_only=True) as g:
@@ -97,11 +179,14 @@ def compare(pair: Optional[str] = typer.Argument(None, help="The pair, BASE->TAR
         if not keys:
             err_console.print("[red]error:[/red] give PAIR or --all")
             raise typer.Exit(2)
-        out = [g.compare_pivots(*parse_pair(k), reference=reference) for k in keys]
+        out = [g.compare_pivots(*parse_pair(k), reference=reference, source=source) for k in keys]
+    total = micro_totals(out, source)
     if as_json:
-        return emit_json(out)
+        return emit_json({"pairs": out, "total": total} if all_pairs else out)
     rows = [{"pair": o["pair"], "kind": k, **v} for o in out for k, v in o["kinds"].items()]
-    console.print(rows_table(rows, f"mined vs {reference}"))
+    if all_pairs:
+        rows += [{"pair": "all pairs (micro)", "kind": k, **v} for k, v in total.items()]
+    console.print(rows_table(rows, f"{source} vs {reference}"))
 
 
 @app.command("export-annotation")

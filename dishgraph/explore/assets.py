@@ -97,6 +97,10 @@ JS = r"""
   var notes = document.getElementById("notes");
   data.notes.forEach(function (n) { html("li", n, notes); });
   if (data.computed.length) html("li", "computed now: " + data.computed.join(", "), notes);
+  (data.composed_from || []).forEach(function (r) {
+    html("li", "composed from " + r.role + " (" + (100 * r.weight).toFixed(0) + "% of the weight, " + r.dishes +
+         " dishes): " + r.top.join(", ") + (r.dishes > r.top.length ? ", …" : ""), notes);
+  });
   var legend = document.getElementById("legend");
   [["remove", "pivot: remove"], ["insert", "pivot: insert"], ["manual", "pivot: manual check"],
    ["plain", "frequent action"]].forEach(function (x) {

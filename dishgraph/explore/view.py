@@ -33,14 +33,20 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True)
     info = store.query("pivot_pair_info", pair=key)
 
     actions, freqs = {}, {}
+    composed_from = g.composed_sources(target)
     for dish in (base, target):
         rows = store.query("uses_dish_actions", dish=dish, min_freq=0.0, top=ALL)
         if not rows and dish in have and compute:
             rows = g.actions(dish, top=ALL)  # materializes USES
             computed.append(f"USES {dish}")
+        if not rows and dish == target:  # composed knowledge stands in for a target without recipes
+            rows = [{**r, "n": None, "total": None} for r in g.composed_actions(dish, top=ALL)]
+            if rows:
+                notes.append(f"{dish} has no parsed recipes: its frequencies are composed from "
+                             f"{len(composed_from)} other dishes (source composed).")
         actions[dish] = rows[:top]
         freqs[dish] = {r["action"]: r["freq"] for r in rows}
-        if dish not in have:
+        if dish not in have and not rows:
             notes.append(f"{dish} has no parsed recipes: no action frequencies (reference knowledge only).")
 
     pivots = g.pivots(base, target) if info else []
@@ -82,7 +88,21 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True)
         "nodes": _nodes(keys, freqs[base], freqs[target], shown, examples),
         "computed": computed,
         "notes": notes,
+        "composed_from": _composed_summary(composed_from),
     }
+
+
+def _composed_summary(rows: list[dict], top: int = 8) -> list[dict]:
+    """Per role (base, action, flavour, food, class, own): its share of the composed target's weight and the
+    dishes contributing most, for the page's provenance line."""
+    roles: dict[str, dict] = {}
+    for r in rows:
+        role = roles.setdefault(r["role"], {"role": r["role"], "weight": 0.0, "dishes": 0, "top": []})
+        role["weight"] += float(r["weight"] or 0.0)
+        role["dishes"] += 1
+        if len(role["top"]) < top:
+            role["top"].append(r["dish"])
+    return sorted(roles.values(), key=lambda x: -x["weight"])
 
 
 def _shown_pivots(pivots, top: int) -> list:
@@ -109,7 +129,7 @@ def _nodes(keys: set[str], fb: dict[str, float], ft: dict[str, float], pivots, e
 
 def _pivot_kind(by_source: dict[str, str]) -> str | None:
     """The kind the page colours: annotated decisions, then the release, then mined (remove / insert / manual)."""
-    for source in (pivots_mod.ANNOTATED, pivots_mod.RELEASE, pivots_mod.MINED):
+    for source in (pivots_mod.ANNOTATED, pivots_mod.RELEASE, pivots_mod.MINED, pivots_mod.COMPOSED):
         kind = by_source.get(source)
         if kind in ("remove", "insert", "manual"):
             return kind

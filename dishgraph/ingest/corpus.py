@@ -13,6 +13,7 @@ from typing import Iterator
 from dishgraph.graph.store import GraphStore, batched
 from dishgraph.ingest import loader
 from dishgraph.ingest.glossary import Glossary
+from dishgraph.ingest.junk import NO_ACTION, junk_kind
 
 
 @dataclass
@@ -23,6 +24,7 @@ class CorpusReport:
     with_actions: int = 0
     skipped_already_parsed: int = 0
     skipped_lines: int = 0
+    junk: dict[str, int] = field(default_factory=dict)  # junk kind -> records (see ingest/junk.py)
     seconds: float = 0.0
     messages: list[str] = field(default_factory=list)
 
@@ -55,10 +57,17 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
     def records() -> Iterator[loader.RecipeRecord]:
         for r in read_corpus(path, format=fmt, dish_field=dish_field, title_field=title_field,
                              text_field=text_field, steps_field=steps_field, id_field=id_field, report=report):
+            kind = junk_kind(r.text)
+            if kind:
+                rep.junk[kind] = rep.junk.get(kind, 0) + 1
+                if len(junk_messages) < 20:
+                    junk_messages.append(f"{path}:{r.line}: recipe for {r.dish!r} skipped as junk ({kind})")
+                continue
             yield loader.RecipeRecord(loader.recipe_id(source, r.dish, r.text), r.dish, r.text,
                                       source=f"{source}", line=r.line)
 
     seen_dishes: set[str] = set()
+    junk_messages: list[str] = []
 
     def loaded() -> Iterator[loader.RecipeRecord]:
         """Records after their chunk is written: the parser consumes this lazily, so memory stays flat."""
@@ -77,11 +86,13 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
                             show_progress=show_progress, mode=mode, on_progress=on_progress)
         rep.steps, rep.with_actions = st.steps, st.with_actions
         rep.skipped_already_parsed = st.skipped_already_parsed
+        if st.recipes > st.with_actions:
+            rep.junk[NO_ACTION] = st.recipes - st.with_actions
     else:
         for _ in loaded():
             pass
     rep.dishes = len(seen_dishes)
     rep.skipped_lines = report.skipped
-    rep.messages = list(report.messages[:20])
+    rep.messages = list(report.messages[:20]) + junk_messages
     rep.seconds = time.perf_counter() - t0
     return rep

@@ -33,3 +33,20 @@ def materialize_uses(store: GraphStore, dishes: Iterable[str] | None = None) -> 
 def dish_actions(store: GraphStore, dish: str, *, top: int = 20, min_freq: float = 0.0) -> list[dict]:
     """A dish's actions by frequency: rows {action, verb, ingredients, tools, freq, n, total}."""
     return store.query("uses_dish_actions", dish=dish, min_freq=float(min_freq), top=int(top))
+
+
+def stale_uses_dishes(store: GraphStore) -> list[str]:
+    """Dishes whose USES edges were counted over other recipes than the parsed ones they have now."""
+    return [r["dish"] for r in store.query("uses_stale_dishes")]
+
+
+def refresh_stale_uses(store: GraphStore) -> list[str]:
+    """Re-materialize USES of every stale dish (after an ingest added recipes); returns those dishes.
+
+    Everything that reads USES goes through here or runs after an ingest that calls it, so dish→action
+    frequencies never silently lag behind the recipes (a dish whose recipes all produce no action has no
+    USES edge and stays listed: re-counting it is cheap)."""
+    stale = stale_uses_dishes(store)
+    if stale:
+        materialize_uses(store, stale)
+    return stale

@@ -11,6 +11,7 @@ from dishgraph.graph.store import GraphStore
 from dishgraph.knowledge.frequencies import materialize_uses
 
 MINED = "mined"
+COMPOSED = "composed"
 ANNOTATED = "annotated"
 RELEASE = "crg-release"
 KINDS = ("remove", "insert", "manual")
@@ -171,11 +172,12 @@ def effective_pivots(store: GraphStore, base: str, target: str, source: str = MI
     return out
 
 
-def compare_pivots(store: GraphStore, base: str, target: str, reference: str = RELEASE) -> dict:
-    """Precision / recall / F1 of our effective pivots against reference edges, per kind and overall."""
-    ours = effective_pivots(store, base, target)
+def compare_pivots(store: GraphStore, base: str, target: str, reference: str = RELEASE, source: str = MINED) -> dict:
+    """Precision / recall / F1 of one source's effective pivots (mined: with annotation decisions; composed)
+    against reference edges, per kind and overall."""
+    ours = effective_pivots(store, base, target, source=source)
     ref = effective_pivots(store, base, target, source=reference)
-    out = {"pair": pair_key(base, target), "reference": reference, "kinds": {}}
+    out = {"pair": pair_key(base, target), "source": source, "reference": reference, "kinds": {}}
     for kind in ("remove", "insert", "all"):
         a = {(k, v) for k, v in ours.items() if kind in ("all", v)}
         b = {(k, v) for k, v in ref.items() if kind in ("all", v)}
@@ -183,6 +185,20 @@ def compare_pivots(store: GraphStore, base: str, target: str, reference: str = R
         p = tp / len(a) if a else None
         r = tp / len(b) if b else None
         f = 2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
-        out["kinds"][kind] = {"mined": len(a), "reference": len(b), "overlap": tp, "precision": p, "recall": r,
+        out["kinds"][kind] = {source: len(a), "reference": len(b), "overlap": tp, "precision": p, "recall": r,
                               "f1": f}
+    return out
+
+
+def micro_totals(comparisons: list[dict], source: str = MINED) -> dict:
+    """Sum ``compare_pivots`` results over pairs: P / R / F1 per kind from the pooled counts."""
+    out = {}
+    for kind in ("remove", "insert", "all"):
+        n = sum(c["kinds"][kind][source] for c in comparisons)
+        ref = sum(c["kinds"][kind]["reference"] for c in comparisons)
+        tp = sum(c["kinds"][kind]["overlap"] for c in comparisons)
+        p = tp / n if n else None
+        r = tp / ref if ref else None
+        f = 2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
+        out[kind] = {source: n, "reference": ref, "overlap": tp, "precision": p, "recall": r, "f1": f}
     return out

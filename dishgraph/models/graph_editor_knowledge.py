@@ -19,6 +19,7 @@ from dishgraph.graph.store import GraphStore
 from dishgraph.ingest.loader import pair_key
 
 PIVOT_SOURCES = ("crg-release", "annotated", "mined")
+COMPOSED = "composed"     # PIVOT / MUST_PRECEDE source written by `dishgraph pivots mine --knowledge composed`
 ESTIMATED = "estimated"   # MUST_PRECEDE source written by `dishgraph order estimate` (base dishes only)
 MAX_EXAMPLES = 40
 # Association mode: how many of the new class's most common single-ingredient actions (in other dishes'
@@ -29,7 +30,9 @@ ASSOC_INSERTS = 8
 # handling the new class (the target stand-in). Tuned on the even dish pairs.
 ASSOC_REMOVE_MIN_FREQ = 0.1
 ASSOC_REMOVE_RATIO = 4.0
-MIN_PROXY_RECIPES = 5  # fewer recipes handling the new class say too little about the target: no removals
+MIN_PROXY_RECIPES = 5
+FALLBACK_INSERTS = 6       # composed mode: candidates for a recipe whose edit changed nothing L2 counts
+FALLBACK_MIN_FREQ = 0.1  # fewer recipes handling the new class say too little about the target: no removals
 
 
 @dataclass
@@ -62,6 +65,9 @@ class PairKnowledge:
     positions: dict[str, float]                    # proto key -> mean relative position in real recipes
     verb_positions: dict[str, float]               # verb class -> mean relative position
     examples: dict[str, list[str]]                 # proto key -> real example phrases (other dishes first)
+    # composed mode: the target's likeliest actions beyond its pivots, most telling first, for a recipe whose
+    # edit would otherwise change nothing L2 counts (an unchanged recipe is an abstention, not an answer)
+    fallback: list[ProtoAction] = field(default_factory=list)
 
     def kind_of(self) -> dict[ProtoAction, str]:
         return {p: k for p, k in self.pivots}
@@ -137,7 +143,10 @@ def new_class_actions(store: GraphStore, new_cls: str | None, base: str) -> list
 def load_pair_knowledge(store: GraphStore, base: str, target: str, old_cls: str | None, new_cls: str | None,
                         sources: tuple[str, ...] = PIVOT_SOURCES) -> PairKnowledge:
     pivots, source = _pivots(store, base, target, sources) if sources else ([], None)
-    if sources:  # pivot modes: the target dish's constraints (released ones included), else the base dish's
+    if sources == (COMPOSED,):  # fair composed mode: constraints transferred to the target, and the base's own
+        cons_rows = store.query("editor_base_constraints", dish=target, source=COMPOSED) + \
+            store.query("editor_base_constraints", dish=base, source=ESTIMATED)
+    elif sources:  # pivot modes: the target dish's constraints (released ones included), else the base dish's
         cons_rows = store.query("order_dish_constraints", dish=target) or \
             store.query("order_dish_constraints", dish=base)
     else:  # fair mode: only what `dishgraph order estimate` learnt from the base dish's own recipes
@@ -152,13 +161,15 @@ def load_pair_knowledge(store: GraphStore, base: str, target: str, old_cls: str 
         for r in store.query("editor_class_verb_association", classes=classes):
             table[r["cls"]][r["verb"]] = int(r["uses"])
         assoc.uses = dict(table)
-    if not pivots:  # no pivot edges for this pair: fall back on the association statistics alone
+    if not pivots and sources != (COMPOSED,):  # no pivot edges: fall back on the association statistics alone
         assoc.new_actions = new_class_actions(store, new_cls, base)
         assoc.base_specific = contrast_removals(store, base, new_cls)
         pivots, source = association_pivots(assoc, new_cls), "association"
     inserts = [p for p, k in pivots if k == INSERT]
     if source == "association":  # a recipe already doing some of them gets the next ones: phrase those too
         inserts += [p for p in assoc.new_actions[:3 * ASSOC_INSERTS] if p not in inserts]
+    fallback = composed_fallback(store, base, target, set(inserts)) if sources == (COMPOSED,) else []
+    inserts += fallback
     keys = [p.key for p in inserts]
     positions = {r["action"]: float(r["rel_pos"]) for r in store.query("editor_action_positions", keys=keys)} \
         if keys else {}
@@ -174,4 +185,16 @@ def load_pair_knowledge(store: GraphStore, base: str, target: str, old_cls: str 
     examples = {k: [t for t, _ in sorted(c.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))][:MAX_EXAMPLES]
                 for k, c in counts.items()}
     return PairKnowledge(base, target, old_cls, new_cls, pivots, source, constraints, assoc, positions,
-                         verb_positions, examples)
+                         verb_positions, examples, fallback)
+
+
+def composed_fallback(store: GraphStore, base: str, target: str, skip: set[ProtoAction],
+                      n: int = FALLBACK_INSERTS) -> list[ProtoAction]:
+    """The target's composed actions (share >= FALLBACK_MIN_FREQ) not among ``skip``, by how much more the
+    target does them than the base dish (ties by key): the next-best inserts after the pivots."""
+    ft = {r["action"]: float(r["freq"]) for r in store.query("compose_dish_uses", dish=target, top=200)}
+    fb = {r["action"]: float(r["freq"]) for r in store.query("uses_dish_actions", dish=base, min_freq=0.0,
+                                                              top=100_000)}
+    ranked = sorted((k for k, f in ft.items() if f >= FALLBACK_MIN_FREQ and f > fb.get(k, 0.0)),
+                    key=lambda k: (-(ft[k] - fb.get(k, 0.0)), k))
+    return [p for p in (ProtoAction.from_key(k) for k in ranked) if p not in skip][:n]

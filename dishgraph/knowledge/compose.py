@@ -1,0 +1,522 @@
+"""Composed target knowledge: what a dish with few or no recipes would do, from the dishes it is made of.
+
+CRG's premise is compositional: red-braised crucian carp = what red-braising does + what is done to a crucian
+carp. Every CRG target dish lacks recipes, so its action frequencies are *estimated* by mixing what the graph
+knows (each source a frequency table over proto-actions, pooled from real recipes):
+
+- ``base``: the base dish's recipes with the changed ingredient's class swapped for the new one, recipe by
+  recipe (``add`` pairs: kept as they are);
+- ``action`` / ``flavour`` / ``food``: for each DiNeR component of the target's name (白灼, 酸辣, 秋葵 …), the
+  recipes of every other dish whose name has it, pooled, so each dish weighs by its recipe count;
+- ``class``: recipes of every other dish that handle the new ingredient's class;
+- ``own``: the target's own recipes, where the corpus has some.
+
+The estimate is a shrunk mixture ``f(a) = Σ_s W_s f_s(a) / Σ_s W_s`` with ``W_s = w_kind · n_s / (n_s + k)``:
+a source of few recipes says little, a source kind that predicts held-out dishes badly gets a small weight.
+The component weights are fitted by leave-one-dish-out over corpus dishes (``validate``: hide a dish, compose
+it, compare with its real USES), the ``base`` weight and the pivot thresholds on the even CRG pairs; nothing
+reads a released pivot or constraint.
+
+The result is graph data: ``(:Dish)-[:COMPOSED_USES {freq, weight, source, corpus_recipes}]->(:ProtoAction)``
+with provenance ``(:Dish)-[:COMPOSED_FROM {role, atom, weight, recipes}]->(:Dish)``; pivots are mined from it
+in Cypher (``pivot_mine_composed``) as ``PIVOT {source: "composed"}``, and order constraints are transferred
+from the contributing dishes as ``MUST_PRECEDE {source: "composed"}``.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from dishgraph.actions import KEY_SEP, ProtoAction
+from dishgraph.graph.store import GraphStore
+
+COMPOSED = "composed"
+KINDS = ("base", "action", "flavour", "food", "class", "own")
+# Composed frequencies below this are not stored: absent reads as 0, which changes no pivot (a remove-pivot
+# needs a base share of min_fb >= 0.05 >> alpha * 0.005, an insert-pivot a composed share above tau_i).
+STORE_MIN_FREQ = 0.005
+
+
+@dataclass(frozen=True)
+class ComposeSettings:
+    """Source-kind weights and the shrinkage constant k (a source of n recipes weighs n / (n + k)).
+
+    Defaults: component and class weights from the leave-one-dish-out fit on corpus dishes, the base weight
+    from the even CRG pairs (see ``benchmarks/results/compose.json``)."""
+
+    base: float = 0.2
+    action: float = 1.0
+    flavour: float = 1.0
+    food: float = 1.0
+    cls: float = 0.3
+    own: float = 3.0
+    shrink: float = 5.0
+
+    def weight(self, kind: str) -> float:
+        return self.cls if kind == "class" else getattr(self, kind)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Source:
+    """One frequency table: ``freq[action]`` = share of the source's ``recipes`` doing the action."""
+
+    kind: str
+    atom: str
+    recipes: int
+    freq: dict[str, float]
+    dishes: list[tuple[str, int]] = field(default_factory=list)  # contributing (dish, recipes)
+
+
+@dataclass
+class Composition:
+    target: str
+    freq: dict[str, float]
+    sources: list[Source]
+    weights: dict[str, float]  # (kind:atom) -> W_s
+    total_weight: float
+
+    def top(self, n: int = 20) -> list[tuple[str, float]]:
+        return sorted(self.freq.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+
+    def summary(self) -> dict:
+        return {"target": self.target, "actions": len(self.freq), "total_weight": round(self.total_weight, 3),
+                "sources": [{"kind": s.kind, "atom": s.atom, "recipes": s.recipes, "dishes": len(s.dishes),
+                             "weight": round(self.weights[_sid(s)], 3)} for s in self.sources]}
+
+
+def _sid(s: Source) -> str:
+    return f"{s.kind}:{s.atom}"
+
+
+# ---------------------------------------------------------------------------------------------- sources
+
+
+def swap_class(key: str, old: str | None, new: str | None) -> str:
+    """The proto-action key with ingredient class ``old`` replaced by ``new`` (unchanged if absent)."""
+    if not old or not new:
+        return key
+    verb, ingr, tools = key.split(KEY_SEP)
+    classes = ingr.split("+") if ingr else []
+    if old not in classes:
+        return key
+    return KEY_SEP.join([verb, "+".join(sorted({new if c == old else c for c in classes})), tools])
+
+
+def base_source(store: GraphStore, base: str, old: str | None, new: str | None) -> Source | None:
+    """The base dish's recipes, each with the changed class swapped for the new one."""
+    rows = store.query("compose_dish_recipe_actions", dish=base)
+    if not rows:
+        return None
+    counts: Counter = Counter()
+    for r in rows:
+        counts.update({swap_class(k, old, new) for k in (r["actions"] or []) if k})
+    n = len(rows)
+    return Source("base", base, n, {a: c / n for a, c in counts.items()}, [(base, n)])
+
+
+def component_source(store: GraphStore, kind: str, atom: str, exclude: Sequence[str]) -> Source | None:
+    """Pooled recipes of every dish (but ``exclude``) whose name has DiNeR component ``atom``."""
+    dishes = [(r["dish"], int(r["recipes"])) for r in
+              store.query("compose_component_dishes", atom=atom, exclude=list(exclude))]
+    n = sum(c for _, c in dishes)
+    if not n:
+        return None
+    freq = {r["action"]: int(r["recipes"]) / n
+            for r in store.query("compose_pool_by_component", atom=atom, exclude=list(exclude))}
+    return Source(kind, atom, n, freq, dishes)
+
+
+def class_source(store: GraphStore, cls: str, exclude: Sequence[str]) -> Source | None:
+    """Recipes of every dish (but ``exclude``) that handle ingredient class ``cls``."""
+    dishes = [(r["dish"], int(r["recipes"])) for r in
+              store.query("compose_class_dishes", cls=cls, exclude=list(exclude))]
+    n = sum(c for _, c in dishes)
+    if not n:
+        return None
+    freq = {r["action"]: int(r["recipes"]) / n
+            for r in store.query("compose_pool_by_class", cls=cls, exclude=list(exclude))}
+    return Source("class", cls, n, freq, dishes)
+
+
+def own_source(store: GraphStore, dish: str) -> Source | None:
+    """The dish's own parsed recipes (its USES edges), where the corpus has some."""
+    rows = store.query("uses_dish_actions", dish=dish, min_freq=0.0, top=1_000_000)
+    if not rows:
+        return None
+    n = int(rows[0]["total"])
+    return Source("own", dish, n, {r["action"]: float(r["freq"]) for r in rows}, [(dish, n)])
+
+
+def mix(sources: Sequence[Source], settings: ComposeSettings) -> tuple[dict[str, float], dict[str, float], float]:
+    """The shrunk mixture of the sources: (freq per action, W per source id, total weight)."""
+    weights = {_sid(s): settings.weight(s.kind) * s.recipes / (s.recipes + settings.shrink) for s in sources}
+    total = sum(weights.values())
+    freq: dict[str, float] = defaultdict(float)
+    if total <= 0:
+        return {}, weights, 0.0
+    for s in sources:
+        w = weights[_sid(s)] / total
+        if w <= 0:
+            continue
+        for a, f in s.freq.items():
+            freq[a] += w * f
+    return dict(freq), weights, total
+
+
+# ---------------------------------------------------------------------------------------------- targets
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """What composition needs to know of a target: its name parts, the dishes to leave out, the classes."""
+
+    target: str
+    atoms: tuple[str, ...]               # DiNeR component keys type:cluster
+    exclude: tuple[str, ...]             # dishes whose recipes must not count (base, target, held-out)
+    base: str | None = None
+    old_cls: str | None = None
+    new_cls: str | None = None
+    classes: tuple[str, ...] = ()        # ingredient classes for the class pool
+    own: bool = True
+
+
+def gather_sources(store: GraphStore, spec: TargetSpec) -> list[Source]:
+    out: list[Source] = []
+    if spec.base:
+        s = base_source(store, spec.base, spec.old_cls, spec.new_cls)
+        if s:
+            out.append(s)
+    for atom in spec.atoms:
+        kind = atom.split(":", 1)[0]
+        s = component_source(store, kind, atom, spec.exclude)
+        if s:
+            out.append(s)
+    for cls in spec.classes:
+        s = class_source(store, cls, spec.exclude)
+        if s:
+            out.append(s)
+    if spec.own:
+        s = own_source(store, spec.target)
+        if s:
+            out.append(s)
+    return out
+
+
+def compose_spec(store: GraphStore, spec: TargetSpec, settings: ComposeSettings = ComposeSettings(),
+                 sources: list[Source] | None = None) -> Composition:
+    sources = gather_sources(store, spec) if sources is None else sources
+    freq, weights, total = mix(sources, settings)
+    return Composition(spec.target, freq, sources, weights, total)
+
+
+def pair_spec(store: GraphStore, pair: str, diner_glossary, glossary) -> TargetSpec:
+    """The composition spec of a DishPair: its target's name components, its base, the changed classes."""
+    from dishgraph.diner.names import parse_name
+    from dishgraph.knowledge.pivots import pair_info
+
+    info = pair_info(store, pair)
+    base, target = info["base"], info["target"]
+    parse = parse_name(target, diner_glossary)
+    atoms = tuple(sorted(parse.atoms)) if parse.ok else ()
+    old = glossary.ingredient.get(info["change_from"]) if info.get("change_from") else None
+    new = glossary.ingredient.get(info["change_to"]) if info.get("change_to") else None
+    if info.get("change_kind") == "add":
+        old = None
+    return TargetSpec(target, atoms, (base, target), base, old, new, (new,) if new else ())
+
+
+# ---------------------------------------------------------------------------------------------- storing
+
+
+def corpus_recipes(store: GraphStore) -> int:
+    return int(store.query("compose_parsed_recipes")[0]["recipes"] or 0)
+
+
+def write_composition(store: GraphStore, comp: Composition, *, min_freq: float = 0.0,
+                      recipes_now: int | None = None) -> int:
+    """Replace the target's COMPOSED_USES / COMPOSED_FROM edges with ``comp`` (proto-actions created as needed:
+    a swapped key may name an action no recipe has done yet)."""
+    from dishgraph.ingest.loader import load_proto_actions
+
+    recipes_now = corpus_recipes(store) if recipes_now is None else recipes_now
+    store.query("compose_clear", dishes=[comp.target])
+    keep = {a: f for a, f in comp.freq.items() if f > min_freq}
+    load_proto_actions(store, [ProtoAction.from_key(a) for a in sorted(keep)], mode="merge")
+    n = store.write("compose_write_uses", ({"dish": comp.target, "action": a, "freq": float(f),
+                                            "weight": float(comp.total_weight), "source": COMPOSED,
+                                            "corpus_recipes": recipes_now} for a, f in sorted(keep.items())))
+    rows = []
+    for s in comp.sources:
+        w = comp.weights[_sid(s)] / comp.total_weight if comp.total_weight else 0.0
+        for dish, n_d in s.dishes:
+            rows.append({"target": comp.target, "dish": dish, "role": s.kind, "atom": s.atom,
+                         "weight": float(w * n_d / s.recipes) if s.recipes else 0.0, "recipes": int(n_d)})
+    store.write("compose_write_from", rows)
+    return n
+
+
+def composed_state(store: GraphStore) -> dict:
+    """Which dishes hold composed knowledge and whether it is stale (the parsed recipes changed since)."""
+    now = corpus_recipes(store)
+    rows = store.query("compose_state")
+    stale = [r["dish"] for r in rows if int(r["corpus_recipes"] or -1) != now]
+    return {"dishes": len(rows), "recipes_now": now, "stale": stale}
+
+
+class StaleKnowledge(RuntimeError):
+    """Composed knowledge older than the recipes in the graph."""
+
+
+def ensure_fresh(store: GraphStore) -> dict:
+    """Raise ``StaleKnowledge`` (a message saying what to run) if composed knowledge predates the recipes."""
+    state = composed_state(store)
+    if not state["dishes"]:
+        raise StaleKnowledge("no composed knowledge in the graph: run `dishgraph pivots mine --knowledge composed`")
+    if state["stale"]:
+        raise StaleKnowledge(f"composed knowledge of {len(state['stale'])} dish(es) predates the "
+                             f"{state['recipes_now']} parsed recipes now in the graph: run "
+                             "`dishgraph pivots mine --knowledge composed` again")
+    return state
+
+
+# ---------------------------------------------------------------------------------------------- all pairs
+
+
+@dataclass
+class ComposeReport:
+    pairs: int = 0
+    targets: list[dict] = field(default_factory=list)
+    pivots: dict[str, int] = field(default_factory=dict)
+    constraints: int = 0
+    components: int = 0
+    seconds: float = 0.0
+    settings: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def ensure_components(store: GraphStore, diner_glossary) -> int:
+    """Store DiNeR components of every dish (composition pools dishes by them); returns dishes parsed."""
+    from dishgraph.diner.graph import store_components
+
+    return store_components(store, diner_glossary).parsed
+
+
+def default_glossaries(store: GraphStore | None = None):
+    from dishgraph import config
+    from dishgraph.diner.names import EXTRA_GLOSSARY, DinerGlossary
+    from dishgraph.ingest.glossary import Glossary
+
+    return DinerGlossary.load(None, [EXTRA_GLOSSARY]), Glossary.load(config.data_dir() / "counterfactual" /
+                                                                      "glossary.json")
+
+
+def compose_pairs(store: GraphStore, pairs: Sequence[str] | None = None, settings: ComposeSettings = ComposeSettings(),
+                  thresholds=None, *, diner_glossary=None, glossary=None, constraints: bool = True,
+                  progress: Callable[[], None] | None = None) -> ComposeReport:
+    """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints."""
+    import time
+
+    from dishgraph.knowledge.frequencies import refresh_stale_uses
+    from dishgraph.knowledge.pivots import all_pairs
+
+    t0 = time.perf_counter()
+    if diner_glossary is None or glossary is None:
+        dg, gl = default_glossaries()
+        diner_glossary, glossary = diner_glossary or dg, glossary or gl
+    refresh_stale_uses(store)
+    rep = ComposeReport(settings=settings.to_dict())
+    rep.components = ensure_components(store, diner_glossary)
+    pairs = list(pairs) if pairs is not None else all_pairs(store)
+    now = corpus_recipes(store)
+    counts: Counter = Counter()
+    for key in pairs:
+        spec = pair_spec(store, key, diner_glossary, glossary)
+        comp = compose_spec(store, spec, settings)
+        write_composition(store, comp, min_freq=STORE_MIN_FREQ, recipes_now=now)
+        mined = mine_composed(store, key, thresholds)
+        counts.update(p["kind"] for p in mined)
+        if constraints:
+            rep.constraints += transfer_constraints(store, spec, comp)
+        rep.targets.append(comp.summary())
+        if progress:
+            progress()
+    rep.pairs = len(pairs)
+    rep.pivots = dict(counts)
+    rep.seconds = round(time.perf_counter() - t0, 2)
+    return rep
+
+
+@dataclass(frozen=True)
+class ComposedThresholds:
+    """The paper's rule (α, τR, τI) plus a floor on the base frequency of a remove-pivot. Tuned on the even
+    CRG pairs (``benchmarks/bench_compose.py``)."""
+
+    alpha: float = 3.0
+    tau_r: float = 0.1
+    tau_i: float = 0.2
+    min_fb: float = 0.1
+
+
+def mine_composed(store: GraphStore, pair: str, thresholds: ComposedThresholds | None = None) -> list[dict]:
+    """Mine and store the pair's ``PIVOT {source: composed}`` edges from base USES and target COMPOSED_USES."""
+    t = thresholds or ComposedThresholds()
+    store.query("pivot_clear", pair=pair, source=COMPOSED)
+    return store.query("pivot_mine_composed", pair=pair, alpha=float(t.alpha), tau_r=float(t.tau_r),
+                       tau_i=float(t.tau_i), min_fb=float(t.min_fb), source=COMPOSED)
+
+
+# ---------------------------------------------------------------------------------------------- constraints
+
+
+def transfer_constraints(store: GraphStore, spec: TargetSpec, comp: Composition, *, min_freq: float = 0.05,
+                         min_share: float = 0.3) -> int:
+    """Order constraints of the target, transferred from the contributing dishes' estimated ones.
+
+    A constraint (cause → effect) estimated on a contributing dish (class-swapped for the base) is kept when
+    both actions are composed at ``min_freq`` or more and the dishes holding it carry at least ``min_share``
+    of the weight of the contributors that have constraints at all. Stored as MUST_PRECEDE {dish: target,
+    source: composed, estimator: transfer, window: composed}."""
+    weight_of: dict[str, float] = defaultdict(float)
+    for s in comp.sources:
+        w = comp.weights[_sid(s)] / comp.total_weight if comp.total_weight else 0.0
+        for dish, n_d in s.dishes:
+            weight_of[dish] += w * n_d / s.recipes if s.recipes else 0.0
+    dishes = sorted(weight_of)
+    rows = store.query("compose_estimated_constraints", dishes=dishes, source="estimated")
+    votes: dict[tuple[str, str], float] = defaultdict(float)
+    ates: dict[tuple[str, str], list[float]] = defaultdict(list)
+    seen: set[tuple[str, str, str]] = set()
+    have: set[str] = set()
+    for r in rows:
+        dish = r["dish"]
+        old, new = (spec.old_cls, spec.new_cls) if dish == spec.base else (None, None)
+        c, e = swap_class(r["cause"], old, new), swap_class(r["effect"], old, new)
+        have.add(dish)
+        if c == e or (c, e, dish) in seen:
+            continue
+        seen.add((c, e, dish))
+        votes[(c, e)] += weight_of[dish]
+        ates[(c, e)].append(float(r["ate"] or 0.0))
+    covered = sum(weight_of[d] for d in have)
+    out = []
+    for (c, e), v in votes.items():
+        if covered and v / covered >= min_share and comp.freq.get(c, 0) >= min_freq \
+                and comp.freq.get(e, 0) >= min_freq:
+            out.append({"cause": c, "effect": e, "dish": spec.target, "ate": sum(ates[(c, e)]) / len(ates[(c, e)]),
+                        "n_treated": 0, "n_control": 0, "estimator": "transfer", "source": COMPOSED,
+                        "window": COMPOSED})
+    store.query("compose_clear_constraints", dish=spec.target, source=COMPOSED)
+    if out:
+        from dishgraph.ingest.loader import load_proto_actions
+
+        load_proto_actions(store, [ProtoAction.from_key(k) for k in sorted({x for r in out for x in
+                                                                              (r["cause"], r["effect"])})],
+                           mode="merge")
+        store.write("order_write_constraints", out)
+    return len(out)
+
+
+# ---------------------------------------------------------------------------------------------- validation
+
+
+def weighted_jaccard(a: dict[str, float], b: dict[str, float]) -> float:
+    keys = set(a) | set(b)
+    num = sum(min(a.get(k, 0.0), b.get(k, 0.0)) for k in keys)
+    den = sum(max(a.get(k, 0.0), b.get(k, 0.0)) for k in keys)
+    return num / den if den else 0.0
+
+
+def top_overlap(a: dict[str, float], b: dict[str, float], n: int = 20) -> float:
+    ta = {k for k, _ in sorted(a.items(), key=lambda kv: (-kv[1], kv[0]))[:n]}
+    tb = {k for k, _ in sorted(b.items(), key=lambda kv: (-kv[1], kv[0]))[:n]}
+    return len(ta & tb) / max(1, min(n, len(tb)))
+
+
+@dataclass
+class DishValidation:
+    dish: str
+    recipes: int
+    atoms: list[str]
+    sources: int
+    weighted_jaccard: float
+    top20: float
+
+
+@dataclass
+class ValidationReport:
+    """Leave-one-dish-out agreement of composed with real frequencies (mean over dishes)."""
+
+    dishes: list[DishValidation] = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+    corpus_recipes: int = 0
+    seconds: float = 0.0
+
+    def means(self) -> dict:
+        n = len(self.dishes)
+        return {"dishes": n,
+                "weighted_jaccard": sum(d.weighted_jaccard for d in self.dishes) / n if n else None,
+                "top20": sum(d.top20 for d in self.dishes) / n if n else None}
+
+    def to_dict(self) -> dict:
+        return {"means": self.means(), "settings": self.settings, "corpus_recipes": self.corpus_recipes,
+                "seconds": self.seconds, "dishes": [asdict(d) for d in self.dishes]}
+
+
+def holdout_specs(store: GraphStore, min_recipes: int = 10, min_components: int = 2, *, diner_glossary=None,
+                  glossary=None) -> list[tuple[TargetSpec, int]]:
+    """Corpus dishes to hide one at a time: enough parsed recipes and a name of enough DiNeR components.
+    The class pool uses the glossary classes of the name's food components (the stand-in for the new
+    ingredient of a pair)."""
+    from dishgraph.diner.names import parse_name
+    from dishgraph.knowledge.frequencies import dishes_with_recipes
+
+    if diner_glossary is None or glossary is None:
+        dg, gl = default_glossaries()
+        diner_glossary, glossary = diner_glossary or dg, glossary or gl
+    out = []
+    for dish, n in sorted(dishes_with_recipes(store).items()):
+        if n < min_recipes:
+            continue
+        parse = parse_name(dish, diner_glossary)
+        if not parse.ok or len(parse.atoms) < min_components:
+            continue
+        classes = tuple(sorted({glossary.ingredient[c.surface] for c in parse.components
+                                if c.type == "food" and c.surface in glossary.ingredient}))
+        out.append((TargetSpec(dish, tuple(sorted(parse.atoms)), (dish,), classes=classes, own=False), n))
+    return out
+
+
+def leave_one_dish_out(store: GraphStore, min_recipes: int = 10, min_components: int = 2,
+                       settings: ComposeSettings = ComposeSettings(), *, progress: Callable[[], None] | None = None,
+                       cache: dict | None = None) -> ValidationReport:
+    """Hide each qualifying dish, compose it from the others, and compare with its real USES frequencies
+    (weighted Jaccard; share of its 20 most frequent actions among the composed top 20). ``cache`` keeps the
+    gathered sources per dish, so a weight search re-mixes without re-querying."""
+    import time
+
+    from dishgraph.knowledge.frequencies import refresh_stale_uses
+
+    t0 = time.perf_counter()
+    refresh_stale_uses(store)
+    dg, gl = default_glossaries()
+    ensure_components(store, dg)
+    cache = {} if cache is None else cache
+    rep = ValidationReport(settings=settings.to_dict(), corpus_recipes=corpus_recipes(store))
+    for spec, n in holdout_specs(store, min_recipes, min_components, diner_glossary=dg, glossary=gl):
+        if spec.target not in cache:
+            truth = own_source(store, spec.target)
+            cache[spec.target] = (gather_sources(store, spec), truth.freq if truth else {})
+        sources, truth = cache[spec.target]
+        freq, _, _ = mix(sources, settings)
+        rep.dishes.append(DishValidation(spec.target, n, list(spec.atoms), len(sources),
+                                         weighted_jaccard(freq, truth), top_overlap(freq, truth)))
+        if progress:
+            progress()
+    rep.seconds = round(time.perf_counter() - t0, 2)
+    return rep

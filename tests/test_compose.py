@@ -1,0 +1,223 @@
+"""Composed target knowledge on a small real subset: three CRG base dishes and the XiaChuFang recipes whose
+dish names share a component with their targets; staleness after a further ingest; the no-released-knowledge
+guarantee of the fair editor; leave-one-dish-out; junk records; the CLI."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+BASES = ["白灼菜心", "酸辣鸡爪", "清炒小白菜"]
+PAIR = "白灼菜心->白灼秋葵"
+# XiaChuFang dishes whose names share a DiNeR component with the three targets (白灼秋葵, 酸辣鸡杂, 清炒丝瓜)
+WORDS = ("白灼", "秋葵", "酸辣", "鸡杂", "清炒", "丝瓜")
+
+
+def _sample_lines(data_dir, held_out: str | None = None) -> tuple[list[str], list[str]]:
+    """(lines whose dish shares a target component, the lines of dish ``held_out`` among them)."""
+    keep, later = [], []
+    for line in (data_dir / "xiachufang" / "recipes.jsonl").read_text(encoding="utf-8").splitlines():
+        dish = json.loads(line)["dish"]
+        if any(w in dish for w in WORDS):
+            (later if dish == held_out else keep).append(line)
+    return keep, later
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory, crg_dir, data_dir, glossary):
+    """Release (three base dishes parsed) + matching sample recipes, order estimated, composed."""
+    from dishgraph.api import DishGraph
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.ingest import loader
+    from dishgraph.ingest.corpus import ingest_corpus
+    from dishgraph.ingest.crg import ingest_counterfactual
+    from dishgraph.ingest.pipeline import parse_and_load
+    from dishgraph.ingest.readers import read_crg_release
+    from dishgraph.knowledge.derived import refresh_derived
+    from dishgraph.knowledge.order import OrderSettings
+
+    tmp = tmp_path_factory.mktemp("compose")
+    store = LadybugStore(tmp / "db")
+    ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+    records = [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
+                                   source="crg-release/base_recipes.txt", line=r.line)
+               for r in read_crg_release(crg_dir).recipes() if r.base in BASES]
+    parse_and_load(store, records, glossary, workers=1, show_progress=False)
+    keep, later = _sample_lines(data_dir, held_out="白灼秋葵")
+    (tmp / "sample.jsonl").write_text("\n".join(keep) + "\n", encoding="utf-8")
+    (tmp / "later.jsonl").write_text("\n".join(later) + "\n", encoding="utf-8")
+    ingest_corpus(store, tmp / "sample.jsonl", glossary, show_progress=False)
+    refresh_derived(store)
+    g = DishGraph(store, glossary=glossary)
+    g.estimate_order(BASES, OrderSettings(estimator="fast"))
+    pairs = [p for p in [PAIR, "酸辣鸡爪->酸辣鸡杂", "清炒小白菜->清炒丝瓜"]]
+    report = g.compose(pairs)
+    yield g, tmp, report, len(later)
+    store.close()
+
+
+def test_composition_has_every_source_and_provenance(graph):
+    g, _, report, _ = graph
+    target = next(t for t in report.targets if t["target"] == "白灼秋葵")
+    kinds = {s["kind"] for s in target["sources"]}
+    assert {"base", "action", "food", "class"} <= kinds  # 白灼 dishes, 秋葵 dishes, the 洋葱 class (秋葵's)
+    sources = g.composed_sources("白灼秋葵")
+    assert {"role": "base", "dish": "白灼菜心"} in [{"role": r["role"], "dish": r["dish"]} for r in sources]
+    assert any(r["role"] == "action" and r["dish"].startswith("白灼") for r in sources)
+    assert abs(sum(r["weight"] for r in sources) - 1.0) < 1e-6  # weights are shares of the composition
+    actions = g.composed_actions("白灼秋葵", top=1000)
+    assert actions and all(0.0 < a["freq"] <= 1.0 for a in actions)
+    # the base dish's actions on 菜心 (class 油菜) arrive with the new ingredient's class 洋葱 instead
+    keys = {a["action"] for a in actions}
+    assert any("洋葱" in a["ingredients"] for a in actions)
+    assert not any(k.startswith("焯|油菜|") for k in keys if k in {"焯|油菜|"})
+
+
+def test_composed_pivots_follow_the_paper_rule(graph):
+    from dishgraph.knowledge.compose import ComposedThresholds
+
+    g, _, _, _ = graph
+    t = ComposedThresholds()
+    fb = {r["action"]: r["freq"] for r in g.actions("白灼菜心", top=100_000)}
+    ft = {r["action"]: r["freq"] for r in g.composed_actions("白灼秋葵", top=100_000)}
+    expected = set()
+    for a in set(fb) | set(ft):
+        x, y = fb.get(a, 0.0), ft.get(a, 0.0)
+        if x > t.alpha * y and y < t.tau_r and x >= t.min_fb:
+            expected.add((a, "remove"))
+        elif y > t.alpha * x and y > t.tau_i:
+            expected.add((a, "insert"))
+    got = {(p.action, p.kind) for p in g.pivots("白灼菜心", "白灼秋葵", source="composed")}
+    assert got == expected and got
+    cmp = g.compare_pivots("白灼菜心", "白灼秋葵", source="composed")
+    assert cmp["kinds"]["all"]["composed"] == len(got)
+
+
+def test_fair_editor_reads_no_released_knowledge(graph, glossary):
+    """Deleting every released PIVOT and MUST_PRECEDE edge changes neither composition nor the edits."""
+    from dishgraph.eval.outputs import load_instances
+    from dishgraph.models.graph_editor import GraphEditor
+
+    g, _, _, _ = graph
+    store = g.store
+    instances = [i for i in load_instances() if i.base in BASES][::10]
+
+    def run() -> tuple[list[str], list]:
+        g.compose([PAIR, "酸辣鸡爪->酸辣鸡杂", "清炒小白菜->清炒丝瓜"])
+        editor = GraphEditor(glossary, store=store, knowledge="composed")
+        return [editor.edit(i) for i in instances], g.composed_actions("白灼秋葵", top=50)
+
+    before = run()
+    store.execute("MATCH (:DishPair)-[e:PIVOT]->(:ProtoAction) WHERE e.source = 'crg-release' DELETE e")
+    store.execute("MATCH (:ProtoAction)-[m:MUST_PRECEDE]->(:ProtoAction) WHERE m.source = 'crg-release' DELETE m")
+    assert not [p for p in g.pivots("白灼菜心", "白灼秋葵") if p.source == "crg-release"]
+    after = run()
+    assert before == after
+    assert sum(t != i.base_recipe for t, i in zip(before[0], instances)) >= len(instances) // 2
+
+
+def test_ingest_refreshes_uses_and_recomposes(graph, glossary):
+    """Ingest, compose, ingest more recipes of a dish, read again: nothing derived is stale."""
+    from dishgraph.cli import app
+    from dishgraph.knowledge import compose
+
+    g, tmp, _, n_later = graph
+    assert n_later >= 1  # the sample holds recipes of the target 白灼秋葵 itself
+    before = {r["action"]: r["freq"] for r in g.composed_actions("白灼秋葵", top=100_000)}
+    assert compose.composed_state(g.store)["stale"] == []
+    db = g.store.location()
+    g.store.close()
+    r = CliRunner().invoke(app, ["ingest", "corpus", str(tmp / "later.jsonl"), "--db", db, "--workers", "1",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert "白灼秋葵" in out["derived"]["uses_dishes"] and PAIR in out["derived"]["recomposed_pairs"]
+    from dishgraph.graph.ladybug_store import LadybugStore
+
+    g._store = LadybugStore(db)
+    assert g.store.query("uses_stale_dishes") == []
+    assert compose.composed_state(g.store)["stale"] == []
+    own = [s for s in g.composed_sources("白灼秋葵") if s["role"] == "own"]
+    assert own and own[0]["recipes"] == n_later  # the target's own recipes now count
+    after = {r["action"]: r["freq"] for r in g.composed_actions("白灼秋葵", top=100_000)}
+    assert after != before
+
+
+def test_stale_composed_knowledge_is_refused(tmp_path, crg_dir, glossary):
+    """Recipes added through a path that does not refresh: readers of composed knowledge say what to run."""
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.ingest import loader
+    from dishgraph.ingest.crg import ingest_counterfactual
+    from dishgraph.ingest.pipeline import parse_and_load
+    from dishgraph.ingest.readers import read_crg_release
+    from dishgraph.knowledge import compose
+    from dishgraph.models.graph_editor import GraphEditor
+
+    recipes = [r for r in read_crg_release(crg_dir).recipes() if r.base == "白灼菜心"]
+    with LadybugStore(tmp_path / "db") as store:
+        ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+        recs = [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
+                                    source="crg-release/base_recipes.txt", line=r.line) for r in recipes]
+        parse_and_load(store, recs[:25], glossary, workers=1, show_progress=False)
+        with pytest.raises(compose.StaleKnowledge, match="no composed knowledge"):
+            GraphEditor(glossary, store=store, knowledge="composed")
+        compose.compose_pairs(store, [PAIR])
+        GraphEditor(glossary, store=store, knowledge="composed")  # fresh: accepted
+        parse_and_load(store, recs[25:], glossary, workers=1, show_progress=False)
+        with pytest.raises(compose.StaleKnowledge, match="pivots mine --knowledge composed"):
+            GraphEditor(glossary, store=store, knowledge="composed")
+
+
+def test_leave_one_dish_out(graph):
+    g, _, _, _ = graph
+    rep = g.validate_composition(min_recipes=10, min_components=2)
+    names = [d.dish for d in rep.dishes]
+    assert "白灼菜心" in names and "酸辣鸡爪" in names  # 50 recipes, two components each
+    for d in rep.dishes:
+        assert 0.0 <= d.weighted_jaccard <= 1.0 and 0.0 <= d.top20 <= 1.0 and d.sources >= 1
+    assert rep.means()["weighted_jaccard"] > 0.1
+
+
+def test_junk_records_are_counted_by_kind_and_not_loaded(tmp_path, glossary):
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.ingest.corpus import ingest_corpus
+
+    rows = [{"dish": "番茄炒蛋", "text": "番茄切块，鸡蛋打散，热锅倒油，炒鸡蛋，加入番茄翻炒。"},
+            {"dish": "番茄炒蛋", "text": "1。2。3。"},
+            {"dish": "pancake", "text": "Mix flour and eggs. Fry."},
+            {"dish": "神秘菜", "text": "好吃好吃好吃。"}]
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    with LadybugStore(tmp_path / "db") as store:
+        rep = ingest_corpus(store, path, glossary, show_progress=False)
+        assert rep.junk == {"step_numbers_only": 1, "no_chinese": 1, "no_action": 1}
+        assert rep.recipes == 2  # the two Chinese texts are stored; the junk ones are not
+        assert any(":2: " in m and "step_numbers_only" in m for m in rep.messages)
+        assert any(":3: " in m and "no_chinese" in m for m in rep.messages)
+
+
+def test_cli_mine_compare_validate(graph):
+    from dishgraph.cli import app
+
+    g, _, _, _ = graph
+    db = g.store.location()
+    g.store.close()
+    try:
+        run = CliRunner().invoke
+        r = run(app, ["pivots", "mine", PAIR, "--knowledge", "composed", "--db", db, "--json"])
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.output)["pairs"] == 1
+        r = run(app, ["pivots", "compare", PAIR, "--source", "composed", "--db", db, "--json"])
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.output)[0]["source"] == "composed"
+        r = run(app, ["pivots", "show", PAIR, "--db", db, "--json"])
+        assert any(row["composed"] in ("remove", "insert") for row in json.loads(r.output))
+        r = run(app, ["pivots", "validate-composed", "--db", db, "--json"])
+        assert r.exit_code == 0 and json.loads(r.output)["means"]["dishes"] >= 2
+        r = run(app, ["pivots", "mine", PAIR, "--knowledge", "bogus", "--db", db])
+        assert r.exit_code == 2 and "corpus or composed" in r.output
+    finally:
+        from dishgraph.graph.ladybug_store import LadybugStore
+
+        g._store = LadybugStore(db)
