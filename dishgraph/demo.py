@@ -63,11 +63,11 @@ class _Steps:
     def __init__(self, report: DemoReport, say: Callable[[str], None]):
         self.report, self.say = report, say
 
-    def run(self, name: str, done: bool, fn: Callable[[], str | None]) -> None:
+    def run(self, name: str, done: bool, fn: Callable[[], str | None], why_skipped: str = "already done") -> None:
         t0 = time.perf_counter()
         if done:
-            self.report.steps.append(StepLog(name, 0.0, True, "already in the graph"))
-            self.say(f"[dim]skip[/dim] {name} (already done)")
+            self.report.steps.append(StepLog(name, 0.0, True, why_skipped))
+            self.say(f"[dim]skip[/dim] {name} ({why_skipped})")
             return
         self.say(f"[bold]run[/bold]  {name} …")
         detail = fn() or ""
@@ -118,7 +118,9 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
     have = dishes_with_recipes(store)
     corpus_pairs = [p for p in pairs if have.get(parse_pair(p)[1], 0) >= MIN_TARGET_RECIPES]
     steps.run("corpus pivots (targets with recipes)", not corpus_pairs or _has_mined(store, g, corpus_pairs),
-              lambda: _corpus_pivots(g, corpus_pairs, pairs))
+              lambda: _corpus_pivots(g, corpus_pairs, pairs),
+              "already done" if corpus_pairs else f"no target has {MIN_TARGET_RECIPES}+ parsed recipes: the release "
+              "has none and the sample 0-3 each; their knowledge is composed below")
     have_order = any(r["source"] == "estimated" for r in dishes_with_constraints(store))
     order_dishes = sorted(d for d, n in have.items() if n >= MIN_ORDER_RECIPES)
     steps.run("causal order constraints (fast PSM)", have_order,
