@@ -75,7 +75,8 @@ prep() {  # here: the graph (CRG release + XiaChuFang sample) -> the bundle
   if [ ! -e "$DB" ]; then
     $DG ingest counterfactual ${DATA:+"$DATA/counterfactual"} --db "$DB" --no-parse --json > /dev/null
     xcf="${DATA:-$($PY -c 'from dishgraph import config; print(config.data_dir())')}/xiachufang/recipes.jsonl"
-    $DG ingest corpus "$xcf" --source xiachufang --title-field title --db "$DB" --json > "$DB.xiachufang.json"
+    $DG ingest corpus "$xcf" --source xiachufang --title-field title --db "$DB" --json > "$DB.xiachufang.json" \
+        2> "$DB.xiachufang.log"   # per-record notes (emoji stripped, no Chinese character, ...)
   fi
   $DG gpu bundle "$BUNDLE" --db "$DB" ${DATA:+--data "$DATA"}
   du -sh "$BUNDLE"
@@ -127,7 +128,7 @@ score() {  # here: CRG Table 3 scores of the fetched outputs, the results JSON a
   done
   $DG eval crg "${files[@]}" ${DATA:+--data "$DATA"} --db "$DB" --json-out "$RUN/scores.json"
   local dirs=("$t" "$g"); [ -d "$e" ] && dirs+=("$e")
-  $DG gpu report "${dirs[@]}" --scores "$RUN/scores.json" --out "$RESULTS" --plot "$PLOT" \
+  $DG gpu report "${dirs[@]}" --scores "$RUN/scores.json" --bundle "$BUNDLE" --out "$RESULTS" --plot "$PLOT" \
       ${EVAL_LIMIT_NOTE:+--note "$EVAL_LIMIT_NOTE"}
   echo "wrote $RESULTS and $PLOT"
 }

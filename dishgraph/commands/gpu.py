@@ -128,7 +128,8 @@ def _train_row(name: str, log: dict) -> dict:
 
 
 def plot_validation(train: dict, path: Path) -> Path:
-    """Validation loss of every causal run against training tokens (one line per model size)."""
+    """Validation loss of every causal run against training tokens (one line per model size; the masked LM's
+    loss is over masked tokens only, so it is not drawn with them)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -137,7 +138,7 @@ def plot_validation(train: dict, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for name, log in sorted(train.items()):
         s, hist = log["summary"], log.get("val_history") or []
-        if not hist or not s.get("steps"):
+        if not hist or not s.get("steps") or log.get("config", {}).get("objective", "causal") != "causal":
             continue
         per_step = (s.get("tokens") or 0) / s["steps"]
         xs = [step * per_step / 1e6 for step, _ in hist]
@@ -176,12 +177,15 @@ def report(dirs: list[Path] = typer.Argument(..., help="Stage directories fetche
                                                 "(default: the causal run with the lowest validation loss)."),
            note: Optional[str] = typer.Option(None, "--note", help="Free text stored with the results "
                                               "(e.g. 'TINY CPU dry run: not GPU figures')."),
+           bundle_dir: Optional[Path] = typer.Option(None, "--bundle", help="The bundle the run trained on (its "
+                                                     "manifest names the corpora in the row labels)."),
            as_json: bool = JsonOpt):
     """Gather a GPU run (device, training tokens/s, recipes/s per generator), plot the validation loss,
     and relabel the CRG scores with the model that produced them."""
     try:
         got = gather(dirs)
         score_data = _load_json(scores) if scores else None
+        manifest = _load_json(bundle_dir / "manifest.json") if bundle_dir else {}
     except (ValueError, KeyError, TypeError) as e:
         _fail(e)
     train_rows = [_train_row(k, v) for k, v in sorted(got["train"].items())]
@@ -190,11 +194,16 @@ def report(dirs: list[Path] = typer.Argument(..., help="Stage directories fetche
     base = next((r for r in train_rows if r["run"] == pick), None)
     labels = {}
     if base:
-        what = (f"{base['parameters'] / 1e6:.0f}M char GPT-2 ({base['shape']}), {base['train_recipes']} recipes "
-                f"(CRG + XiaChuFang, targets held out), {base['minutes']:.1f} min")
+        corpora = " + ".join(sorted(manifest.get("train_by_source", {}))) or "bundle"
+        where = "GPU" if (got["device"] or {}).get("cuda") else "CPU dry run"
+        what = (f"{base['parameters'] / 1e6:.1f}M char GPT-2 ({base['shape']}), {base['train_recipes']} recipes "
+                f"of {corpora} (targets held out), {base['minutes']:.1f} min")
         names = {"gpt2-d": "GPT-2 (D)", "gpt2-dr": "GPT-2 (D+R)", "delorean": "DeLorean", "educat": "EduCat"}
-        labels = {k: f"{v}, GPU: {what}" for k, v in names.items()}
-    result = {"note": note, "device": got["device"], "chosen_lm": pick, "training": train_rows,
+        labels = {k: f"{v}, {where}: {what}" for k, v in names.items()}
+    result = {"note": note, "device": got["device"], "chosen_lm": pick,
+              "bundle": {k: manifest.get(k) for k in ("train_recipes", "val_recipes", "train_by_source",
+                                                      "held_out", "bytes")} if manifest else None,
+              "training": train_rows,
               "generators": got["generators"]}
     if score_data is not None:
         result["scores"] = _score_rows(score_data, labels)
