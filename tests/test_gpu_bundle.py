@@ -140,3 +140,28 @@ def test_preset_errors_are_one_line(tmp_path, preset, bad):
     res = CliRunner().invoke(app, ["train", "lm", "--out", str(tmp_path / "lm"), "--source", "release",
                                    "--preset", preset, *extra])
     assert res.exit_code == 2 and bad in res.output
+
+
+def test_keep_best_survives_a_resume(tmp_path, crg_dir):
+    from dishgraph.eval.outputs import load_instances
+    from dishgraph.models.lm import TrainConfig, train_lm
+
+    instances = load_instances(crg_dir)
+    recipes = [(i.base, i.base_recipe) for i in instances[:40]]
+    val = [(i.base, i.base_recipe) for i in instances[2000:2008]]
+    common = dict(batch_size=4, max_length=48, n_layer=1, n_embd=32, n_head=2, eval_every=1, save_every=2,
+                  keep_best=True, lr=3e-3, seed=5)
+    straight = train_lm(recipes, set(), TrainConfig(out=str(tmp_path / "a"), max_steps=4, **common), val_recipes=val)
+
+    def crash_at_step_3(step, total, loss):
+        if step == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_lm(recipes, set(), TrainConfig(out=str(tmp_path / "b"), max_steps=4, **common), crash_at_step_3,
+                 val_recipes=val)
+    resumed = train_lm(recipes, set(), TrainConfig(out=str(tmp_path / "b"), max_steps=4, resume=True, **common),
+                       val_recipes=val)
+    assert straight.val_recipes == resumed.val_recipes == 8 and straight.train_recipes == 40
+    assert (resumed.best_step, resumed.best_val_loss) == pytest.approx((straight.best_step, straight.best_val_loss))
+    assert (tmp_path / "b" / "best" / "config.json").exists() and straight.tokens > 0

@@ -101,6 +101,7 @@ def run_generator(name: str, out: Path, data: Optional[str] = None, batch_size: 
     write_outputs(out, [t for _, t in done], [i for i, _ in done])
     changed = sum(t != i.base_recipe for i, t in done)
     return {"generator": name, "out": str(out), "instances": len(done), "selected": len(chosen),
+            "max_minutes": max_minutes,
             "changed": changed, "seconds": round(seconds, 2),
             "recipes_per_s": round(len(done) / seconds, 4) if seconds else None,
             "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool))}}

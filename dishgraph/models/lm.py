@@ -311,6 +311,9 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
     stop = False
     tokens, train_seconds = 0, 0.0  # optimizer steps only (validation and checkpoints excluded)
     best: list = [None, None]  # (val loss, step) of the weights in out/best
+    if config.keep_best and (out / "best").is_dir():  # a resumed run keeps the best of the earlier steps
+        earlier = [(v, s) for s, v in val_history if v is not None]
+        best[:] = list(min(earlier)) if earlier else best
 
     def record_val(value):
         val_history.append([step, value])
