@@ -22,8 +22,9 @@ InstancesOpt = typer.Option("all", "--instances",
                             help="Which instances: 'all', 'first-per-pair' (one per dish pair, 50), "
                                  "'spread' (all, round-robin over the pairs: any prefix covers every pair), "
                                  "'every:K' (every K-th), or indices/ranges like '0,50,100-119'.")
-MaxMinutesOpt = typer.Option(None, "--max-minutes", help="Time box: start no new batch after this many minutes "
-                             "of generation and write the instances done (JSONL; pair with --instances spread).")
+MaxMinutesOpt = typer.Option(None, "--max-minutes", help="Time box: start no batch that would, at the pace so far, "
+                             "end after this many minutes of generation; write the instances done (JSONL; pair "
+                             "with --instances spread).")
 ModelOpt = typer.Option(None, "--model", help="Causal LM: a `dishgraph train lm` output dir or a hub id "
                                               "(e.g. uer/gpt2-chinese-cluecorpussmall).")
 DeviceOpt = typer.Option(None, "--device", help="cpu, cuda, cuda:N (default: cuda if available).")
@@ -94,8 +95,8 @@ def run_generator(name: str, out: Path, data: Optional[str] = None, batch_size: 
     with Progress(TextColumn(name), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console, transient=True) as prog:
         task = prog.add_task(name, total=len(chosen))
-        stop = None if max_minutes is None else (lambda: time.perf_counter() - t0 > max_minutes * 60)
-        texts = registry.generate_all(gen, chosen, batch_size, lambda k: prog.advance(task, k), stop=stop)
+        texts = registry.generate_all(gen, chosen, batch_size, lambda k: prog.advance(task, k),
+                                      stop=_time_box(t0, max_minutes))
     seconds = time.perf_counter() - t0
     done = sorted(zip(chosen, texts), key=lambda it: it[0].index)  # file order ('spread' is not)
     write_outputs(out, [t for _, t in done], [i for i, _ in done])
@@ -105,6 +106,24 @@ def run_generator(name: str, out: Path, data: Optional[str] = None, batch_size: 
             "changed": changed, "seconds": round(seconds, 2),
             "recipes_per_s": round(len(done) / seconds, 4) if seconds else None,
             "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool))}}
+
+
+def _time_box(t0: float, max_minutes: Optional[float]):
+    """A `generate_all` stop test: no batch starts that would, at the mean pace so far, end past the box.
+
+    Predicting the next batch keeps a time-boxed GPU command inside its limit (a batch of DeLorean or
+    EduCat can take minutes), where checking only the elapsed time would overrun by up to one batch.
+    """
+    if max_minutes is None:
+        return None
+    done = [0]
+
+    def stop() -> bool:
+        done[0] += 1  # called before every batch after the first: batches finished so far
+        elapsed = time.perf_counter() - t0
+        return elapsed + elapsed / done[0] > max_minutes * 60
+
+    return stop
 
 
 def _report(summary: dict, as_json: bool) -> None:
