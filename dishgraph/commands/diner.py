@@ -208,6 +208,60 @@ def splits(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool
     console.print(rows_table(rows, "splits") if rows else "no splits stored")
 
 
+@app.command()
+def dataset(out: Path = typer.Option(..., "--out", help="Output directory: manifest.json, <split>/train*.jsonl, "
+                                                       "<split>/test.jsonl (and pretrain.jsonl)."),
+            divergence: Optional[List[float]] = typer.Option(None, "--divergence",
+                                                             help="TMCD compound divergence(s) to build; repeatable "
+                                                                  "(default: the paper's 0.98, 0.8 and 0.6)."),
+            random_split: bool = typer.Option(True, "--random/--no-random", help="Also build a random split."),
+            train_fraction: Optional[List[float]] = typer.Option(None, "--train-fraction",
+                                                                 help="Training fractions p in (0, 1] for the "
+                                                                      "controllability study; repeatable "
+                                                                      "(default: 1.0 only)."),
+            seed: int = typer.Option(1, "--seed", help="Seed of the splits and subsamples."),
+            restarts: int = typer.Option(50, "--restarts", help="TMCD greedy restarts (seeds seed.."
+                                                                "seed+N-1); the most divergent is kept."),
+            ratio: float = typer.Option(4.5, "--ratio", help="Train:test dish ratio (DiNeR: 4.5)."),
+            prefix: str = typer.Option("diner", "--prefix", help="Stored splits are named PREFIX-tmcd-D and "
+                                                                 "PREFIX-random."),
+            pretrain_corpus: bool = typer.Option(False, "--pretrain-corpus",
+                                                 help="Also write pretrain.jsonl: recipes of no dataset dish, "
+                                                      "without those whose title contains a dataset dish name."),
+            glossary: Optional[Path] = GlossaryOpt, extra_glossary: Optional[List[str]] = ExtraOpt,
+            db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Build DiNeR recognition datasets (instructions -> dish name) from the graph's recipes, split by TMCD."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    from dishgraph.diner.dataset import DIVERGENCES, DatasetConfig, build_dataset
+
+    g = _glossary(glossary, extra_glossary)
+    cfg = DatasetConfig(out=str(out), divergences=tuple(divergence or DIVERGENCES), random_split=random_split,
+                        fractions=tuple(train_fraction or (1.0,)), ratio=ratio, seed=seed, restarts=restarts,
+                        prefix=prefix, pretrain_corpus=pretrain_corpus)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err_console,
+                  disable=as_json, transient=True) as bar:
+        task = bar.add_task("opening the graph", total=None)
+        try:
+            with open_store(db, uri) as store:
+                rep = build_dataset(store, g, cfg, lambda msg: bar.update(task, description=msg))
+        except (OSError, ValueError) as e:
+            err_console.print(f"[red]error:[/red] {e}")
+            raise typer.Exit(1)
+    if as_json:
+        return emit_json(rep.to_dict())
+    console.print(f"{rep.examples} examples of {rep.dishes} dishes ({rep.unparsed_dishes} dish names not parsable) "
+                  f"-> {out}")
+    console.print(rows_table([{"split": s["name"], "divergence": round(s["divergence"], 4),
+                               "atom cov.": round(s["atom_coverage"], 4),
+                               "dishes tr/te": f"{s['train_dishes']}/{s['test_dishes']}",
+                               "recipes tr/te": f"{s['train_examples']}/{s['test_examples']}"}
+                              for s in rep.splits], "splits (stored in the graph)"))
+    if rep.pretrain:
+        console.print(f"pretraining corpus: {rep.pretrain['recipes']} recipes "
+                      f"({rep.pretrain['excluded_by_title']} left out by the title rule)")
+
+
 def eval_diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\": ..., \"gold\": ...} per line "
                                                             "(or \"name\" for the gold; optional \"form\")."),
                split_name: Optional[str] = typer.Option(None, "--split",
