@@ -262,6 +262,80 @@ def dataset(out: Path = typer.Option(..., "--out", help="Output directory: manif
                       f"({rep.pretrain['excluded_by_title']} left out by the title rule)")
 
 
+def _fail(e: Exception, code: int = 1):
+    err_console.print(f"[red]error:[/red] {e}")
+    raise typer.Exit(code)
+
+
+@app.command()
+def recognize(dataset_dir: Path = typer.Argument(..., help="A `dishgraph diner dataset` output directory."),
+              out: Optional[Path] = typer.Option(None, "--out", help="Predictions JSONL (the file `eval diner` "
+                                                                    "reads); with --grid: a directory of "
+                                                                    "<split>.p<p>.jsonl files."),
+              split_name: Optional[str] = typer.Option(None, "--split", help="Split of the manifest (default: its "
+                                                                             "first, the 0.98 TMCD split)."),
+              train_fraction: float = typer.Option(1.0, "--train-fraction", help="Train on this fraction's file."),
+              grid: bool = typer.Option(False, "--grid", help="Every split x every train fraction of the "
+                                                              "manifest (the controllability study)."),
+              features: str = typer.Option("graph", "--features", help="graph (the action graph only) | text "
+                                                                       "(instruction character n-grams) | "
+                                                                       "graph+text."),
+              cluster_model: str = typer.Option("nb", "--cluster-model", help="nb (complement naive Bayes, "
+                                                                              "seconds) | logreg (minutes)."),
+              baseline: Optional[str] = typer.Option(None, "--baseline", help="Trivial baseline instead of the "
+                                                                              "model: components (most frequent "
+                                                                              "per type) | name (most frequent "
+                                                                              "name)."),
+              seed: int = typer.Option(0, "--seed", help="Seed of the classifiers."),
+              glossary: Optional[Path] = GlossaryOpt, extra_glossary: Optional[List[str]] = ExtraOpt,
+              db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Recognize dish names from the recipes' action graphs (scikit-learn, CPU): train on a split's train
+    side, predict its test side, write predictions for `eval diner`."""
+    from dishgraph.diner.recognizer import run_recognizer
+
+    g = _glossary(glossary, extra_glossary)
+    try:
+        with open_store(db, uri, read_only=True) as store:
+            result = run_recognizer(store, dataset_dir, out, split=split_name, fraction=train_fraction, grid=grid,
+                                    features=features, cluster_model=cluster_model, baseline=baseline, seed=seed,
+                                    glossary=g)
+    except (OSError, ValueError) as e:
+        _fail(e)
+    if as_json:
+        return emit_json(result)
+    console.print(rows_table([{"split": r["split"], "p": r["p"], "train": r["train_examples"],
+                               "test": r["test_examples"], "F1": round(100 * r["f1"], 2),
+                               "EM": round(100 * r["exact_match"], 2), "train s": round(r["seconds_train"], 2)}
+                              for r in result["runs"]], f"dish-name recognition ({result['model']})"))
+    if result.get("out"):
+        console.print(f"predictions -> {result['out']}")
+
+
+@app.command()
+def grid(dataset_dir: Path = typer.Argument(..., help="The dataset the predictions belong to (its manifest)."),
+         preds_dir: Path = typer.Argument(..., help="Directory of <split>.p<p>.jsonl predictions files."),
+         png: Optional[Path] = typer.Option(None, "--png", help="Also plot F1 and EM against p per split."),
+         glossary: Optional[Path] = GlossaryOpt, extra_glossary: Optional[List[str]] = ExtraOpt,
+         as_json: bool = JsonOpt):
+    """The controllability grid (divergence x training fraction p) of a model's predictions: table and PNG."""
+    from dishgraph.diner.dataset import load_manifest
+    from dishgraph.diner.grid import grid_table, plot_grid, score_grid
+
+    g = _glossary(glossary, extra_glossary)
+    try:
+        rows = score_grid(preds_dir, load_manifest(dataset_dir), g)
+        if png:
+            plot_grid(rows, png)
+    except (OSError, ValueError) as e:
+        _fail(e)
+    if as_json:
+        return emit_json({"cells": rows, "f1": grid_table(rows, "f1"), "exact_match": grid_table(rows, "exact_match")})
+    console.print(rows_table(grid_table(rows, "f1"), "component F1 (%) by divergence x p"))
+    console.print(rows_table(grid_table(rows, "exact_match"), "exact match (%) by divergence x p"))
+    if png:
+        console.print(f"plot -> {png}")
+
+
 def eval_diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\": ..., \"gold\": ...} per line "
                                                             "(or \"name\" for the gold; optional \"form\")."),
                split_name: Optional[str] = typer.Option(None, "--split",
