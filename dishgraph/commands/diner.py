@@ -336,6 +336,55 @@ def grid(dataset_dir: Path = typer.Argument(..., help="The dataset the predictio
         console.print(f"plot -> {png}")
 
 
+@app.command()
+def prompts(dataset_dir: Path = typer.Argument(..., help="A `dishgraph diner dataset` output directory."),
+            out: Path = typer.Option(..., "--out", help="Prompts JSONL (with --answers: the predictions JSONL "
+                                                        "for `eval diner`)."),
+            split_name: Optional[str] = typer.Option(None, "--split", help="Split of the manifest (default: its "
+                                                                           "first)."),
+            train_fraction: float = typer.Option(1.0, "--train-fraction", help="Draw exemplars from this "
+                                                                               "fraction's training file."),
+            guide: Optional[Path] = typer.Option(None, "--guide", help="Predictions JSONL (id, pred) whose "
+                                                                       "components pick exemplars by F1, e.g. "
+                                                                       "`diner recognize` output."),
+            answers: Optional[Path] = typer.Option(None, "--answers", help="Read LLM answers (JSONL id, answer) "
+                                                                           "for the prompts of --prompts-file and "
+                                                                           "write predictions to --out."),
+            prompts_file: Optional[Path] = typer.Option(None, "--prompts-file", help="The prompts the answers "
+                                                                                     "belong to."),
+            glossary: Optional[Path] = GlossaryOpt, extra_glossary: Optional[List[str]] = ExtraOpt):
+    """LLM prompts with two selective demonstrations per test recipe (component F1 + BM25); read answers back."""
+    from dishgraph.diner.dataset import read_jsonl, split_files, write_jsonl
+    from dishgraph.diner.prompts import answers_to_predictions, build_prompts
+
+    try:
+        if answers:
+            if not prompts_file:
+                _fail(ValueError("--answers needs --prompts-file (the prompts they answer)"), 2)
+            rows = answers_to_predictions(read_jsonl(prompts_file), read_jsonl(answers), str(answers))
+            write_jsonl(out, rows)
+            console.print(f"{len(rows)} predictions -> {out} (score with `dishgraph eval diner {out}`)")
+            return
+        g = _glossary(glossary, extra_glossary)
+        train_path, test_path, _ = split_files(dataset_dir, split_name, train_fraction)
+        guide_map = None
+        if guide:
+            guide_map = {r["id"]: r["pred"] for r in read_jsonl(guide) if isinstance(r.get("id"), str)
+                         and isinstance(r.get("pred"), str)}
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        with Progress(TextColumn("choosing demonstrations"), BarColumn(), MofNCompleteColumn(),
+                      console=err_console, transient=True) as bar:
+            task = bar.add_task("prompts", total=None)
+            rows = build_prompts(read_jsonl(train_path), read_jsonl(test_path), guide_map, g,
+                                 lambda n, total: bar.update(task, completed=n, total=total))
+        write_jsonl(out, rows)
+    except (OSError, ValueError) as e:
+        _fail(e)
+    console.print(f"{len(rows)} prompts -> {out}; send each 'prompt' to an LLM, save JSONL {{id, answer}}, then "
+                  f"`dishgraph diner prompts DATASET --prompts-file {out} --answers ANSWERS --out preds.jsonl`")
+
+
 def eval_diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\": ..., \"gold\": ...} per line "
                                                             "(or \"name\" for the gold; optional \"form\")."),
                split_name: Optional[str] = typer.Option(None, "--split",
