@@ -17,7 +17,9 @@ Layout of the output directory::
 Example fields: ``id`` (recipe id), ``instructions`` (the recipe text), ``name`` (the dish name),
 ``components`` ([{surface, type, cluster}] in name order), ``compounds`` (keys of >= 2 atoms) and, on the
 test side, ``form``. The pretraining corpus follows DiNeR's leakage rule: a recipe whose title contains
-any dataset dish name is left out (containment, not equality, so 麻婆豆腐（简易版） is excluded too).
+any dataset dish name is left out (containment, not equality, so 麻婆豆腐（简易版） is excluded too). The
+graph keeps a recipe's dish name (for XiaChuFang the curated label or the lightly cleaned title), not the
+raw title, so that is what the rule reads.
 """
 from __future__ import annotations
 
@@ -260,18 +262,21 @@ def _write_split(out: Path, name: str, target: float | None, split: Split, by_di
 
 def _write_pretrain(out: Path, rows: Sequence[dict], names: set[str]) -> dict:
     longest = max((len(n) for n in names), default=0)
-    kept = excluded = 0
+    kept = excluded = in_dataset = 0
     with (out / "pretrain.jsonl").open("w", encoding="utf-8") as fh:
         for r in rows:
             text = (r.get("text") or "").strip()
             if not text:
+                continue
+            if r["dish"] in names:
+                in_dataset += 1
                 continue
             if leaks(r["dish"], names, longest):
                 excluded += 1
                 continue
             fh.write(json.dumps({"id": r["id"], "instructions": text}, ensure_ascii=False) + "\n")
             kept += 1
-    return {"file": "pretrain.jsonl", "recipes": kept, "excluded_by_title": excluded}
+    return {"file": "pretrain.jsonl", "recipes": kept, "dataset_recipes": in_dataset, "excluded_by_title": excluded}
 
 
 def load_manifest(dataset_dir: str | Path) -> dict:
