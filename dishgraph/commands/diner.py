@@ -251,7 +251,7 @@ def dataset(out: Path = typer.Option(..., "--out", help="Output directory: manif
     if as_json:
         return emit_json(rep.to_dict())
     console.print(f"{rep.examples} examples of {rep.dishes} dishes ({rep.unparsed_dishes} dish names not parsable) "
-                  f"-> {out}")
+                  f"-> {out}", markup=False)
     console.print(rows_table([{"split": s["name"], "divergence": round(s["divergence"], 4),
                                "atom cov.": round(s["atom_coverage"], 4),
                                "dishes tr/te": f"{s['train_dishes']}/{s['test_dishes']}",
@@ -308,7 +308,7 @@ def recognize(dataset_dir: Path = typer.Argument(..., help="A `dishgraph diner d
                                "EM": round(100 * r["exact_match"], 2), "train s": round(r["seconds_train"], 2)}
                               for r in result["runs"]], f"dish-name recognition ({result['model']})"))
     if result.get("out"):
-        console.print(f"predictions -> {result['out']}")
+        console.print(f"predictions -> {result['out']}", markup=False)
 
 
 @app.command()
@@ -333,7 +333,7 @@ def grid(dataset_dir: Path = typer.Argument(..., help="The dataset the predictio
     console.print(rows_table(grid_table(rows, "f1"), "component F1 (%) by divergence x p"))
     console.print(rows_table(grid_table(rows, "exact_match"), "exact match (%) by divergence x p"))
     if png:
-        console.print(f"plot -> {png}")
+        console.print(f"plot -> {png}", markup=False)
 
 
 @app.command()
@@ -363,7 +363,7 @@ def prompts(dataset_dir: Path = typer.Argument(..., help="A `dishgraph diner dat
                 _fail(ValueError("--answers needs --prompts-file (the prompts they answer)"), 2)
             rows = answers_to_predictions(read_jsonl(prompts_file), read_jsonl(answers), str(answers))
             write_jsonl(out, rows)
-            console.print(f"{len(rows)} predictions -> {out} (score with `dishgraph eval diner {out}`)")
+            console.print(f"{len(rows)} predictions -> {out} (score with `dishgraph eval diner {out}`)", markup=False)
             return
         g = _glossary(glossary, extra_glossary)
         train_path, test_path, _ = split_files(dataset_dir, split_name, train_fraction)
@@ -382,7 +382,8 @@ def prompts(dataset_dir: Path = typer.Argument(..., help="A `dishgraph diner dat
     except (OSError, ValueError) as e:
         _fail(e)
     console.print(f"{len(rows)} prompts -> {out}; send each 'prompt' to an LLM, save JSONL {{id, answer}}, then "
-                  f"`dishgraph diner prompts DATASET --prompts-file {out} --answers ANSWERS --out preds.jsonl`")
+                  f"`dishgraph diner prompts DATASET --prompts-file {out} --answers ANSWERS --out preds.jsonl`",
+                  markup=False)
 
 
 def eval_diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\": ..., \"gold\": ...} per line "

@@ -46,7 +46,7 @@ class RecognizerReport:
     seconds_train: float
     seconds_predict: float
     recipes_without_actions: dict[str, int] = field(default_factory=dict)
-    composed_reparse_mismatch: int = 0  # composed names whose own parse gives other atoms
+    composed_unparsable: int = 0  # distinct composed names the glossary cannot read back
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -153,7 +153,7 @@ class _Constant:
 class GraphRecognizer:
     """Per component type: a count model and a cluster model (see the module docstring)."""
 
-    def __init__(self, features: str = "graph", seed: int = 0, cluster_model: str = "logreg"):
+    def __init__(self, features: str = "graph", seed: int = 0, cluster_model: str = "nb"):
         if cluster_model not in CLUSTER_MODELS:
             raise ValueError(f"cluster model must be one of {CLUSTER_MODELS}, not {cluster_model!r}")
         self.cluster_model = cluster_model
@@ -238,7 +238,7 @@ def predictions_file_rows(test: Sequence[dict], preds: Sequence[str]) -> list[di
 
 
 def recognize(store: GraphStore | None, train: Sequence[dict], test: Sequence[dict], *, features: str = "graph",
-              cluster_model: str = "logreg", baseline: str | None = None, seed: int = 0, glossary: DinerGlossary | None = None
+              cluster_model: str = "nb", baseline: str | None = None, seed: int = 0, glossary: DinerGlossary | None = None
               ) -> tuple[list[dict], RecognizerReport]:
     """Train on ``train`` examples, predict ``test``; ``baseline`` = "components" | "name" skips the model."""
     if not train or not test:
@@ -269,12 +269,12 @@ def recognize(store: GraphStore | None, train: Sequence[dict], test: Sequence[di
     else:
         raise ValueError(f"baseline must be 'components' or 'name', not {baseline!r}")
     t3 = time.perf_counter()
-    mismatch = 0
+    unparsable = 0
     if glossary is not None:
-        mismatch = sum(not parse_name(p, glossary).ok for p in set(preds))
+        unparsable = sum(not parse_name(p, glossary).ok for p in set(preds))
     label = f"majority-{baseline}" if baseline else features
     return predictions_file_rows(test, preds), RecognizerReport(
-        label, len(train), len(test), t1 - t0, t2 - t1, t3 - t2, missing, mismatch)
+        label, len(train), len(test), t1 - t0, t2 - t1, t3 - t2, missing, unparsable)
 
 
 def run_recognizer(store: GraphStore | None, dataset_dir, out=None, *, split: str | None = None,
