@@ -215,3 +215,36 @@ def test_prompts_cli_roundtrip(dataset, tmp_path, diner_glossary):
     r = run(app, ["diner", "prompts", str(dataset), "--prompts-file", str(prompts), "--answers", str(bad),
                   "--out", str(preds)])
     assert r.exit_code == 1 and "record 1 needs string fields" in r.output
+
+
+def test_bad_input_is_one_line_error_never_a_crash(tmp_path):
+    from hypothesis import given, settings, strategies as st
+
+    from dishgraph.diner.prompts import answers_to_predictions, clean_answer
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.text(max_size=30), max_size=5))
+    def check(lines):
+        path = tmp_path / "x.jsonl"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        try:
+            rows = read_jsonl(path)
+        except ValueError as e:
+            assert str(e).startswith(f"{path}:") and "\n" not in str(e)
+            return
+        try:
+            preds = answers_to_predictions([{"id": "a", "gold": "鱼香肉丝"}], rows, str(path))
+        except ValueError as e:
+            assert str(e).startswith(f"{path}: record ")
+            return
+        assert isinstance(preds[0]["pred"], str) and "\n" not in preds[0]["pred"]
+
+    check()
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.text(max_size=60))
+    def answers(text):
+        out = clean_answer(text)
+        assert isinstance(out, str) and "\n" not in out
+
+    answers()
