@@ -185,3 +185,62 @@ def mlm(out: str = typer.Option(..., "--out", help="Output directory: model, tok
                       max_seconds=max_minutes * 60 if max_minutes is not None else None,
                       keep_best=keep_best, **sizes)
     _train(cfg, source, data, db, uri, as_json, "masked LM")
+
+
+@app.command("diner")
+def diner(dataset_dir: str = typer.Argument(..., help="A `dishgraph diner dataset` output directory."),
+          model: str = typer.Option(..., "--model", help="T5ForConditionalGeneration checkpoint: local directory or "
+                                                         "hub id (e.g. a Chinese T5)."),
+          out: str = typer.Option(..., "--out", help="Output directory: the fine-tuned model (safetensors), "
+                                                     "predictions.jsonl for `eval diner`, report.json."),
+          split: Optional[str] = typer.Option(None, "--split", help="Split of the manifest (default: its first)."),
+          train_fraction: float = typer.Option(1.0, "--train-fraction", help="Train on this fraction's file."),
+          mode: str = typer.Option("ft", "--mode", help="ft (T5 fine-tuning) | cp-ft (component models' "
+                                                        "predictions as a compositional prompt, then FT)."),
+          pretrain_corpus: Optional[str] = typer.Option(None, "--pretrain-corpus", help="JSONL with "
+                                                        "'instructions' (the dataset's pretrain.jsonl) for "
+                                                        "continual pretraining by span corruption."),
+          pretrain_steps: int = typer.Option(1000, "--pretrain-steps", help="Span-corruption steps with "
+                                                                            "--pretrain-corpus."),
+          epochs: int = typer.Option(10, "--epochs", help="Most epochs per model (early stopping on the 20% "
+                                                          "validation share)."),
+          max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Cap on optimizer steps per model."),
+          patience: int = typer.Option(2, "--patience", help="Epochs without validation improvement before "
+                                                             "stopping."),
+          val_fraction: float = typer.Option(0.2, "--val-fraction", help="Share of train held out (paper: 0.2)."),
+          batch_size: int = typer.Option(16, "--batch-size", help="Examples per step (and per generation batch)."),
+          lr: float = typer.Option(3e-4, "--lr", help="AdamW learning rate."),
+          max_source_len: int = typer.Option(512, "--max-source-len", help="Input tokens."),
+          max_new_tokens: int = typer.Option(24, "--max-new-tokens", help="Longest generated name (tokens)."),
+          num_beams: int = typer.Option(1, "--num-beams", help="Beam size at generation."),
+          device: str = typer.Option("auto", "--device", help="auto | cpu | cuda | cuda:N."),
+          dtype: str = typer.Option("float32", "--dtype", help="float32 | bfloat16 | float16 (autocast)."),
+          seed: int = typer.Option(0, "--seed", help="Random seed."),
+          as_json: bool = JsonOpt):
+    """DiNeR's T5 baselines on a recognition dataset: fine-tuning, continual pretraining, CP-FT."""
+    from dishgraph.diner.t5 import DinerT5Config, run_baseline
+
+    cfg = DinerT5Config(model=model, output_dir=out, mode=mode, epochs=epochs, max_steps=max_steps,
+                        batch_size=batch_size, lr=lr, val_fraction=val_fraction, patience=patience,
+                        max_source_len=max_source_len, max_new_tokens=max_new_tokens, num_beams=num_beams,
+                        pretrain_steps=pretrain_steps if pretrain_corpus else 0, device=device, dtype=dtype,
+                        seed=seed)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    try:
+        with _progress_bar("DiNeR T5") as prog:
+            task = prog.add_task("train", total=None, loss="-")
+            report = run_baseline(dataset_dir, cfg, split=split, fraction=train_fraction,
+                                  pretrain_corpus=pretrain_corpus,
+                                  progress=lambda label, s, total, loss: prog.update(
+                                      task, description=label, completed=s, total=total, loss=f"{loss:.3f}"))
+    except (OSError, ValueError) as e:
+        err_console.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    summary = {k: report[k] for k in ("split", "mode", "device", "train_examples", "test_examples", "f1",
+                                      "exact_match", "seconds", "predictions")}
+    if as_json:
+        emit_json(summary)
+    else:
+        console.print(rows_table([{"key": k, "value": v} for k, v in summary.items()], "DiNeR T5"))
