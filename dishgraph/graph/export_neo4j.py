@@ -4,9 +4,11 @@ Why: ``dishgraph sync`` MERGEs over Bolt (the CRG release: ~60 s); a full 1.5M-r
 hours that way, while Neo4j's offline importer reads millions of CSV rows per second. The files follow
 Neo4j's import header format (docs/neo4j.md cites the pages relied on):
 
-* one file per label (``name:ID(Dish),source:string,:LABEL``) and per relationship type and end pair
-  (``:START_ID(Dish),:END_ID(Recipe),:TYPE,freq:double``); every label is its own ID space, whose ids are
-  the label's key (unique per label: it is the primary key of the embedded table);
+* one file per label (``:ID(Dish),name:string,source:string,:LABEL``) and per relationship type and end
+  pair (``:START_ID(Dish),:END_ID(ProtoAction),:TYPE,freq:double,…``); every label is its own ID space,
+  whose ids are the nodes' row offsets in the embedded table (integers, unique per label; relationship
+  ends then need no join: see ``export_scan.table_specs``); keys are ordinary properties, made unique by
+  the constraints of ``post-import.cypher`` / ``dishgraph db init``;
 * headers are generated from ``graph/schema.py`` (STRING string, INT64 long, DOUBLE double, BOOLEAN
   boolean, STRING[] string[]), so a schema change changes the files without code here;
 * RFC 4180 quoting: every string is quoted with inner quotes doubled (commas, quotes and newlines survive;
@@ -60,16 +62,17 @@ def _checked(name: str) -> str:
 
 
 def header(spec: TableSpec) -> list[str]:
-    """The header fields of one file, in column order."""
+    """The header fields of one file, in column order.
+
+    Nodes are identified by their row offset in the embedded table (``:ID(Label)``, unnamed, so not stored:
+    the key is an ordinary property, made unique by the constraints created after the import), because
+    relationship ends then come without a join (``export_scan.table_specs``).
+    """
+    if not spec.by_offset:
+        raise ExportError(f"{spec.name}: the import files identify nodes by offset (table_specs(by_offset=True))")
     if spec.kind == "node":
-        out = []
-        for p, t in spec.props.items():
-            if p == spec.key:
-                if t != "STRING":
-                    raise ExportError(f"{spec.name}: key {p!r} is {t}; ids are exported as strings")
-                out.append(f"{_checked(p)}:ID({_checked(spec.label_or_type)})")
-            else:
-                out.append(f"{_checked(p)}:{neo4j_type(t)}")
+        out = [f":ID({_checked(spec.label_or_type)})"]
+        out += [f"{_checked(p)}:{neo4j_type(t)}" for p, t in spec.props.items()]
         return out + [":LABEL"]
     return [f":START_ID({_checked(spec.src)})", f":END_ID({_checked(spec.dst)})", ":TYPE",
             *(f"{_checked(p)}:{neo4j_type(t)}" for p, t in spec.props.items())]
@@ -155,13 +158,11 @@ def encode_batch(batch, spec: TableSpec, delimiter: str, seen: _Seen):
     cols, names = [], header(spec)
     by_name = dict(zip(spec.columns, batch.columns))
     if spec.kind == "node":
+        cols.append(by_name["_id"])
         for p, t in spec.props.items():
             cols.append(_encode(by_name[p], t, f"{spec.label_or_type}.{p}", delimiter, seen))
         cols.append(pa.array([spec.label_or_type] * n, pa.string()))
     else:
-        for end in ("src", "dst"):
-            if not seen.multiline and _has_line_break(by_name[end]):
-                seen.multiline = True
         cols += [by_name["src"], by_name["dst"], pa.array([spec.label_or_type] * n, pa.string())]
         for p, t in spec.props.items():
             cols.append(_encode(by_name[p], t, f"{spec.name}.{p}", delimiter, seen))
@@ -200,7 +201,8 @@ class Neo4jExport:
 
     def admin_args(self, import_dir: str) -> list[str]:
         """neo4j-admin's arguments, files under import_dir (the database name first: --nodes is greedy)."""
-        args = ["neo4j-admin", "database", "import", "full", self.database, "--overwrite-destination"]
+        args = ["neo4j-admin", "database", "import", "full", self.database, "--overwrite-destination",
+                "--id-type=integer"]
         base = import_dir.rstrip("/")
         args += [f"--{'nodes' if f.kind == 'node' else 'relationships'}={base}/{f.name}"
                  for f in self.files if f.rows]
@@ -294,7 +296,7 @@ def export_neo4j_import(store, directory: str | Path, *, compress: bool = True, 
     files: list[ExportedFile] = []
     opts = pcsv.WriteOptions(include_header=False, quoting_style="needed")
     with scratch_dir(out) as scratch:
-        for spec in table_specs():
+        for spec in table_specs(by_offset=True):
             total = count_rows(store, spec)
             target = out / file_name(spec, compress)
             for stale in (out / file_name(spec, True), out / file_name(spec, False)):

@@ -30,28 +30,39 @@ class TableSpec:
     key: str | None = None          # node key property
     src: str | None = None          # relationship start label
     dst: str | None = None          # relationship end label
+    by_offset: bool = False         # ends (and a node column `_id`) as the engine's row offsets, not keys
 
     @property
     def columns(self) -> list[str]:
-        """Column names of the table as exported: node properties, or src, dst, relationship properties."""
-        return list(self.props) if self.kind == "node" else ["src", "dst", *self.props]
+        """Column names as exported: [_id,] node properties; or src, dst, relationship properties."""
+        if self.kind == "node":
+            return (["_id"] if self.by_offset else []) + list(self.props)
+        return ["src", "dst", *self.props]
 
     @property
     def types(self) -> list[str]:
-        """Schema types of :attr:`columns` (relationship ends carry their end label's key type)."""
+        """Schema types of :attr:`columns` (relationship ends: their end label's key type, or INT64 offsets)."""
         if self.kind == "node":
-            return list(self.props.values())
+            return (["INT64"] if self.by_offset else []) + list(self.props.values())
+        if self.by_offset:
+            return ["INT64", "INT64", *self.props.values()]
         a, b = schema.NODE_BY_LABEL[self.src], schema.NODE_BY_LABEL[self.dst]
         return [a.props[a.key], b.props[b.key], *self.props.values()]
 
 
-def table_specs() -> list[TableSpec]:
-    """Every node label, then every relationship type (per end pair), in schema order."""
-    out = [TableSpec("node", n.label, n.label, dict(n.props), key=n.key) for n in schema.NODES]
+def table_specs(by_offset: bool = False) -> list[TableSpec]:
+    """Every node label, then every relationship type (per end pair), in schema order.
+
+    ``by_offset``: identify nodes by the engine's row offset within their label (unique per label while
+    the database is open read-only). Reading a relationship's end offsets needs no join, while reading
+    its end keys joins every edge to both end tables: for NEXT at 100k recipes 1.9 s and no extra memory
+    against 9.3 s and +190 MB (growing with the corpus). neo4j-admin only needs ids unique per ID space.
+    """
+    out = [TableSpec("node", n.label, n.label, dict(n.props), key=n.key, by_offset=by_offset) for n in schema.NODES]
     for r in schema.RELS:
         for a, b in r.ends:
             name = r.type if len(r.ends) == 1 else f"{r.type}.{a}-{b}"
-            out.append(TableSpec("rel", name, r.type, dict(r.props), src=a, dst=b))
+            out.append(TableSpec("rel", name, r.type, dict(r.props), src=a, dst=b, by_offset=by_offset))
     return out
 
 
@@ -59,12 +70,13 @@ def scan_query(spec: TableSpec) -> str:
     """The read query of one table; columns aliased c0, c1, … (property names such as `end` are keywords)."""
     if spec.kind == "node":
         label = schema.check_label(spec.label_or_type)
-        cols = [f"n.`{p}`" for p in spec.props]
+        cols = (["offset(ID(n))"] if spec.by_offset else []) + [f"n.`{p}`" for p in spec.props]
         match = f"MATCH (n:{label})"
     else:
         rel = schema.check_rel(spec.label_or_type)
         a, b = schema.NODE_BY_LABEL[schema.check_label(spec.src)], schema.NODE_BY_LABEL[schema.check_label(spec.dst)]
-        cols = [f"a.`{a.key}`", f"b.`{b.key}`", *(f"e.`{p}`" for p in spec.props)]
+        ends = ["offset(ID(a))", "offset(ID(b))"] if spec.by_offset else [f"a.`{a.key}`", f"b.`{b.key}`"]
+        cols = [*ends, *(f"e.`{p}`" for p in spec.props)]
         match = f"MATCH (a:{a.label})-[e:{rel}]->(b:{b.label})"
     return match + " RETURN " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(cols))
 
