@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 from rich.text import Text
 
-from dishgraph.commands._common import DbOpt, JsonOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import DbOpt, JsonOpt, console, emit_json, err_console, rows_table
 
 app = typer.Typer(help="Export the embedded graph: CSVs for neo4j-admin's bulk import, or one table per "
                        "label and relationship type (Parquet / CSV).", no_args_is_help=True)
@@ -22,16 +22,27 @@ def _progress(disable: bool):
     return Progress(*columns, console=err_console, disable=disable)
 
 
-def _run(export, as_json: bool, db: Optional[str], **kwargs):
-    """Open the embedded database read-only and run one exporter under a progress bar; errors as one line."""
+def _open(db: Optional[str], buffer_pool_mb: int):
     from dishgraph import config
-    from dishgraph.graph.export_neo4j import ExportError
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.graph.lock import DatabaseInUse
 
     path = config.db_path(db)
     if not path.exists():
         err_console.print(Text(f"error: no embedded database at {path} (--db or $DISHGRAPH_DB)"))
         raise typer.Exit(2)
-    with open_store(db, None, read_only=True) as store, _progress(as_json) as bar:
+    try:
+        return LadybugStore(path, read_only=True, buffer_pool_bytes=buffer_pool_mb * 2**20 if buffer_pool_mb else None)
+    except DatabaseInUse as e:
+        err_console.print(Text(f"error: {e}"))
+        raise typer.Exit(2)
+
+
+def _run(export, as_json: bool, db: Optional[str], buffer_pool_mb: int, **kwargs):
+    """Open the embedded database read-only and run one exporter under a progress bar; errors as one line."""
+    from dishgraph.graph.export_neo4j import ExportError
+
+    with _open(db, buffer_pool_mb) as store, _progress(as_json) as bar:
         tasks: dict[str, int] = {}
 
         def advance(name: str, done: int, total: int) -> None:
@@ -58,6 +69,10 @@ def neo4j_import(directory: Path = DirArg, db: Optional[str] = DbOpt,
                                                      help="Character between array items (neo4j-admin's default ;)."),
                  database: str = typer.Option("neo4j", "--database",
                                               help="Neo4j database name written into the import command."),
+                 buffer_pool_mb: int = typer.Option(512, "--buffer-pool-mb", min=0, help=(
+                     "Cap on the embedded engine's page cache while exporting (0: its default, most of the "
+                     "RAM). The export reads each page once and needs no joins, so a small cache keeps memory "
+                     "flat at any corpus size.")),
                  as_json: bool = JsonOpt):
     """CSVs for `neo4j-admin database import full`: one per label and relationship type, headers from the schema.
 
@@ -66,14 +81,14 @@ def neo4j_import(directory: Path = DirArg, db: Optional[str] = DbOpt,
     """
     from dishgraph.graph.export_neo4j import export_neo4j_import
 
-    rep = _run(export_neo4j_import, as_json, db, directory=directory, compress=compress,
+    rep = _run(export_neo4j_import, as_json, db, buffer_pool_mb, directory=directory, compress=compress,
                array_delimiter=array_delimiter, database=database)
     if as_json:
         return emit_json(rep.to_dict())
     rows = [{"file": f.name, "rows": f.rows, "MB": _mb(f.bytes)} for f in rep.files]
     console.print(rows_table(rows, f"{rep.rows:,} rows, {_mb(rep.bytes)} MB in {rep.seconds:.1f} s "
                                    f"({rep.rows / max(rep.seconds, 1e-9):,.0f} rows/s)"))
-    console.print(Text(rep.instructions()))
+    console.print(Text(rep.instructions()), soft_wrap=True)  # command lines must stay copy-pasteable
 
 
 @app.command()
@@ -81,6 +96,9 @@ def tables(directory: Path = DirArg, db: Optional[str] = DbOpt,
            fmt: str = typer.Option("parquet", "--format", help="parquet | csv"),
            compress: bool = typer.Option(True, "--compress/--no-compress",
                                          help="zstd inside Parquet files; gzip around CSV files."),
+           buffer_pool_mb: int = typer.Option(0, "--buffer-pool-mb", min=0, help=(
+               "Cap on the embedded engine's page cache (0: its default). Relationship tables join each edge "
+               "to its end nodes' keys, which needs memory in proportion to the corpus: cap with care.")),
            as_json: bool = JsonOpt):
     """One table per label and relationship type (src, dst, properties) for pandas / DuckDB / Spark."""
     from dishgraph.graph.export_tables import FORMATS, export_tables
@@ -88,7 +106,7 @@ def tables(directory: Path = DirArg, db: Optional[str] = DbOpt,
     if fmt not in FORMATS:
         err_console.print(Text(f"error: --format must be one of {', '.join(FORMATS)}, not {fmt!r}"))
         raise typer.Exit(2)
-    rep = _run(export_tables, as_json, db, directory=directory, fmt=fmt, compress=compress)
+    rep = _run(export_tables, as_json, db, buffer_pool_mb, directory=directory, fmt=fmt, compress=compress)
     if as_json:
         return emit_json(rep.to_dict())
     rows = [{"table": t.file, "rows": t.rows, "MB": _mb(t.bytes)} for t in rep.tables if t.rows]
