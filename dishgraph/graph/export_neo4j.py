@@ -21,7 +21,8 @@ Neo4j's import header format (docs/neo4j.md cites the pages relied on):
   warn that it slows the importer down).
 
 Streaming: each table is read with the engine's COPY TO Parquet (``export_scan``) and re-encoded one Arrow
-batch at a time, so memory stays flat whatever the corpus size.
+batch at a time. With the engine's page cache capped (``dishgraph export neo4j-import --buffer-pool-mb``,
+512 MB by default) memory stays flat whatever the corpus size (benchmarks/results/export.json).
 """
 from __future__ import annotations
 
@@ -226,9 +227,13 @@ class Neo4jExport:
         for where in sorted(self.empty_lists):
             if self.null_lists.get(where):
                 continue  # NULL and [] both arrived as NULL: leave both (reported in the manifest)
-            label, prop = where.split(".", 1)
-            label = schema.check_label(label)
-            out.append(f"MATCH (n:{label}) WHERE n.`{_checked(prop)}` IS NULL SET n.`{prop}` = []")
+            table, prop = where.rsplit(".", 1)
+            prop = _checked(prop)
+            if table in schema.NODE_BY_LABEL:
+                out.append(f"MATCH (n:{schema.check_label(table)}) WHERE n.`{prop}` IS NULL SET n.`{prop}` = []")
+            else:  # a relationship property: TYPE or TYPE.Src-Dst
+                rel = schema.check_rel(table.split(".", 1)[0])
+                out.append(f"MATCH ()-[e:{rel}]->() WHERE e.`{prop}` IS NULL SET e.`{prop}` = []")
         return out
 
     def post_import_cypher(self) -> str:

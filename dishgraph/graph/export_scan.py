@@ -1,7 +1,7 @@
 """Read whole tables out of the embedded database in constant memory, for the exporters.
 
-Why a COPY TO Parquet and not a query: a Ladybug query result is materialised in memory before the first
-row comes back (20M steps of a 1M-recipe corpus would need several GB), and paging by key re-scans the
+Why a COPY TO Parquet and not a query: ``store.execute`` collects every row as Python dicts before
+returning (20M steps of a 1M-recipe corpus would need many GB), and paging by key re-scans and sorts the
 table for every page. ``COPY (MATCH … RETURN …) TO 'x.parquet'`` is the engine's own streaming sink: it
 writes typed columns (lists stay lists, NULL stays NULL, "" stays "") in row groups, which pyarrow then
 reads back one batch at a time. The temporary Parquet file costs disk, not memory.
