@@ -410,3 +410,12 @@ def test_post_import_fixups_pass_neos_own_cypher_linter():
     assert len(stmts) == len(lists) == 2
     report = lint.lint_statements(stmts)
     assert not [(r.statement.text, d.message) for r in report.results for d in r.errors]
+
+
+def test_fixups_cover_relationship_arrays_and_skip_ambiguous_ones():
+    rep = export_neo4j.Neo4jExport("/import", [], 1.0,
+                                   empty_lists={"FORM_OF.SurfaceForm-VerbClass.tags": 2, "ProtoAction.tools": 3,
+                                                "ProtoAction.ingredients": 1},
+                                   null_lists={"ProtoAction.ingredients": 4})
+    assert rep.fixups() == ["MATCH ()-[e:FORM_OF]->() WHERE e.`tags` IS NULL SET e.`tags` = []",
+                            "MATCH (n:ProtoAction) WHERE n.`tools` IS NULL SET n.`tools` = []"]
