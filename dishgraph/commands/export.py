@@ -15,6 +15,11 @@ app = typer.Typer(help="Export the embedded graph: CSVs for neo4j-admin's bulk i
 DirArg = typer.Argument(..., help="Output directory (created if missing; files of an earlier export are replaced).")
 
 
+def _error(message: str) -> None:
+    """One line on stderr, the message printed literally (paths and values may hold [brackets])."""
+    err_console.print(Text.assemble(("error:", "red"), " ", message))
+
+
 def _progress(disable: bool):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -29,12 +34,12 @@ def _open(db: Optional[str], buffer_pool_mb: int):
 
     path = config.db_path(db)
     if not path.exists():
-        err_console.print(Text(f"error: no embedded database at {path} (--db or $DISHGRAPH_DB)"))
+        _error(f"no embedded database at {path} (--db or $DISHGRAPH_DB)")
         raise typer.Exit(2)
     try:
         return LadybugStore(path, read_only=True, buffer_pool_bytes=buffer_pool_mb * 2**20 if buffer_pool_mb else None)
-    except DatabaseInUse as e:
-        err_console.print(Text(f"error: {e}"))
+    except (DatabaseInUse, RuntimeError) as e:  # locked by a writer, or not a database
+        _error(f"cannot open {path}: {e}")
         raise typer.Exit(2)
 
 
@@ -53,7 +58,7 @@ def _run(export, as_json: bool, db: Optional[str], buffer_pool_mb: int, **kwargs
         try:
             return export(store, progress=advance, **kwargs)
         except (ExportError, ValueError, OSError, RuntimeError) as e:
-            err_console.print(Text(f"error: {e}"))
+            _error(str(e))
             raise typer.Exit(2)
 
 
@@ -104,7 +109,7 @@ def tables(directory: Path = DirArg, db: Optional[str] = DbOpt,
     from dishgraph.graph.export_tables import FORMATS, export_tables
 
     if fmt not in FORMATS:
-        err_console.print(Text(f"error: --format must be one of {', '.join(FORMATS)}, not {fmt!r}"))
+        _error(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
         raise typer.Exit(2)
     rep = _run(export_tables, as_json, db, buffer_pool_mb, directory=directory, fmt=fmt, compress=compress)
     if as_json:
