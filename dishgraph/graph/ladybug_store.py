@@ -22,7 +22,8 @@ BULK_SOURCES = ("csv", "frame")
 class LadybugStore(GraphStore):
     backend = "ladybug"
 
-    def __init__(self, path: str | os.PathLike, read_only: bool = False, bulk_source: str = "csv"):
+    def __init__(self, path: str | os.PathLike, read_only: bool = False, bulk_source: str = "csv",
+                 buffer_pool_bytes: int | None = None):
         if bulk_source not in BULK_SOURCES:
             raise ValueError(f"bulk_source must be one of {BULK_SOURCES}, not {bulk_source!r}")
         self.path = Path(path).expanduser().resolve()
@@ -35,7 +36,10 @@ class LadybugStore(GraphStore):
         self._unsaved_copy = False    # a COPY since the last checkpoint (only inside a bulk session)
         self._unsaved_log = False     # a logged write inside a bulk session (auto-checkpoint is off there)
         try:
-            self._db = ladybug.Database(str(self.path), read_only=read_only)
+            # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
+            # the exporter caps it so that its memory stays flat however large the database is.
+            extra = {"buffer_pool_size": int(buffer_pool_bytes)} if buffer_pool_bytes else {}
+            self._db = ladybug.Database(str(self.path), read_only=read_only, **extra)
             self._conn = ladybug.Connection(self._db)
             if not read_only:
                 self.init_schema()

@@ -38,7 +38,8 @@ class Neo4jStore(GraphStore):
         return f"{info.agent} (protocol {'.'.join(map(str, info.protocol_version))})"
 
     def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
-        # For very large loads use `neo4j-admin database import` with the CSVs from `dishgraph export-csv`.
+        # For very large loads use `neo4j-admin database import full` with the CSVs of
+        # `dishgraph export neo4j-import DIR` (docs/neo4j.md, section 5).
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
         q = f"UNWIND $rows AS r MERGE (n:{node.label} {{{node.key}: r.{node.key}}}) SET n += r"
         n = 0
