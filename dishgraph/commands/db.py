@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table
+from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table, styled
 
 app = typer.Typer(help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True)
 
@@ -20,7 +20,7 @@ def info(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool =
         data = database_info(store)
     if as_json:
         return emit_json(data)
-    console.print(f"[bold]{data['backend']}[/bold]  {data['location']}  ({data['version']})")
+    console.print(styled(data["backend"], "bold", f" {data['location']}  ({data['version']})"))
     console.print(rows_table([{"label": k, "count": v} for k, v in data["counts"]["nodes"].items()], "nodes"))
     console.print(rows_table([{"type": k, "count": v} for k, v in data["counts"]["relationships"].items()],
                              "relationships"))

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, ParserOpt, UriOpt, console, emit_json, err_console,
+from dishgraph.commands._common import (DbOpt, JsonOpt, ParserOpt, UriOpt, console, emit_json, err_console, print_error, print_warning,
                                         open_store, rows_table)
 
 app = typer.Typer(help="Load recipe corpora into the graph (idempotent, resumable).", no_args_is_help=True)
@@ -24,7 +24,7 @@ def _check_parser(parser: str) -> None:
     try:
         check_parser(parser)
     except (ValueError, RuntimeError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(2)
 
 
@@ -87,4 +87,4 @@ def corpus(file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz
     msgs = d.pop("messages")
     console.print(rows_table([d], "ingested"))
     for m in msgs:
-        console.print(f"[yellow]warning:[/yellow] {m}")
+        print_warning(f"{m}")

@@ -5,7 +5,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error, rows_table)
 
 app = typer.Typer(help="Train models on the recipes in the graph.", no_args_is_help=True)
 
@@ -76,10 +76,10 @@ def _recipes(source: str, data: Optional[str], db: Optional[str], uri: Optional[
     elif source == "release":
         recipes, held_out = recipes_from_release(data)
     else:
-        err_console.print(f"[red]error:[/red] --source must be 'db' or 'release', got {source!r}")
+        print_error(f"--source must be 'db' or 'release', got {source!r}")
         raise typer.Exit(2)
     if not recipes:
-        err_console.print("[red]error:[/red] no recipes found (ingest a corpus first, or use --source release)")
+        print_error("no recipes found (ingest a corpus first, or use --source release)")
         raise typer.Exit(2)
     return recipes, held_out
 
@@ -98,7 +98,7 @@ def _train(cfg, source: str, data: Optional[str], db: Optional[str], uri: Option
             result = train_lm(recipes, held_out, cfg,
                               lambda s, total, loss: prog.update(task, completed=s, total=total, loss=f"{loss:.3f}"))
     except ValueError as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(2)
     summary = result.summary()
     if as_json:
