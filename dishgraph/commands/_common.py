@@ -23,7 +23,9 @@ def styled(label: str, style: str, message: str = "") -> Text:
 
 
 def print_error(message: str) -> None:
-    err_console.print(styled("error:", "bold red", message), soft_wrap=True)
+    from dishgraph.cli_errors import one_line
+
+    err_console.print(styled("error:", "bold red", one_line(message)), soft_wrap=True)
 
 
 def print_warning(message: str, label: str = "warning:") -> None:
@@ -33,8 +35,10 @@ def print_warning(message: str, label: str = "warning:") -> None:
 def print_note(message: str) -> None:
     print_warning(message, "note:")
 
+# No envvar here: config.db_path reads $DISHGRAPH_DB, so a --db given on the command line can be told
+# from the environment and beat $DISHGRAPH_URI (an explicit flag beats the environment).
 DbOpt = typer.Option(None, "--db", help="Embedded database directory (default: $DISHGRAPH_DB or "
-                     "~/.local/share/dishgraph/db).", envvar="DISHGRAPH_DB")
+                     "~/.local/share/dishgraph/db).")
 UriOpt = typer.Option(None, "--uri", help="Neo4j Bolt URI (bolt://host:7687); default: $DISHGRAPH_URI / "
                       "$NEO4J_URI, else the embedded database.")
 ParserOpt = typer.Option("rules", "--parser", help="rules (on --segmenter) | dep | ltp | hanlp | stanza: a "

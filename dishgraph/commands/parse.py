@@ -47,7 +47,15 @@ def parse(text: str = typer.Argument(..., help="Recipe text, or @FILE to read it
           as_json: bool = JsonOpt):
     """Parse one recipe into actions (verb, ingredients, tools, span, proto-action) and print them."""
     if text.startswith("@"):
-        text = Path(text[1:]).read_text(encoding="utf-8")
+        from dishgraph.errors import InputError
+
+        path = Path(text[1:])
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise InputError(f"{path}: not UTF-8 (byte {e.start}); convert it, e.g. iconv -f gb18030 -t utf-8") from None
+        if not text.strip():
+            raise InputError(f"{path}: empty; nothing to parse")
     parser = _parser(_glossary(glossary), parser_name, segmenter)
     actions = parser.parse(text)
     if as_json:

@@ -9,19 +9,25 @@ from dishgraph.commands._common import (DbOpt, JsonOpt, console, emit_json, err_
 
 
 def _is_server_uri(to: str) -> bool:
-    return "://" in to
+    from dishgraph.graph.sync import sync_target
+
+    return sync_target(to)[0] == "uri"
 
 
 def _open_target(to: str, user: Optional[str], password: Optional[str], database: Optional[str]):
-    """A Neo4j store for a URI (bolt://, neo4j://, …); any other value names an embedded database directory."""
-    if not _is_server_uri(to):
-        return open_store(to, None)
+    """A Neo4j store for a valid bolt:// / neo4j:// URI; an explicit directory names an embedded database."""
+    from dishgraph.errors import DatabaseError
+    from dishgraph.graph.sync import sync_target
+
+    kind, where = sync_target(to)
+    if kind == "dir":
+        return open_store(str(where), None)
     from dishgraph.graph.neo4j_store import Neo4jStore
 
     try:
         return Neo4jStore(to, user=user, password=password, database=database)
-    except Exception as e:  # driver errors: unreachable server, bad credentials
-        print_error(f"cannot connect to {to}: {e}")
+    except DatabaseError as e:  # unreachable server, bad credentials
+        print_error(str(e))
         raise typer.Exit(2)
 
 

@@ -106,7 +106,7 @@ class ReadReport:
             where = f"{file}:{line}" if line is not None else file
             text = f"{where}: {message}" + ("" if skip else " (kept)")
             self.messages.append(text)
-            log.warning(text)
+            log.info(text)  # the report holds it; commands print it (a warning would print twice)
 
     def skip(self, file: str, line: int | str | None, reason: str, message: str) -> None:
         """A record that was not stored, counted under ``reason`` and reported as ``file:line: message``."""
@@ -205,15 +205,15 @@ def detect_encoding(head: bytes) -> str:
     for bom, enc in _BOMS:
         if head.startswith(bom):
             return enc
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)  # a cut last character is fine
-        return "utf-8"
-    except UnicodeDecodeError:
-        pass
-    text = head.decode("utf-8", errors="replace")
-    bad = text.count("\ufffd")
-    if b"\x00" not in head and sum(1 for ch in text if ord(ch) > 127) > 4 * bad:
-        return "utf-8"  # UTF-8 with a few damaged lines: those are skipped, the rest is read
+    if head.count(b"\x00") * 10 < len(head):  # not UTF-16/32 (whose ASCII half is NUL bytes)
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, final=False)  # a cut last character is fine
+            return "utf-8"
+        except UnicodeDecodeError:
+            pass
+        text = head.decode("utf-8", errors="replace")
+        if sum(1 for ch in text if ord(ch) > 127) > 4 * text.count("\ufffd"):
+            return "utf-8"  # UTF-8 with a few damaged lines: those are skipped, the rest is read
     try:
         from charset_normalizer import from_bytes
 
@@ -241,9 +241,7 @@ def _raw_chunks(ctx: _Ctx) -> Iterator[bytes]:
             except (EOFError, OSError, zlib.error) as e:  # truncated / corrupt gzip
                 ctx.damaged = (offset, f"{type(e).__name__}: {e}")
                 if decoder is not None:
-                    tail = decoder.decode(b"", final=True)
-                    if tail:
-                        yield tail.encode("utf-8", "surrogateescape")
+                    yield _final(decoder)
                 return
             if first:
                 first = False
@@ -258,14 +256,21 @@ def _raw_chunks(ctx: _Ctx) -> Iterator[bytes]:
                     decoder = codecs.getincrementaldecoder(enc)(errors="surrogateescape")
             if not chunk:
                 if decoder is not None:
-                    tail = decoder.decode(b"", final=True)
-                    if tail:
-                        yield tail.encode("utf-8", "surrogateescape")
+                    yield _final(decoder)
                 return
             offset += len(chunk)
             if decoder is not None:
                 chunk = decoder.decode(chunk).encode("utf-8", "surrogateescape")
             yield chunk
+
+
+def _final(decoder) -> bytes:
+    """What an incremental decoder still holds at the end of the file; a cut last character (an odd byte
+    of UTF-16) becomes an invalid byte, so its line is skipped as not decodable rather than raising."""
+    try:
+        return decoder.decode(b"", final=True).encode("utf-8", "surrogateescape")
+    except UnicodeDecodeError:
+        return b"\xff"
 
 
 def _raw_lines(ctx: _Ctx, max_line_bytes: int) -> Iterator[bytes | None]:
