@@ -51,6 +51,10 @@ def message_for(e: BaseException) -> tuple[int, str]:
         return e.exit_code, one_line(str(e))
     if isinstance(e, (ReadError, DatabaseInUse)):
         return EXIT_FAILED, one_line(str(e))
+    import pickle
+
+    if isinstance(e, pickle.UnpicklingError):  # the safe loader refused a pickle naming code to run
+        return EXIT_FAILED, one_line(f"refused: {e}")
     if isinstance(e, UnicodeError):
         return EXIT_FAILED, one_line(f"cannot decode input ({e}); give a UTF-8 file or --encoding")
     if isinstance(e, OSError) and type(e).__module__ == "builtins":

@@ -9,8 +9,17 @@ the schema by ``python -m dishgraph.graph.sync --write-queries`` and checked in 
 """
 from __future__ import annotations
 
+import argparse
+import json
 import re
+import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator
+
+from dishgraph.graph import queries, schema
+from dishgraph.graph.store import GraphStore, batched
+
 
 SERVER_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -40,16 +49,6 @@ def sync_target(to: str) -> tuple[str, str | Path]:
             raise UsageError(f"--to {to!r}: the port is not a number in 0-65535") from None
         return "uri", to
     return "dir", Path(to).expanduser()
-
-import argparse
-import json
-import time
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Callable, Iterator
-
-from dishgraph.graph import queries, schema
-from dishgraph.graph.store import GraphStore, batched
 
 DEFAULT_BATCH = 5000
 # Properties that, with the two endpoints, identify one relationship (parallel edges differ in them).
