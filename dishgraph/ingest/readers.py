@@ -212,7 +212,8 @@ def detect_encoding(head: bytes) -> str:
         except UnicodeDecodeError:
             pass
         text = head.decode("utf-8", errors="replace")
-        if sum(1 for ch in text if ord(ch) > 127) > 4 * text.count("\ufffd"):
+        bad = text.count("\ufffd")
+        if bad <= max(4, len(head) // 1000) or sum(1 for ch in text if ord(ch) > 127) > 4 * bad:
             return "utf-8"  # UTF-8 with a few damaged lines: those are skipped, the rest is read
     try:
         from charset_normalizer import from_bytes
