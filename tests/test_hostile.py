@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -23,13 +24,31 @@ from dishgraph.errors import EXIT_CODES
 from dishgraph.ingest.readers import ReadReport, read_corpus
 
 STATS: Counter = Counter()
-SETTINGS = dict(derandomize=True, database=None, deadline=None, print_blob=True,
+# HOSTILE_SEED=N explores other cases (pytest --hypothesis-seed=N with derandomize off); the default suite is fixed.
+EXPLORE = os.environ.get("HOSTILE_SEED")
+SETTINGS = dict(derandomize=EXPLORE is None, database=None, deadline=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                        HealthCheck.data_too_large])
 READER_CASES = 1000
 CLI_ARG_CASES = 150
 CLI_INGEST_CASES = 10
 MAX_LINE = 4096
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_local_constants():
+    """Reproducible cases: Hypothesis (6.13x+) draws some values from literals found in the *loaded local
+    modules*, so the cases of a derandomized test would depend on what else the run imported (measured: the
+    same test gave other cases alone than after test_hardening). No local constants here, whatever the run."""
+    from hypothesis.internal.conjecture import providers
+
+    fixed = providers.Constants(integers=providers.SortedSet(), floats=providers.SortedSet(key=providers.float_to_int),
+                                bytes=providers.SortedSet(), strings=providers.SortedSet())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(providers, "_get_local_constants", lambda: fixed)
+        mp.setattr(providers, "CONSTANTS_CACHE", type(providers.CONSTANTS_CACHE)(providers.CONSTANTS_CACHE.max_size)
+                   if hasattr(providers.CONSTANTS_CACHE, "max_size") else {})
+        yield
 
 
 def _pool() -> list[dict]:
@@ -134,8 +153,16 @@ def _write(path: Path, items, wrap: str) -> None:
 
 @settings(max_examples=READER_CASES, **SETTINGS)
 @given(corpora())
+# Found by this suite (a full-suite run): 64 KiB of ASCII junk with one bad byte before the first good record
+# made the encoding guess GB18030 and cost that record. Pinned here whatever the generator explores.
+@example(([("bad", b"\x00\x00\x81@"), ("bad", "[" * 1000), ("bad", '{"a":' * 1000), ("bad", '{"a":' * 11902),
+           ("good", None)], "plain"))
+# Found by this suite: in a CR-only file whose first line is longer than a read chunk, the line end was
+# guessed from a chunk holding no line end at all (\n), and every later record was lost.
+@example(([("bad", '{"a":' * 13108), ("bad", "[" * 1000), ("good", None), ("bad", "[" * 1000)], "cr"))
 def test_readers_keep_every_good_record_and_report_every_bad_one(tmp_path_factory, case):
     items, wrap = case
+    items = [(k, pool()[0] if (k, v) == ("good", None) else v) for k, v in items]
     d = tmp_path_factory.mktemp("h")
     path = d / ("c.jsonl.gz" if wrap.startswith("gz") else "c.jsonl")
     _write(path, items, wrap)

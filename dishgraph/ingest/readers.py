@@ -279,8 +279,15 @@ def _raw_lines(ctx: _Ctx, max_line_bytes: int) -> Iterator[bytes | None]:
     ends); None for a line longer than ``max_line_bytes``, which is never held whole in memory."""
     sep, pending, too_long = None, b"", False
     for chunk in _raw_chunks(ctx):
-        if sep is None:
-            sep = b"\r" if (b"\r" in chunk and b"\n" not in chunk) else b"\n"
+        if sep is None:  # the line end is the first one seen: \n (also \r\n), else a lone \r (old Mac files)
+            if b"\n" in chunk or b"\r" in chunk:
+                sep = b"\n" if b"\n" in chunk else b"\r"
+            else:  # no line end yet (a first line longer than a chunk)
+                if not too_long:
+                    pending += chunk
+                    if len(pending) > max_line_bytes:
+                        pending, too_long = b"", True
+                continue
         if too_long:  # the rest of an over-long line: dropped up to its end
             i = chunk.find(sep)
             if i < 0:
