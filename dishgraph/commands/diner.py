@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console,
+from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console, print_error,
                                         open_store, rows_table)
 
 app = typer.Typer(help="DiNeR in the graph: parse dish names into food/action/flavour components, build "
@@ -25,7 +25,7 @@ def _glossary(path: Optional[Path], extra: Optional[List[str]]):
     try:
         return DinerGlossary.load(path, extras)
     except (OSError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
 
 
@@ -47,10 +47,10 @@ def parse(names: Optional[List[str]] = typer.Argument(None, help="Dish names to 
     try:
         todo = list(names or []) + (read_names(names_file) if names_file else [])
     except (OSError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
     if not todo:
-        err_console.print("[red]error:[/red] give dish names or --names-file")
+        print_error("give dish names or --names-file")
         raise typer.Exit(2)
     rep = parse_names(todo, g)
     if as_json:
@@ -140,7 +140,7 @@ def split(name: str = typer.Option("tmcd", "--name", help="Name of the stored sp
                                          progress=tick)
                     parts = export_split(store, name)
         except (OSError, ValueError) as e:
-            err_console.print(f"[red]error:[/red] {e}")
+            print_error(str(e))
             raise typer.Exit(1)
     if out:
         emit_json(parts, out)
@@ -164,7 +164,7 @@ def forms(split_name: str = typer.Argument(..., help="A stored split (see `dishg
         try:
             rep = run_forms(store, split_name)
         except KeyError as e:
-            err_console.print(f"[red]error:[/red] {e.args[0]}")
+            print_error(f"{e.args[0]}")
             raise typer.Exit(1)
     if json_out:
         emit_json(rep.to_dict(), json_out)
@@ -189,7 +189,7 @@ def export(split_name: str = typer.Argument(..., help="A stored split."),
         try:
             parts = export_split(store, split_name, "recipes" if recipes else "dishes")
         except KeyError as e:
-            err_console.print(f"[red]error:[/red] {e.args[0]}")
+            print_error(f"{e.args[0]}")
             raise typer.Exit(1)
     emit_json(parts, out)
     if out:
@@ -246,7 +246,7 @@ def dataset(out: Path = typer.Option(..., "--out", help="Output directory: manif
             with open_store(db, uri) as store:
                 rep = build_dataset(store, g, cfg, lambda msg: bar.update(task, description=msg))
         except (OSError, ValueError) as e:
-            err_console.print(f"[red]error:[/red] {e}")
+            print_error(str(e))
             raise typer.Exit(1)
     if as_json:
         return emit_json(rep.to_dict())
@@ -263,7 +263,7 @@ def dataset(out: Path = typer.Option(..., "--out", help="Output directory: manif
 
 
 def _fail(e: Exception, code: int = 1):
-    err_console.print(f"[red]error:[/red] {e}")
+    print_error(str(e))
     raise typer.Exit(code)
 
 
@@ -406,12 +406,12 @@ def eval_diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\
             try:
                 form_of = run_forms(store, split_name).form_of
             except KeyError as e:
-                err_console.print(f"[red]error:[/red] {e.args[0]}")
+                print_error(f"{e.args[0]}")
                 raise typer.Exit(1)
     try:
         scores = evaluate_file(predictions, g, form_of)
     except (OSError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
     d = scores.to_dict()
     if json_out:

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, print_error, print_warning, rows_table)
 
 app = typer.Typer(help="Generate counterfactual recipes (one per base recipe) with a registered generator.",
                   no_args_is_help=True)
@@ -135,14 +135,13 @@ def _report(summary: dict, as_json: bool) -> None:
 
 def _run(name: str, out: Path, data: Optional[str], batch_size: int, as_json: bool, instances: str = "all",
          limit: Optional[int] = None, **options) -> None:
-    from rich.markup import escape
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
     try:
         summary = run_generator(name, out, data, batch_size, instances, limit, **options)
     except (KeyError, ValueError, FileNotFoundError, OSError) as e:
-        err_console.print(f"[red]error:[/red] {escape(str(e))}")
+        print_error(f"{e}")
         raise typer.Exit(2)
     _report(summary, as_json)
 
@@ -209,7 +208,7 @@ def ls(as_json: bool = JsonOpt):
         return emit_json({"generators": rows, "import_errors": errors})
     console.print(rows_table(rows, "generators"))
     for mod, err in errors.items():
-        err_console.print(f"[yellow]warning:[/yellow] {mod} not loaded: {err}")
+        print_warning(f"{mod} not loaded: {err}")
 
 
 def _sampling(greedy: bool, top_p: float, top_k: int, temperature: float, repetition_penalty: float) -> dict:

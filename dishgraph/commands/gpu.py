@@ -13,16 +13,15 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import print_error, DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
 
 app = typer.Typer(help="GPU runs without the graph: export a file bundle here, gather the results back.",
                   no_args_is_help=True)
 
 
 def _fail(e: Exception) -> None:
-    err_console.print(f"[red]error:[/red] {escape(str(e))}")
+    print_error(str(e))
     raise typer.Exit(2)
 
 
@@ -66,7 +65,7 @@ def bundle(out: Path = typer.Argument(..., help="Bundle directory to write (trai
                {"key": "training characters", "value": manifest["train_chars"]},
                {"key": "instances", "value": manifest["instances"]},
                {"key": "bundle bytes", "value": manifest["bytes"]}]
-    table = rows_table(summary, f"GPU bundle {escape(str(out))}")
+    table = rows_table(summary, f"GPU bundle {out}")
     console.print(table)
     for src, n in sorted(manifest["train_by_source"].items()):
         console.print(f"train recipes from {src}: {n}", markup=False)

@@ -6,7 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error,
+                                        print_note, print_warning, rows_table)
 
 app = typer.Typer(help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
                   no_args_is_help=True)
@@ -28,7 +29,7 @@ def _pair(pair: str) -> tuple[str, str]:
     try:
         return parse_pair(pair)
     except ValueError as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(2)
 
 
@@ -54,13 +55,13 @@ def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TA
                 results = g.mine_all_pivots(thr, progress=lambda: bar.advance(task))
         else:
             if base is None:
-                err_console.print("[red]error:[/red] give BASE TARGET (or BASE->TARGET), or --all")
+                print_error("give BASE TARGET (or BASE->TARGET), or --all")
                 raise typer.Exit(2)
             b, t = _pair(base) if target is None else (base, target)
             try:
                 results = [g.mine_pivots(b, t, thr, create=new_pair)]
             except KeyError as e:
-                err_console.print(f"[red]error:[/red] {e.args[0]}")
+                print_error(f"{e.args[0]}")
                 raise typer.Exit(1)
     if as_json:
         return emit_json([r.to_dict() for r in results])
@@ -68,7 +69,7 @@ def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TA
             for r in results]
     console.print(rows_table(rows, "mined pivots"))
     if any(r.target_recipes == 0 for r in results):
-        err_console.print("[yellow]note:[/yellow] targets without parsed recipes have f_t = 0 for every action.")
+        print_note("targets without parsed recipes have f_t = 0 for every action.")
 
 
 @app.command()
@@ -95,7 +96,7 @@ def compare(pair: Optional[str] = typer.Argument(None, help="The pair, BASE->TAR
     with _graph(db, uri, read_only=True) as g:
         keys = list_pairs(g.store) if all_pairs else [pair] if pair else []
         if not keys:
-            err_console.print("[red]error:[/red] give PAIR or --all")
+            print_error("give PAIR or --all")
             raise typer.Exit(2)
         out = [g.compare_pivots(*parse_pair(k), reference=reference) for k in keys]
     if as_json:
@@ -126,11 +127,11 @@ def import_annotation(files: List[Path] = typer.Argument(..., help="Answered CSV
         try:
             rep = g.import_annotation(files, min_annotators=min_annotators)
         except ValueError as e:
-            err_console.print(f"[red]error:[/red] {e}")
+            print_error(f"{e}")
             raise typer.Exit(1)
     if as_json:
         return emit_json(rep.to_dict())
     console.print(rows_table([{"pair": d.pair, "action": d.action, "side": d.side, "decision": d.kind,
                                "answers": d.n, **d.votes} for d in rep.decisions], "annotation decisions"))
     if rep.skipped:
-        err_console.print(f"[yellow]skipped {len(rep.skipped)} question(s) with fewer than {min_annotators} answers")
+        print_warning(f"skipped {len(rep.skipped)} question(s) with fewer than {min_annotators} answers")

@@ -6,7 +6,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error, rows_table)
 
 app = typer.Typer(help="Train models on the recipes in the graph.", no_args_is_help=True)
 
@@ -83,7 +83,7 @@ def _sizes(preset: Optional[str], **explicit) -> dict:
     try:
         return resolve_sizes(preset, **explicit)
     except ValueError as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
 
 
@@ -96,13 +96,13 @@ def _recipes(source: str, data: Optional[str], db: Optional[str], uri: Optional[
         from dishgraph.models.bundle import read_corpus
 
         if not data:
-            err_console.print("[red]error:[/red] --source bundle needs --data BUNDLE_DIR (`dishgraph gpu bundle`)")
+            print_error("--source bundle needs --data BUNDLE_DIR (`dishgraph gpu bundle`)")
             raise typer.Exit(2)
         try:
             train, val, held_out = read_corpus(data)
             return train, held_out, val
         except (ValueError, FileNotFoundError, OSError) as e:
-            err_console.print(f"[red]error:[/red] {escape(str(e))}")
+            print_error(str(e))
             raise typer.Exit(2)
     if source == "db":
         store = open_store(db, uri, read_only=True)
@@ -113,10 +113,10 @@ def _recipes(source: str, data: Optional[str], db: Optional[str], uri: Optional[
     elif source == "release":
         recipes, held_out = recipes_from_release(data)
     else:
-        err_console.print(f"[red]error:[/red] --source must be 'db', 'release' or 'bundle', got {escape(repr(source))}")
+        print_error(f"--source must be 'db', 'release' or 'bundle', got {source!r}")
         raise typer.Exit(2)
     if not recipes:
-        err_console.print("[red]error:[/red] no recipes found (ingest a corpus first, or use --source release)")
+        print_error("no recipes found (ingest a corpus first, or use --source release)")
         raise typer.Exit(2)
     return recipes, held_out, None
 
@@ -136,7 +136,7 @@ def _train(cfg, source: str, data: Optional[str], db: Optional[str], uri: Option
                               lambda s, total, loss: prog.update(task, completed=s, total=total, loss=f"{loss:.3f}"),
                               val_recipes=val)
     except ValueError as e:
-        err_console.print(f"[red]error:[/red] {escape(str(e))}")
+        print_error(str(e))
         raise typer.Exit(2)
     summary = result.summary()
     if as_json:
@@ -236,7 +236,7 @@ def diner(dataset_dir: str = typer.Argument(..., help="A `dishgraph diner datase
                                   progress=lambda label, s, total, loss: prog.update(
                                       task, description=label, completed=s, total=total, loss=f"{loss:.3f}"))
     except (OSError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
     summary = {k: report[k] for k in ("split", "mode", "device", "train_examples", "test_examples", "f1",
                                       "exact_match", "seconds", "predictions")}

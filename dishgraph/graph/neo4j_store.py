@@ -19,8 +19,16 @@ class Neo4jStore(GraphStore):
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
         user = user or os.environ.get("NEO4J_USERNAME", "neo4j")
         password = password or os.environ.get("NEO4J_PASSWORD", "")
-        self._driver = neo4j.GraphDatabase.driver(uri, auth=(user, password) if password else None)
-        self._driver.verify_connectivity()
+        from dishgraph.errors import DatabaseError
+
+        try:
+            self._driver = neo4j.GraphDatabase.driver(uri, auth=(user, password) if password else None)
+            self._driver.verify_connectivity()
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, ValueError, OSError) as e:
+            # unreachable server (ServiceUnavailable), bad credentials, a malformed URI: one line, no traceback
+            if getattr(self, "_driver", None) is not None:
+                self._driver.close()
+            raise DatabaseError(f"cannot connect to {uri}: {type(e).__name__}: {e}") from e
 
     def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
         records, _, _ = self._driver.execute_query(cypher, parameters_=params or {}, database_=self.database)

@@ -22,6 +22,28 @@ from dishgraph.models.tokenizer import end_id, ensure_lm_special_tokens, start_i
 
 CHECKPOINT_DIR = "checkpoint"
 STATE_FILE = "trainer_state.pt"
+
+
+def load_trainer_state(path: Path) -> dict:
+    """The trainer state of a checkpoint, loaded with ``weights_only=True``: tensors, numbers, strings,
+    lists and dicts only. A file naming any other global (a crafted pickle that would run code on
+    ``--resume``) is refused with `InputError`, never executed."""
+    import pickle
+
+    import torch
+
+    from dishgraph.errors import InputError
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        first = " ".join(str(e).split())[:200]
+        raise InputError(f"{path}: refused: not a plain trainer-state file (it names code to run: {first})") from None
+    except (RuntimeError, EOFError, OSError) as e:
+        raise InputError(f"{path}: cannot be read as a trainer state ({' '.join(str(e).split())[:200]})") from None
+    if not isinstance(state, dict) or "optimizer" not in state:
+        raise InputError(f"{path}: not a dishgraph trainer state")
+    return state
 LOG_FILE = "train_log.json"
 PLOT_FILE = "loss.png"
 
@@ -291,7 +313,7 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
 
     step, losses, val_history = 0, [], []
     if resuming:
-        state = torch.load(ckpt / STATE_FILE, map_location="cpu", weights_only=False)
+        state = load_trainer_state(ckpt / STATE_FILE)
         opt.load_state_dict(state["optimizer"])
         sched.load_state_dict(state["scheduler"])
         step, losses, val_history = state["step"], state["losses"], state.get("val_history", [])
