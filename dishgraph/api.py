@@ -125,7 +125,13 @@ class DishGraph:
         return order.order_constraints(self._store, dish, action, source)
 
     def check_order(self, dish: str, actions_or_text, source: str | None = None) -> list[Violation]:
-        """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence."""
+        """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence.
+
+        A dish the graph does not know raises `UnknownName`: "no constraint violated" would be a lie."""
+        if not self._store.query("load_existing_dishes", names=[dish]):
+            from dishgraph.errors import UnknownName
+
+            raise UnknownName(f"unknown dish {dish!r}: not in the graph at {self._store.location()}")
         keys, phrases = order.action_sequence(actions_or_text, self._make_parser)
         return order.check_sequence(order.dish_constraints(self._store, dish, source), keys, phrases)
 

@@ -5,8 +5,20 @@ import importlib
 
 import typer
 
+from dishgraph.cli_errors import DishgraphGroup
+
 app = typer.Typer(help="dishgraph: recipe corpora as action graphs in a Cypher graph database.",
-                  no_args_is_help=True, add_completion=False)
+                  no_args_is_help=True, add_completion=False, cls=DishgraphGroup,
+                  pretty_exceptions_show_locals=False)
+
+
+@app.callback()
+def _main(debug: bool = typer.Option(False, "--debug", envvar="DISHGRAPH_DEBUG",
+                                     help="Show the full traceback of an error (also DISHGRAPH_DEBUG=1).")):
+    """dishgraph: recipe corpora as action graphs in a Cypher graph database.
+
+    Exit codes: 0 success, 1 failed, 2 usage error, 3 finished with skipped input (see docs/cli.md).
+    """
 
 # Command groups live in dishgraph/commands/<group>.py, each exposing `app` (a typer.Typer).
 GROUPS = {}

@@ -67,9 +67,9 @@ class _Steps:
         t0 = time.perf_counter()
         if done:
             self.report.steps.append(StepLog(name, 0.0, True, why_skipped))
-            self.say(f"[dim]skip[/dim] {name} ({why_skipped})")
+            self.say(f"skip {name} ({why_skipped})")
             return
-        self.say(f"[bold]run[/bold]  {name} …")
+        self.say(f"run  {name} …")
         detail = fn() or ""
         dt = time.perf_counter() - t0
         self.report.steps.append(StepLog(name, dt, False, detail))

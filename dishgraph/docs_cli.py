@@ -67,6 +67,7 @@ def render(commands: list[CommandDoc] | None = None) -> str:
         if len(c.path) > 1:
             out.append(f"- [`{c.name}`](#{_anchor(c.name)})" + (" (group)" if c.is_group else ""))
     out.append("")
+    out += exit_code_section()
     for c in commands:
         out += [f"## `{c.name}`", "", c.help or "(no help text)", "", "```text", c.usage, "```", ""]
         if c.params:
@@ -79,6 +80,25 @@ def render(commands: list[CommandDoc] | None = None) -> str:
                 out.append(f"| `{_cell(p['name'])}` | {_cell(p['help'])}{extra} | {default} |")
             out.append("")
     return "\n".join(out)
+
+
+def exit_code_section() -> list[str]:
+    """Exit codes and the error contract, from `dishgraph.errors` (the codes live there, once)."""
+    from dishgraph.errors import EXIT_CODES
+
+    out = ["## Exit codes and errors", "",
+           "Every command exits with one of these codes. An error is one line on stderr (`error: ...` or "
+           "`usage error: ...`) naming the file and line (byte offset in the uncompressed stream of a damaged "
+           "`.gz`) where there is one; never a traceback, unless `dishgraph --debug ...` or `DISHGRAPH_DEBUG=1` "
+           "asks for it. Values from data (dish names, phrases, Cypher results) print literally.", "",
+           "| code | meaning |", "| --- | --- |"]
+    out += [f"| {code} | {_cell(text)} |" for code, text in sorted(EXIT_CODES.items())]
+    out += ["", "Input records that cannot be used (malformed JSON, nesting deeper than the stack, integers of more "
+            "than 4,300 digits, bytes not in the file's encoding, a dish that is not text, a step list holding "
+            "lists, a text of zero-width characters only, a line over 1 MiB, damage in a `.gz`) are skipped and "
+            "counted by reason with `file:line`; every good record before and after them is stored, and the "
+            "command exits 3. A file that yields no record at all is an error (exit 1).", ""]
+    return out
 
 
 def _anchor(title: str) -> str:

@@ -9,12 +9,36 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-console = Console()
-err_console = Console(stderr=True)
+# Markup off: dish names, phrases and Cypher results are data and print literally (a dish called "[/x]" or
+# "[link=…]" must neither crash nor become a link). Styled labels go through `styled` (a rich Text).
+console = Console(markup=False)
+err_console = Console(stderr=True, markup=False)
 
+
+def styled(label: str, style: str, message: str = "") -> Text:
+    """``label`` in ``style``, then the message as literal text."""
+    return Text.assemble((label, style), " " if message else "", str(message))
+
+
+def print_error(message: str) -> None:
+    from dishgraph.cli_errors import one_line
+
+    err_console.print(styled("error:", "bold red", one_line(message)), soft_wrap=True)
+
+
+def print_warning(message: str, label: str = "warning:") -> None:
+    err_console.print(styled(label, "yellow", message), soft_wrap=True)
+
+
+def print_note(message: str) -> None:
+    print_warning(message, "note:")
+
+# No envvar here: config.db_path reads $DISHGRAPH_DB, so a --db given on the command line can be told
+# from the environment and beat $DISHGRAPH_URI (an explicit flag beats the environment).
 DbOpt = typer.Option(None, "--db", help="Embedded database directory (default: $DISHGRAPH_DB or "
-                     "~/.local/share/dishgraph/db).", envvar="DISHGRAPH_DB")
+                     "~/.local/share/dishgraph/db).")
 UriOpt = typer.Option(None, "--uri", help="Neo4j Bolt URI (bolt://host:7687); default: $DISHGRAPH_URI / "
                       "$NEO4J_URI, else the embedded database.")
 ParserOpt = typer.Option("rules", "--parser", help="rules (on --segmenter) | dep | ltp | hanlp | stanza: a "
@@ -30,7 +54,7 @@ def open_store(db: Optional[str], uri: Optional[str], read_only: bool = False):
     try:
         return _open(uri=uri, db=db, read_only=read_only)
     except DatabaseInUse as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
 
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import JsonOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import (JsonOpt, console, emit_json, err_console, print_error, rows_table)
 
 app = typer.Typer(help="Find or download the released data (CRG release, DiNeR glossary).", no_args_is_help=True)
 
@@ -23,9 +23,9 @@ def locate(data: Optional[Path] = typer.Option(None, "--data", help="Data direct
     if as_json:
         return emit_json(loc.to_dict())
     if loc.root is None:
-        err_console.print(f"[red]no data found[/red]: {loc.error}")
+        print_error(f"no data found: {loc.error}")
     else:
-        console.print(f"data directory: [bold]{loc.root}[/bold]")
+        console.print(f"data directory: {loc.root}")
     rows = [{"file": f.dest, "exists": "yes" if f.exists else "NO", "bytes": f.bytes,
              "sha256": {True: "ok", False: "MISMATCH", None: "-"}[f.verified], "source": f.source}
             for f in loc.files]
@@ -61,7 +61,7 @@ def fetch(dest: Optional[Path] = typer.Option(None, "--dest", help="Where to wri
             results = fetch_release(dest, base_url=base_url, timeout=timeout, derive=not no_derive,
                                     files=DOWNLOADED, on_progress=on_progress)
         except (FetchError, HashMismatchError) as e:
-            err_console.print(f"[red]error:[/red] {e}")
+            print_error(f"{e}")
             raise typer.Exit(1)
     if as_json:
         return emit_json({"dest": str(dest), "files": [r.to_dict() for r in results]})

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table
+from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table, styled
 
 app = typer.Typer(help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True)
 
@@ -20,7 +20,7 @@ def info(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool =
         data = database_info(store)
     if as_json:
         return emit_json(data)
-    console.print(f"[bold]{data['backend']}[/bold]  {data['location']}  ({data['version']})")
+    console.print(styled(data["backend"], "bold", f" {data['location']}  ({data['version']})"))
     console.print(rows_table([{"label": k, "count": v} for k, v in data["counts"]["nodes"].items()], "nodes"))
     console.print(rows_table([{"type": k, "count": v} for k, v in data["counts"]["relationships"].items()],
                              "relationships"))
@@ -39,7 +39,10 @@ def shell(statement: Optional[str] = typer.Argument(None, help="Cypher statement
           param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME=JSON_VALUE (repeatable)."),
           db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt,
           write: bool = typer.Option(False, "--write", help="Open the embedded database for writing.")):
-    """Run one Cypher statement (values only as --param, never pasted into the text) and print a table."""
+    """Run one Cypher statement (values only as --param, never pasted into the text) and print a table.
+
+    Without --write the database opens read-only and statements that could write, or touch files or the
+    network (CHECKPOINT, INSTALL, LOAD FROM, COPY, ...), are refused (exit 2)."""
     import json
 
     text = statement if statement is not None else sys.stdin.read()
@@ -50,11 +53,32 @@ def shell(statement: Optional[str] = typer.Argument(None, help="Cypher statement
             params[name] = json.loads(value)
         except json.JSONDecodeError:
             params[name] = value
+    from dishgraph.errors import DatabaseError, UsageError
+    from dishgraph.graph.readonly import check_read_only
+
+    if not text.strip():
+        raise UsageError("no Cypher statement given (as an argument or on stdin)")
+    if not write:
+        check_read_only(text)  # on Neo4j too: db shell reads unless --write
     with open_store(db, uri, read_only=not write) as store:
-        rows = store.execute(text, params)
+        try:
+            rows = store.execute(text, params)
+        except RuntimeError as e:  # Ladybug: parser / binder / runtime errors of the statement
+            raise DatabaseError(f"Cypher: {' '.join(str(e).split())}") from None
     if as_json:
         return emit_json(rows)
     console.print(rows_table(rows))
+
+
+@app.command()
+def recover(db: Optional[str] = DbOpt):
+    """Finish a checkpoint a kill interrupted (replays <db>.shadow / <db>.wal with one read-write open).
+
+    Read-only commands do this by themselves when no other process holds the database."""
+    from dishgraph import config
+    from dishgraph.graph.ladybug_store import recover as _recover
+
+    console.print(_recover(config.db_path(db)))
 
 
 @app.command()

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console,
+from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console, print_error,
                                         open_store, rows_table)
 
 app = typer.Typer(help="DiNeR in the graph: parse dish names into food/action/flavour components, build "
@@ -25,7 +25,7 @@ def _glossary(path: Optional[Path], extra: Optional[List[str]]):
     try:
         return DinerGlossary.load(path, extras)
     except (OSError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
 
 
@@ -47,10 +47,10 @@ def parse(names: Optional[List[str]] = typer.Argument(None, help="Dish names to 
     try:
         todo = list(names or []) + (read_names(names_file) if names_file else [])
     except (OSError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
     if not todo:
-        err_console.print("[red]error:[/red] give dish names or --names-file")
+        print_error("give dish names or --names-file")
         raise typer.Exit(2)
     rep = parse_names(todo, g)
     if as_json:
@@ -140,7 +140,7 @@ def split(name: str = typer.Option("tmcd", "--name", help="Name of the stored sp
                                          progress=tick)
                     parts = export_split(store, name)
         except (OSError, ValueError) as e:
-            err_console.print(f"[red]error:[/red] {e}")
+            print_error(str(e))
             raise typer.Exit(1)
     if out:
         emit_json(parts, out)
@@ -164,7 +164,7 @@ def forms(split_name: str = typer.Argument(..., help="A stored split (see `dishg
         try:
             rep = run_forms(store, split_name)
         except KeyError as e:
-            err_console.print(f"[red]error:[/red] {e.args[0]}")
+            print_error(f"{e.args[0]}")
             raise typer.Exit(1)
     if json_out:
         emit_json(rep.to_dict(), json_out)
@@ -189,7 +189,7 @@ def export(split_name: str = typer.Argument(..., help="A stored split."),
         try:
             parts = export_split(store, split_name, "recipes" if recipes else "dishes")
         except KeyError as e:
-            err_console.print(f"[red]error:[/red] {e.args[0]}")
+            print_error(f"{e.args[0]}")
             raise typer.Exit(1)
     emit_json(parts, out)
     if out:
@@ -206,6 +206,184 @@ def splits(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool
     if as_json:
         return emit_json(rows)
     console.print(rows_table(rows, "splits") if rows else "no splits stored")
+
+
+@app.command()
+def dataset(out: Path = typer.Option(..., "--out", help="Output directory: manifest.json, <split>/train*.jsonl, "
+                                                       "<split>/test.jsonl (and pretrain.jsonl)."),
+            divergence: Optional[List[float]] = typer.Option(None, "--divergence",
+                                                             help="TMCD compound divergence(s) to build; repeatable "
+                                                                  "(default: the paper's 0.98, 0.8 and 0.6)."),
+            random_split: bool = typer.Option(True, "--random/--no-random", help="Also build a random split."),
+            train_fraction: Optional[List[float]] = typer.Option(None, "--train-fraction",
+                                                                 help="Training fractions p in (0, 1] for the "
+                                                                      "controllability study; repeatable "
+                                                                      "(default: 1.0 only)."),
+            seed: int = typer.Option(1, "--seed", help="Seed of the splits and subsamples."),
+            restarts: int = typer.Option(50, "--restarts", help="TMCD greedy restarts (seeds seed.."
+                                                                "seed+N-1); the most divergent is kept."),
+            ratio: float = typer.Option(4.5, "--ratio", help="Train:test dish ratio (DiNeR: 4.5)."),
+            prefix: str = typer.Option("diner", "--prefix", help="Stored splits are named PREFIX-tmcd-D and "
+                                                                 "PREFIX-random."),
+            pretrain_corpus: bool = typer.Option(False, "--pretrain-corpus",
+                                                 help="Also write pretrain.jsonl: recipes of no dataset dish, "
+                                                      "without those whose title contains a dataset dish name."),
+            glossary: Optional[Path] = GlossaryOpt, extra_glossary: Optional[List[str]] = ExtraOpt,
+            db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Build DiNeR recognition datasets (instructions -> dish name) from the graph's recipes, split by TMCD."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    from dishgraph.diner.dataset import DIVERGENCES, DatasetConfig, build_dataset
+
+    g = _glossary(glossary, extra_glossary)
+    cfg = DatasetConfig(out=str(out), divergences=tuple(divergence or DIVERGENCES), random_split=random_split,
+                        fractions=tuple(train_fraction or (1.0,)), ratio=ratio, seed=seed, restarts=restarts,
+                        prefix=prefix, pretrain_corpus=pretrain_corpus)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err_console,
+                  disable=as_json, transient=True) as bar:
+        task = bar.add_task("opening the graph", total=None)
+        try:
+            with open_store(db, uri) as store:
+                rep = build_dataset(store, g, cfg, lambda msg: bar.update(task, description=msg))
+        except (OSError, ValueError) as e:
+            print_error(str(e))
+            raise typer.Exit(1)
+    if as_json:
+        return emit_json(rep.to_dict())
+    console.print(f"{rep.examples} examples of {rep.dishes} dishes ({rep.unparsed_dishes} dish names not parsable) "
+                  f"-> {out}", markup=False)
+    console.print(rows_table([{"split": s["name"], "divergence": round(s["divergence"], 4),
+                               "atom cov.": round(s["atom_coverage"], 4),
+                               "dishes tr/te": f"{s['train_dishes']}/{s['test_dishes']}",
+                               "recipes tr/te": f"{s['train_examples']}/{s['test_examples']}"}
+                              for s in rep.splits], "splits (stored in the graph)"))
+    if rep.pretrain:
+        console.print(f"pretraining corpus: {rep.pretrain['recipes']} recipes "
+                      f"({rep.pretrain['excluded_by_title']} left out by the title rule)")
+
+
+def _fail(e: Exception, code: int = 1):
+    print_error(str(e))
+    raise typer.Exit(code)
+
+
+@app.command()
+def recognize(dataset_dir: Path = typer.Argument(..., help="A `dishgraph diner dataset` output directory."),
+              out: Optional[Path] = typer.Option(None, "--out", help="Predictions JSONL (the file `eval diner` "
+                                                                    "reads); with --grid: a directory of "
+                                                                    "<split>.p<p>.jsonl files."),
+              split_name: Optional[str] = typer.Option(None, "--split", help="Split of the manifest (default: its "
+                                                                             "first, the 0.98 TMCD split)."),
+              train_fraction: float = typer.Option(1.0, "--train-fraction", help="Train on this fraction's file."),
+              grid: bool = typer.Option(False, "--grid", help="Every split x every train fraction of the "
+                                                              "manifest (the controllability study)."),
+              features: str = typer.Option("graph", "--features", help="graph (the action graph only) | text "
+                                                                       "(instruction character n-grams) | "
+                                                                       "graph+text."),
+              cluster_model: str = typer.Option("nb", "--cluster-model", help="nb (complement naive Bayes, "
+                                                                              "seconds) | logreg (minutes)."),
+              baseline: Optional[str] = typer.Option(None, "--baseline", help="Trivial baseline instead of the "
+                                                                              "model: components (most frequent "
+                                                                              "per type) | name (most frequent "
+                                                                              "name)."),
+              seed: int = typer.Option(0, "--seed", help="Seed of the classifiers."),
+              glossary: Optional[Path] = GlossaryOpt, extra_glossary: Optional[List[str]] = ExtraOpt,
+              db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+    """Recognize dish names from the recipes' action graphs (scikit-learn, CPU): train on a split's train
+    side, predict its test side, write predictions for `eval diner`."""
+    from dishgraph.diner.recognizer import run_recognizer
+
+    g = _glossary(glossary, extra_glossary)
+    try:
+        with open_store(db, uri, read_only=True) as store:
+            result = run_recognizer(store, dataset_dir, out, split=split_name, fraction=train_fraction, grid=grid,
+                                    features=features, cluster_model=cluster_model, baseline=baseline, seed=seed,
+                                    glossary=g)
+    except (OSError, ValueError) as e:
+        _fail(e)
+    if as_json:
+        return emit_json(result)
+    console.print(rows_table([{"split": r["split"], "p": r["p"], "train": r["train_examples"],
+                               "test": r["test_examples"], "F1": round(100 * r["f1"], 2),
+                               "EM": round(100 * r["exact_match"], 2), "train s": round(r["seconds_train"], 2)}
+                              for r in result["runs"]], f"dish-name recognition ({result['model']})"))
+    if result.get("out"):
+        console.print(f"predictions -> {result['out']}", markup=False)
+
+
+@app.command()
+def grid(dataset_dir: Path = typer.Argument(..., help="The dataset the predictions belong to (its manifest)."),
+         preds_dir: Path = typer.Argument(..., help="Directory of <split>.p<p>.jsonl predictions files."),
+         png: Optional[Path] = typer.Option(None, "--png", help="Also plot F1 and EM against p per split."),
+         glossary: Optional[Path] = GlossaryOpt, extra_glossary: Optional[List[str]] = ExtraOpt,
+         as_json: bool = JsonOpt):
+    """The controllability grid (divergence x training fraction p) of a model's predictions: table and PNG."""
+    from dishgraph.diner.dataset import load_manifest
+    from dishgraph.diner.grid import grid_table, plot_grid, score_grid
+
+    g = _glossary(glossary, extra_glossary)
+    try:
+        rows = score_grid(preds_dir, load_manifest(dataset_dir), g)
+        if png:
+            plot_grid(rows, png)
+    except (OSError, ValueError) as e:
+        _fail(e)
+    if as_json:
+        return emit_json({"cells": rows, "f1": grid_table(rows, "f1"), "exact_match": grid_table(rows, "exact_match")})
+    console.print(rows_table(grid_table(rows, "f1"), "component F1 (%) by divergence x p"))
+    console.print(rows_table(grid_table(rows, "exact_match"), "exact match (%) by divergence x p"))
+    if png:
+        console.print(f"plot -> {png}", markup=False)
+
+
+@app.command()
+def prompts(dataset_dir: Path = typer.Argument(..., help="A `dishgraph diner dataset` output directory."),
+            out: Path = typer.Option(..., "--out", help="Prompts JSONL (with --answers: the predictions JSONL "
+                                                        "for `eval diner`)."),
+            split_name: Optional[str] = typer.Option(None, "--split", help="Split of the manifest (default: its "
+                                                                           "first)."),
+            train_fraction: float = typer.Option(1.0, "--train-fraction", help="Draw exemplars from this "
+                                                                               "fraction's training file."),
+            guide: Optional[Path] = typer.Option(None, "--guide", help="Predictions JSONL (id, pred) whose "
+                                                                       "components pick exemplars by F1, e.g. "
+                                                                       "`diner recognize` output."),
+            answers: Optional[Path] = typer.Option(None, "--answers", help="Read LLM answers (JSONL id, answer) "
+                                                                           "for the prompts of --prompts-file and "
+                                                                           "write predictions to --out."),
+            prompts_file: Optional[Path] = typer.Option(None, "--prompts-file", help="The prompts the answers "
+                                                                                     "belong to."),
+            glossary: Optional[Path] = GlossaryOpt, extra_glossary: Optional[List[str]] = ExtraOpt):
+    """LLM prompts with two selective demonstrations per test recipe (component F1 + BM25); read answers back."""
+    from dishgraph.diner.dataset import read_jsonl, split_files, write_jsonl
+    from dishgraph.diner.prompts import answers_to_predictions, build_prompts
+
+    try:
+        if answers:
+            if not prompts_file:
+                _fail(ValueError("--answers needs --prompts-file (the prompts they answer)"), 2)
+            rows = answers_to_predictions(read_jsonl(prompts_file), read_jsonl(answers), str(answers))
+            write_jsonl(out, rows)
+            console.print(f"{len(rows)} predictions -> {out} (score with `dishgraph eval diner {out}`)", markup=False)
+            return
+        g = _glossary(glossary, extra_glossary)
+        train_path, test_path, _ = split_files(dataset_dir, split_name, train_fraction)
+        guide_map = None
+        if guide:
+            guide_map = {r["id"]: r["pred"] for r in read_jsonl(guide) if isinstance(r.get("id"), str)
+                         and isinstance(r.get("pred"), str)}
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        with Progress(TextColumn("choosing demonstrations"), BarColumn(), MofNCompleteColumn(),
+                      console=err_console, transient=True) as bar:
+            task = bar.add_task("prompts", total=None)
+            rows = build_prompts(read_jsonl(train_path), read_jsonl(test_path), guide_map, g,
+                                 lambda n, total: bar.update(task, completed=n, total=total))
+        write_jsonl(out, rows)
+    except (OSError, ValueError) as e:
+        _fail(e)
+    console.print(f"{len(rows)} prompts -> {out}; send each 'prompt' to an LLM, save JSONL {{id, answer}}, then "
+                  f"`dishgraph diner prompts DATASET --prompts-file {out} --answers ANSWERS --out preds.jsonl`",
+                  markup=False)
 
 
 def eval_diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\": ..., \"gold\": ...} per line "
@@ -228,12 +406,12 @@ def eval_diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\
             try:
                 form_of = run_forms(store, split_name).form_of
             except KeyError as e:
-                err_console.print(f"[red]error:[/red] {e.args[0]}")
+                print_error(f"{e.args[0]}")
                 raise typer.Exit(1)
     try:
         scores = evaluate_file(predictions, g, form_of)
     except (OSError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
     d = scores.to_dict()
     if json_out:

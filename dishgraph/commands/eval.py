@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console,
+from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console, print_error, print_note, print_warning,
                                         rows_table)
 from dishgraph.jsonsafe import json_safe
 
@@ -43,9 +43,9 @@ def _bertscore_config(model: Optional[str], layers: Optional[int], device: Optio
         load_bertscore(cfg)
     except (OSError, ValueError) as e:
         if model:
-            err_console.print(f"[red]error:[/red] cannot load BERTScore model {model!r}: {e}")
+            print_error(f"cannot load BERTScore model {model!r}: {e}")
             raise typer.Exit(2)
-        err_console.print(f"[yellow]warning:[/yellow] BERTScore skipped: {cfg.model} is not available "
+        print_warning(f"BERTScore skipped: {cfg.model} is not available "
                           "(pass --bertscore-model DIR for a local copy, or --no-bertscore).")
         return None
     return cfg
@@ -68,7 +68,7 @@ def _open_graph(db: Optional[str], uri: Optional[str], needed: bool):
     except Exception as e:  # in use by a writer, unreachable server: parse instead unless the graph is needed
         if needed:
             _fail(e)
-        err_console.print(f"[yellow]note:[/yellow] graph not used ({e}); parsing base recipes instead.")
+        print_note(f"graph not used ({e}); parsing base recipes instead.")
         return None
 
 
@@ -80,7 +80,7 @@ def _base_cache(store, glossary) -> Optional[dict]:
         return None
     cache = base_parses(store, glossary.ingredient)
     if not cache:
-        err_console.print("[yellow]note:[/yellow] no parsed base recipes in the graph; parsing them instead.")
+        print_note("no parsed base recipes in the graph; parsing them instead.")
         return None
     return cache
 
@@ -118,7 +118,7 @@ def _graph_knowledge(data, pivots: str, constraints, glossary, db, uri, no_graph
 
 
 def _fail(e: Exception) -> None:
-    err_console.print(f"[red]error:[/red] {e}")
+    print_error(f"{e}")
     raise typer.Exit(2)
 
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error, print_note)
 
 
 def explore(base: str = typer.Argument(..., help="Base dish."),
@@ -23,7 +23,7 @@ def explore(base: str = typer.Argument(..., help="Base dish."),
     with DishGraph(open_store(db, uri, read_only=no_compute)) as g:
         view = pair_view(g, base, target, top, compute=not no_compute)
     if not view["nodes"]:
-        err_console.print(f"[red]error:[/red] the graph knows no actions, pivots or constraints of {base} / {target}")
+        print_error(f"the graph knows no actions, pivots or constraints of {base} / {target}")
         raise typer.Exit(1)
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(render_html(view), encoding="utf-8")
@@ -35,7 +35,7 @@ def explore(base: str = typer.Argument(..., help="Base dish."),
     console.print(f"wrote {html}: {summary['nodes']} actions, {summary['pivots']} pivots, "
                   f"{sum(summary['constraints'].values())} order constraints")
     for note in view["notes"]:
-        err_console.print(f"[yellow]note:[/yellow] {note}")
+        print_note(f"{note}")
 
 
 TOP_LEVEL = [explore]

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, print_error, print_warning, rows_table)
 
 app = typer.Typer(help="Generate counterfactual recipes (one per base recipe) with a registered generator.",
                   no_args_is_help=True)
@@ -20,7 +20,11 @@ BatchOpt = typer.Option(32, "--batch-size", help="Instances per generate() call.
 LimitOpt = typer.Option(None, "--limit", help="Only the first N instances of the --instances selection.")
 InstancesOpt = typer.Option("all", "--instances",
                             help="Which instances: 'all', 'first-per-pair' (one per dish pair, 50), "
+                                 "'spread' (all, round-robin over the pairs: any prefix covers every pair), "
                                  "'every:K' (every K-th), or indices/ranges like '0,50,100-119'.")
+MaxMinutesOpt = typer.Option(None, "--max-minutes", help="Time box: start no batch that would, at the pace so far, "
+                             "end after this many minutes of generation; write the instances done (JSONL; pair "
+                             "with --instances spread).")
 ModelOpt = typer.Option(None, "--model", help="Causal LM: a `dishgraph train lm` output dir or a hub id "
                                               "(e.g. uer/gpt2-chinese-cluecorpussmall).")
 DeviceOpt = typer.Option(None, "--device", help="cpu, cuda, cuda:N (default: cuda if available).")
@@ -38,6 +42,14 @@ def select_instances(instances: Sequence, spec: str = "all", limit: Optional[int
     elif spec == "first-per-pair":
         seen: set = set()
         chosen = [i for i in instances if (i.base, i.target) not in seen and not seen.add((i.base, i.target))]
+    elif spec == "spread":  # the k-th instance of every pair before any pair's (k+1)-th
+        seen_in_pair: dict = {}
+        keyed = []
+        for n, i in enumerate(instances):
+            k = seen_in_pair.get((i.base, i.target), 0)
+            seen_in_pair[(i.base, i.target)] = k + 1
+            keyed.append((k, n))
+        chosen = [instances[n] for _, n in sorted(keyed)]
     elif spec.startswith("every:"):
         chosen = list(instances[::max(1, int(spec.split(":", 1)[1]))])
     else:
@@ -56,9 +68,13 @@ def select_instances(instances: Sequence, spec: str = "all", limit: Optional[int
 
 
 def run_generator(name: str, out: Path, data: Optional[str] = None, batch_size: int = 32,
-                  instances: str = "all", limit: Optional[int] = None, **options) -> dict:
+                  instances: str = "all", limit: Optional[int] = None, max_minutes: Optional[float] = None,
+                  **options) -> dict:
     """Generate with generator `name` for the selected instances and write `out`; returns a summary
-    including the generation time and throughput (model loading excluded)."""
+    including the generation time and throughput (model loading excluded).
+
+    With `max_minutes` no batch starts after that much generation time, and the instances done are written
+    (`instances` in the summary; `selected` is how many were asked for)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from dishgraph.eval.outputs import crg_dir, load_instances, write_outputs
@@ -69,7 +85,8 @@ def run_generator(name: str, out: Path, data: Optional[str] = None, batch_size: 
     chosen = select_instances(everything, instances, limit)
     if not chosen:
         raise ValueError("no instances selected")
-    if len(chosen) < len(everything) and Path(out).suffix.lower() not in (".jsonl", ".json", ".ndjson"):
+    if (len(chosen) < len(everything) or max_minutes is not None) and \
+            Path(out).suffix.lower() not in (".jsonl", ".json", ".ndjson"):
         raise ValueError(f"a subset of {len(chosen)} instances must be written as JSONL (records carry their "
                          f"index, so `dishgraph eval` can align them); got --out {out}")
     glossary = Glossary.load(crg_dir(data) / "glossary.json")
@@ -78,13 +95,35 @@ def run_generator(name: str, out: Path, data: Optional[str] = None, batch_size: 
     with Progress(TextColumn(name), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err_console, transient=True) as prog:
         task = prog.add_task(name, total=len(chosen))
-        texts = registry.generate_all(gen, chosen, batch_size, lambda k: prog.advance(task, k))
+        texts = registry.generate_all(gen, chosen, batch_size, lambda k: prog.advance(task, k),
+                                      stop=_time_box(t0, max_minutes))
     seconds = time.perf_counter() - t0
-    write_outputs(out, texts, chosen)
-    changed = sum(t != i.base_recipe for t, i in zip(texts, chosen))
-    return {"generator": name, "out": str(out), "instances": len(chosen), "changed": changed,
-            "seconds": round(seconds, 2), "recipes_per_s": round(len(chosen) / seconds, 4) if seconds else None,
+    done = sorted(zip(chosen, texts), key=lambda it: it[0].index)  # file order ('spread' is not)
+    write_outputs(out, [t for _, t in done], [i for i, _ in done])
+    changed = sum(t != i.base_recipe for i, t in done)
+    return {"generator": name, "out": str(out), "instances": len(done), "selected": len(chosen),
+            "max_minutes": max_minutes,
+            "changed": changed, "seconds": round(seconds, 2),
+            "recipes_per_s": round(len(done) / seconds, 4) if seconds else None,
             "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool))}}
+
+
+def _time_box(t0: float, max_minutes: Optional[float]):
+    """A `generate_all` stop test: no batch starts that would, at the mean pace so far, end past the box.
+
+    Predicting the next batch keeps a time-boxed GPU command inside its limit (a batch of DeLorean or
+    EduCat can take minutes), where checking only the elapsed time would overrun by up to one batch.
+    """
+    if max_minutes is None:
+        return None
+    done = [0]
+
+    def stop() -> bool:
+        done[0] += 1  # called before every batch after the first: batches finished so far
+        elapsed = time.perf_counter() - t0
+        return elapsed + elapsed / done[0] > max_minutes * 60
+
+    return stop
 
 
 def _report(summary: dict, as_json: bool) -> None:
@@ -102,7 +141,7 @@ def _run(name: str, out: Path, data: Optional[str], batch_size: int, as_json: bo
     try:
         summary = run_generator(name, out, data, batch_size, instances, limit, **options)
     except (KeyError, ValueError, FileNotFoundError, OSError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(2)
     _report(summary, as_json)
 
@@ -171,7 +210,7 @@ def ls(as_json: bool = JsonOpt):
         return emit_json({"generators": rows, "import_errors": errors})
     console.print(rows_table(rows, "generators"))
     for mod, err in errors.items():
-        err_console.print(f"[yellow]warning:[/yellow] {mod} not loaded: {err}")
+        print_warning(f"{mod} not loaded: {err}")
 
 
 def _sampling(greedy: bool, top_p: float, top_k: int, temperature: float, repetition_penalty: float) -> dict:
@@ -194,8 +233,10 @@ def _prompt_lm_command(name: str, doc: str):
                 device: Optional[str] = DeviceOpt, dtype: str = DtypeOpt, seed: int = SeedOpt,
                 max_new_tokens: int = MaxNewOpt, min_new_tokens: int = MinNewOpt, greedy: bool = GreedyOpt,
                 top_p: float = TopPOpt, top_k: int = TopKOpt, temperature: float = TempOpt,
-                repetition_penalty: float = RepOpt, as_json: bool = JsonOpt):
-        _run(name, out, data, batch_size, as_json, instances, limit, model=model, device=device, dtype=dtype,
+                repetition_penalty: float = RepOpt, max_minutes: Optional[float] = MaxMinutesOpt,
+                as_json: bool = JsonOpt):
+        _run(name, out, data, batch_size, as_json, instances, limit, max_minutes=max_minutes, model=model,
+             device=device, dtype=dtype,
              seed=seed, max_new_tokens=max_new_tokens, min_new_tokens=min_new_tokens,
              **_sampling(greedy, top_p, top_k, temperature, repetition_penalty))
 
@@ -218,9 +259,10 @@ def delorean(out: Path = OutOpt, model: str = ModelOpt, data: Optional[str] = Da
              num_passes: int = typer.Option(5, "--num-passes", help="Backward/forward passes per sentence."),
              num_backward_iters: int = typer.Option(5, "--num-backward-iters", help="Gradient steps per backward pass."),
              extra_tokens: int = typer.Option(20, "--extra-tokens", help="Unmixed steps allowed to finish a sentence."),
-             as_json: bool = JsonOpt):
+             max_minutes: Optional[float] = MaxMinutesOpt, as_json: bool = JsonOpt):
     """DeLorean: backward (toward the base recipe) / forward (LM under the target dish) logit refinement."""
-    _run("delorean", out, data, batch_size, as_json, instances, limit, model=model, device=device, dtype=dtype,
+    _run("delorean", out, data, batch_size, as_json, instances, limit, max_minutes=max_minutes, model=model,
+         device=device, dtype=dtype,
          seed=seed, max_new_tokens=max_new_tokens, mix_rate=mix_rate, stepsize=stepsize, num_passes=num_passes,
          num_backward_iters=num_backward_iters, extra_tokens=extra_tokens)
 
@@ -237,8 +279,9 @@ def educat(out: Path = OutOpt, model: str = ModelOpt,
            drop_time: int = typer.Option(60, "--drop-time", help="Burn-in steps whose states are not kept."),
            search_size: int = typer.Option(100, "--search-size", help="MLM top-k proposals."),
            threshold: float = typer.Option(0.1, "--threshold", help="Reject unless π' > threshold · π."),
-           as_json: bool = JsonOpt):
+           max_minutes: Optional[float] = MaxMinutesOpt, as_json: bool = JsonOpt):
     """EduCat: MCMC token edits of the base recipe (conflict detection + MLM proposals + MH acceptance)."""
-    _run("educat", out, data, batch_size, as_json, instances, limit, model=model, mlm=mlm, device=device,
+    _run("educat", out, data, batch_size, as_json, instances, limit, max_minutes=max_minutes, model=model,
+         mlm=mlm, device=device,
          dtype=dtype, seed=seed, sample_time=sample_time, drop_time=drop_time, search_size=search_size,
          threshold=threshold)

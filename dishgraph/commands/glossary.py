@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import JsonOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import (JsonOpt, console, emit_json, err_console, print_error, rows_table)
 
 app = typer.Typer(help="Build glossaries of verb, ingredient and tool classes.", no_args_is_help=True)
 
@@ -44,7 +44,7 @@ def build(corpus: Path = typer.Argument(..., help="Recipes: one per line, or CRG
             except FileNotFoundError:
                 ref = None
     except (OSError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(2)
     with Progress(console=err_console, disable=as_json) as bar:
         task = bar.add_task("segmenting", total=len(recipes))

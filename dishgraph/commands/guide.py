@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import JsonOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import (JsonOpt, console, emit_json, err_console, print_error, print_warning, rows_table)
 
 app = typer.Typer(help="Neo4j Browser guide (:play) built from the named queries: build it, serve it.",
                   no_args_is_help=True)
@@ -23,7 +23,7 @@ def _report(guide, as_json: bool, path: Optional[Path] = None, url: Optional[str
                           "skipped": guide.skipped})
     console.print(rows_table(rows, f"{guide.title}: {len(rows)} query slides"))
     for name in guide.skipped:
-        err_console.print(f"[yellow]warning:[/yellow] no named query {name!r} yet; its slide is skipped")
+        print_warning(f"no named query {name!r} yet; its slide is skipped")
 
 
 def _quietly(fn, *args, **kwargs):
@@ -55,12 +55,12 @@ def serve(port: int = typer.Option(8001, "--port", help="TCP port on 127.0.0.1 (
     try:
         server = make_server(guide.html, port)
     except OSError as e:
-        err_console.print(f"[red]error:[/red] cannot listen on 127.0.0.1:{port}: {e}")
+        print_error(f"cannot listen on 127.0.0.1:{port}: {e}")
         raise typer.Exit(2)
     url = guide_url(server)
     _report(guide, as_json, url=url)
     if not as_json:
-        console.print(f"serving the guide; in Neo4j Browser run  [bold]:play {url}[/bold]   (Ctrl-C stops)")
+        console.print(f"serving the guide; in Neo4j Browser run  :play {url}   (Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

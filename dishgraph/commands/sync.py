@@ -5,23 +5,29 @@ from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, console, emit_json, err_console, open_store, print_error, print_note, rows_table)
 
 
 def _is_server_uri(to: str) -> bool:
-    return "://" in to
+    from dishgraph.graph.sync import sync_target
+
+    return sync_target(to)[0] == "uri"
 
 
 def _open_target(to: str, user: Optional[str], password: Optional[str], database: Optional[str]):
-    """A Neo4j store for a URI (bolt://, neo4j://, …); any other value names an embedded database directory."""
-    if not _is_server_uri(to):
-        return open_store(to, None)
+    """A Neo4j store for a valid bolt:// / neo4j:// URI; an explicit directory names an embedded database."""
+    from dishgraph.errors import DatabaseError
+    from dishgraph.graph.sync import sync_target
+
+    kind, where = sync_target(to)
+    if kind == "dir":
+        return open_store(str(where), None)
     from dishgraph.graph.neo4j_store import Neo4jStore
 
     try:
         return Neo4jStore(to, user=user, password=password, database=database)
-    except Exception as e:  # driver errors: unreachable server, bad credentials
-        err_console.print(f"[red]error:[/red] cannot connect to {to}: {e}")
+    except DatabaseError as e:  # unreachable server, bad credentials
+        print_error(str(e))
         raise typer.Exit(2)
 
 
@@ -43,7 +49,7 @@ def sync(to: str = typer.Option(..., "--to", help="Target: a Neo4j URI (bolt://l
     from dishgraph.graph.sync import sync_stores
 
     if not _is_server_uri(to) and config.db_path(to).resolve() == config.db_path(db).resolve():
-        err_console.print("[red]error:[/red] source and target are the same database")
+        print_error("source and target are the same database")
         raise typer.Exit(2)
     with open_store(db, None, read_only=True) as source, _open_target(to, user, password, database) as target:
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -65,10 +71,10 @@ def sync(to: str = typer.Option(..., "--to", help="Target: a Neo4j URI (bolt://l
         console.print(rows_table(rows, f"synced to {where} in {rep.seconds:.1f} s"))
     short = {k: v for k, v in rep.mismatches.items() if (v[1] or 0) < v[0]}
     if short:
-        err_console.print(f"[red]error:[/red] the target has fewer than the source (source, target): {short}")
+        print_error(f"the target has fewer than the source (source, target): {short}")
         raise typer.Exit(1)
     if rep.mismatches:
-        err_console.print(f"[yellow]note:[/yellow] the target holds more than the source: {rep.mismatches}")
+        print_note(f"the target holds more than the source: {rep.mismatches}")
 
 
 TOP_LEVEL = [sync]

@@ -4,10 +4,19 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, rows_table
+from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error, rows_table)
 
 app = typer.Typer(help="Train models on the recipes in the graph.", no_args_is_help=True)
+
+PresetOpt = typer.Option(None, "--preset", help="Size of a from-scratch model: base (12x768, the paper's ~100M "
+                         "class), mini (6x512), small-cpu (3x192), tiny (2x64); --n-* flags override it.")
+NLayerOpt = typer.Option(None, "--n-layer", help="Layers of a from-scratch model (default: preset, else 2).")
+NEmbdOpt = typer.Option(None, "--n-embd", help="Hidden size of a from-scratch model (default: preset, else 128).")
+NHeadOpt = typer.Option(None, "--n-head", help="Attention heads of a from-scratch model (default: preset, else 2).")
+KeepBestOpt = typer.Option(False, "--keep-best", help="Also save the weights with the lowest validation loss "
+                           "to OUT/best (for runs long enough to overfit).")
 
 
 def _progress_bar(label: str):
@@ -24,9 +33,12 @@ def lm(out: str = typer.Option(..., "--out", help="Output directory: model, toke
                                           "e.g. uer/gpt2-chinese-cluecorpussmall); default: a new small GPT-2 "
                                           "with a character vocabulary built from the training recipes."),
        source: str = typer.Option("db", "--source", help="Where recipes come from: 'db' (the graph: every "
-                                  "Dish-HAS_RECIPE->Recipe, holding out DishPair targets) or 'release' "
-                                  "(base_recipes.txt directly, holding out the pairs' target dishes)."),
-       data: Optional[str] = typer.Option(None, "--data", help="Data directory for --source release."),
+                                  "Dish-HAS_RECIPE->Recipe, holding out DishPair targets), 'release' "
+                                  "(base_recipes.txt directly, holding out the pairs' target dishes) or "
+                                  "'bundle' (a `dishgraph gpu bundle` directory: its train/val files; no "
+                                  "database or segmenter is imported)."),
+       data: Optional[str] = typer.Option(None, "--data", help="Data directory for --source release, the "
+                                          "bundle directory for --source bundle."),
        epochs: float = typer.Option(3.0, "--epochs", help="Passes over the training recipes."),
        max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
        max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Wall-time budget: checkpoint "
@@ -46,27 +58,52 @@ def lm(out: str = typer.Option(..., "--out", help="Output directory: model, toke
        val_fraction: float = typer.Option(0.05, "--val-fraction", help="Share of recipes kept for validation."),
        resume: bool = typer.Option(False, "--resume", help="Continue from OUT/checkpoint if present."),
        seed: int = typer.Option(0, "--seed", help="Random seed (shuffling, initialisation)."),
-       n_layer: int = typer.Option(2, "--n-layer", help="Layers of a from-scratch GPT-2."),
-       n_embd: int = typer.Option(128, "--n-embd", help="Hidden size of a from-scratch GPT-2."),
-       n_head: int = typer.Option(2, "--n-head", help="Attention heads of a from-scratch GPT-2."),
-       n_positions: int = typer.Option(1024, "--n-positions", help="Context length of a from-scratch GPT-2."),
+       preset: Optional[str] = PresetOpt, n_layer: Optional[int] = NLayerOpt, n_embd: Optional[int] = NEmbdOpt,
+       n_head: Optional[int] = NHeadOpt,
+       n_positions: Optional[int] = typer.Option(None, "--n-positions", help="Context length of a from-scratch "
+                                                 "GPT-2 (default: the preset's, else 1024)."),
+       keep_best: bool = KeepBestOpt,
        db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
     """Fine-tune (or train from scratch) a causal LM on "[Dish]的做法如下。[Recipe]", never on target dishes."""
     from dishgraph.models.lm import TrainConfig
 
+    sizes = _sizes(preset, n_layer=n_layer, n_embd=n_embd, n_head=n_head, n_positions=n_positions)
     cfg = TrainConfig(out=out, init=init, epochs=epochs, max_steps=max_steps, lr=lr, batch_size=batch_size,
                       warmup_steps=warmup_steps, pack=pack,
-                      max_seconds=max_minutes * 60 if max_minutes is not None else None, n_positions=n_positions,
+                      max_seconds=max_minutes * 60 if max_minutes is not None else None,
                       max_length=max_length, device=device, dtype=dtype, save_every=save_every,
                       eval_every=eval_every, val_fraction=val_fraction, resume=resume, seed=seed,
-                      n_layer=n_layer, n_embd=n_embd, n_head=n_head)
+                      keep_best=keep_best, **sizes)
     _train(cfg, source, data, db, uri, as_json, "recipe LM")
 
 
+def _sizes(preset: Optional[str], **explicit) -> dict:
+    from dishgraph.models.lm_sizes import resolve_sizes
+
+    try:
+        return resolve_sizes(preset, **explicit)
+    except ValueError as e:
+        print_error(str(e))
+        raise typer.Exit(2)
+
+
 def _recipes(source: str, data: Optional[str], db: Optional[str], uri: Optional[str]):
-    """(dish, recipe) pairs and held-out target dishes from the graph or the release file."""
+    """(dish, recipe) pairs, held-out target dishes and a fixed validation set (bundle only, else None)
+    from the graph, the release file or a GPU bundle."""
     from dishgraph.models.lm import held_out_from_store, recipes_from_release, recipes_from_store
 
+    if source == "bundle":  # the GPU path: plain files, nothing that needs the database or a segmenter
+        from dishgraph.models.bundle import read_corpus
+
+        if not data:
+            print_error("--source bundle needs --data BUNDLE_DIR (`dishgraph gpu bundle`)")
+            raise typer.Exit(2)
+        try:
+            train, val, held_out = read_corpus(data)
+            return train, held_out, val
+        except (ValueError, FileNotFoundError, OSError) as e:
+            print_error(str(e))
+            raise typer.Exit(2)
     if source == "db":
         store = open_store(db, uri, read_only=True)
         try:
@@ -76,12 +113,12 @@ def _recipes(source: str, data: Optional[str], db: Optional[str], uri: Optional[
     elif source == "release":
         recipes, held_out = recipes_from_release(data)
     else:
-        err_console.print(f"[red]error:[/red] --source must be 'db' or 'release', got {source!r}")
+        print_error(f"--source must be 'db', 'release' or 'bundle', got {source!r}")
         raise typer.Exit(2)
     if not recipes:
-        err_console.print("[red]error:[/red] no recipes found (ingest a corpus first, or use --source release)")
+        print_error("no recipes found (ingest a corpus first, or use --source release)")
         raise typer.Exit(2)
-    return recipes, held_out
+    return recipes, held_out, None
 
 
 def _train(cfg, source: str, data: Optional[str], db: Optional[str], uri: Optional[str], as_json: bool,
@@ -91,14 +128,15 @@ def _train(cfg, source: str, data: Optional[str], db: Optional[str], uri: Option
     from dishgraph.models.lm import train_lm
 
     hf_logging.disable_progress_bar()
-    recipes, held_out = _recipes(source, data, db, uri)
+    recipes, held_out, val = _recipes(source, data, db, uri)
     try:
         with _progress_bar(label) as prog:
             task = prog.add_task("train", total=None, loss="-")
             result = train_lm(recipes, held_out, cfg,
-                              lambda s, total, loss: prog.update(task, completed=s, total=total, loss=f"{loss:.3f}"))
+                              lambda s, total, loss: prog.update(task, completed=s, total=total, loss=f"{loss:.3f}"),
+                              val_recipes=val)
     except ValueError as e:
-        err_console.print(f"[red]error:[/red] {e}")
+        print_error(str(e))
         raise typer.Exit(2)
     summary = result.summary()
     if as_json:
@@ -113,8 +151,10 @@ def mlm(out: str = typer.Option(..., "--out", help="Output directory: model, tok
                                                      "vocabulary (a `train lm` output), so EduCat can pair them."),
         init: Optional[str] = typer.Option(None, "--init", help="Start from this masked LM (dir or hub id, e.g. "
                                            "bert-base-chinese); default: a new small BERT."),
-        source: str = typer.Option("db", "--source", help="'db' (the graph) or 'release' (base_recipes.txt)."),
-        data: Optional[str] = typer.Option(None, "--data", help="Data directory for --source release."),
+        source: str = typer.Option("db", "--source", help="'db' (the graph), 'release' (base_recipes.txt) or "
+                                   "'bundle' (a `dishgraph gpu bundle` directory; no database needed)."),
+        data: Optional[str] = typer.Option(None, "--data", help="Data directory for --source release, the "
+                                           "bundle directory for --source bundle."),
         epochs: float = typer.Option(3.0, "--epochs", help="Passes over the training recipes."),
         max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
         max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Wall-time budget in minutes."),
@@ -124,22 +164,83 @@ def mlm(out: str = typer.Option(..., "--out", help="Output directory: model, tok
         max_length: int = typer.Option(256, "--max-length", help="Tokens per row."),
         pack: bool = typer.Option(True, "--pack/--no-pack", help="Concatenate recipes into full rows."),
         device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:N (default: cuda if available)."),
+        dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16 (mixed precision)."),
         save_every: int = typer.Option(200, "--save-every", help="Checkpoint every N steps (and at the end)."),
         eval_every: int = typer.Option(200, "--eval-every", help="Validation loss every N steps."),
         val_fraction: float = typer.Option(0.02, "--val-fraction", help="Share of recipes kept for validation."),
         resume: bool = typer.Option(False, "--resume", help="Continue from OUT/checkpoint if present."),
         seed: int = typer.Option(0, "--seed", help="Random seed."),
-        n_layer: int = typer.Option(2, "--n-layer", help="Layers of a from-scratch BERT."),
-        n_embd: int = typer.Option(128, "--n-embd", help="Hidden size of a from-scratch BERT."),
-        n_head: int = typer.Option(2, "--n-head", help="Attention heads of a from-scratch BERT."),
+        preset: Optional[str] = PresetOpt, n_layer: Optional[int] = NLayerOpt, n_embd: Optional[int] = NEmbdOpt,
+        n_head: Optional[int] = NHeadOpt, keep_best: bool = KeepBestOpt,
         db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
     """Train a masked LM (BERT) on the same recipes and held-out rule: EduCat's proposal model."""
     from dishgraph.models.lm import TrainConfig
 
+    sizes = _sizes(preset, n_layer=n_layer, n_embd=n_embd, n_head=n_head)
+    sizes["n_positions"] = min(sizes["n_positions"], 512)
     cfg = TrainConfig(out=out, init=init, objective="masked", tokenizer_from=tokenizer_from, epochs=epochs,
                       max_steps=max_steps, lr=lr, warmup_steps=warmup_steps, batch_size=batch_size,
-                      max_length=max_length, pack=pack, device=device, save_every=save_every,
+                      max_length=max_length, pack=pack, device=device, dtype=dtype, save_every=save_every,
                       eval_every=eval_every, val_fraction=val_fraction, resume=resume, seed=seed,
                       max_seconds=max_minutes * 60 if max_minutes is not None else None,
-                      n_layer=n_layer, n_embd=n_embd, n_head=n_head, n_positions=512)
+                      keep_best=keep_best, **sizes)
     _train(cfg, source, data, db, uri, as_json, "masked LM")
+
+
+@app.command("diner")
+def diner(dataset_dir: str = typer.Argument(..., help="A `dishgraph diner dataset` output directory."),
+          model: str = typer.Option(..., "--model", help="T5ForConditionalGeneration checkpoint: local directory or "
+                                                         "hub id (e.g. a Chinese T5)."),
+          out: str = typer.Option(..., "--out", help="Output directory: the fine-tuned model (safetensors), "
+                                                     "predictions.jsonl for `eval diner`, report.json."),
+          split: Optional[str] = typer.Option(None, "--split", help="Split of the manifest (default: its first)."),
+          train_fraction: float = typer.Option(1.0, "--train-fraction", help="Train on this fraction's file."),
+          mode: str = typer.Option("ft", "--mode", help="ft (T5 fine-tuning) | cp-ft (component models' "
+                                                        "predictions as a compositional prompt, then FT)."),
+          pretrain_corpus: Optional[str] = typer.Option(None, "--pretrain-corpus", help="JSONL with "
+                                                        "'instructions' (the dataset's pretrain.jsonl) for "
+                                                        "continual pretraining by span corruption."),
+          pretrain_steps: int = typer.Option(1000, "--pretrain-steps", help="Span-corruption steps with "
+                                                                            "--pretrain-corpus."),
+          epochs: int = typer.Option(10, "--epochs", help="Most epochs per model (early stopping on the 20% "
+                                                          "validation share)."),
+          max_steps: Optional[int] = typer.Option(None, "--max-steps", help="Cap on optimizer steps per model."),
+          patience: int = typer.Option(2, "--patience", help="Epochs without validation improvement before "
+                                                             "stopping."),
+          val_fraction: float = typer.Option(0.2, "--val-fraction", help="Share of train held out (paper: 0.2)."),
+          batch_size: int = typer.Option(16, "--batch-size", help="Examples per step (and per generation batch)."),
+          lr: float = typer.Option(3e-4, "--lr", help="AdamW learning rate."),
+          max_source_len: int = typer.Option(512, "--max-source-len", help="Input tokens."),
+          max_new_tokens: int = typer.Option(24, "--max-new-tokens", help="Longest generated name (tokens)."),
+          num_beams: int = typer.Option(1, "--num-beams", help="Beam size at generation."),
+          device: str = typer.Option("auto", "--device", help="auto | cpu | cuda | cuda:N."),
+          dtype: str = typer.Option("float32", "--dtype", help="float32 | bfloat16 | float16 (autocast)."),
+          seed: int = typer.Option(0, "--seed", help="Random seed."),
+          as_json: bool = JsonOpt):
+    """DiNeR's T5 baselines on a recognition dataset: fine-tuning, continual pretraining, CP-FT."""
+    from dishgraph.diner.t5 import DinerT5Config, run_baseline
+
+    cfg = DinerT5Config(model=model, output_dir=out, mode=mode, epochs=epochs, max_steps=max_steps,
+                        batch_size=batch_size, lr=lr, val_fraction=val_fraction, patience=patience,
+                        max_source_len=max_source_len, max_new_tokens=max_new_tokens, num_beams=num_beams,
+                        pretrain_steps=pretrain_steps if pretrain_corpus else 0, device=device, dtype=dtype,
+                        seed=seed)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    try:
+        with _progress_bar("DiNeR T5") as prog:
+            task = prog.add_task("train", total=None, loss="-")
+            report = run_baseline(dataset_dir, cfg, split=split, fraction=train_fraction,
+                                  pretrain_corpus=pretrain_corpus,
+                                  progress=lambda label, s, total, loss: prog.update(
+                                      task, description=label, completed=s, total=total, loss=f"{loss:.3f}"))
+    except (OSError, ValueError) as e:
+        print_error(str(e))
+        raise typer.Exit(2)
+    summary = {k: report[k] for k in ("split", "mode", "device", "train_examples", "test_examples", "f1",
+                                      "exact_match", "seconds", "predictions")}
+    if as_json:
+        emit_json(summary)
+    else:
+        console.print(rows_table([{"key": k, "value": v} for k, v in summary.items()], "DiNeR T5"))

@@ -12,7 +12,9 @@ from typing import Iterator, Sequence
 import ladybug
 
 from dishgraph.graph import schema
-from dishgraph.graph.lock import ProcessLock
+from dishgraph.errors import DatabaseError
+from dishgraph.graph.lock import DatabaseInUse, ProcessLock
+from dishgraph.graph.readonly import check_read_only
 from dishgraph.graph.store import GraphStore, plain
 
 
@@ -22,12 +24,16 @@ BULK_SOURCES = ("csv", "frame")
 class LadybugStore(GraphStore):
     backend = "ladybug"
 
-    def __init__(self, path: str | os.PathLike, read_only: bool = False, bulk_source: str = "csv"):
+    def __init__(self, path: str | os.PathLike, read_only: bool = False, bulk_source: str = "csv",
+                 buffer_pool_bytes: int | None = None):
         if bulk_source not in BULK_SOURCES:
             raise ValueError(f"bulk_source must be one of {BULK_SOURCES}, not {bulk_source!r}")
         self.path = Path(path).expanduser().resolve()
         self.read_only = read_only
         self.bulk_source = bulk_source  # how COPY gets its rows; see _copy
+        if read_only and not self.path.exists():
+            raise DatabaseError(f"{self.path}: no database here; create one with an ingest or "
+                                f"`dishgraph db init --db {self.path}`")
         self.path.parent.mkdir(parents=True, exist_ok=True)  # Ladybug needs the parent to exist
         self._lock = ProcessLock(self.path.with_name(self.path.name + ".lock"), shared=read_only)
         self._lock.acquire()
@@ -35,7 +41,15 @@ class LadybugStore(GraphStore):
         self._unsaved_copy = False    # a COPY since the last checkpoint (only inside a bulk session)
         self._unsaved_log = False     # a logged write inside a bulk session (auto-checkpoint is off there)
         try:
-            self._db = ladybug.Database(str(self.path), read_only=read_only)
+            # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
+            # the exporter caps it so that its memory stays flat however large the database is.
+            extra = {"buffer_pool_size": int(buffer_pool_bytes)} if buffer_pool_bytes else {}
+            try:
+                self._db = ladybug.Database(str(self.path), read_only=read_only, **extra)
+            except RuntimeError as e:
+                if not (read_only and "recovery is pending" in str(e)):
+                    raise
+                self._recover_then_reopen()
             self._conn = ladybug.Connection(self._db)
             if not read_only:
                 self.init_schema()
@@ -43,7 +57,30 @@ class LadybugStore(GraphStore):
             self._lock.release()
             raise
 
+    def _recover_then_reopen(self) -> None:
+        """A checkpoint was interrupted (a kill, or a CHECKPOINT tried on a read-only open by older code):
+        Ladybug opens the database read-only only after a read-write open has replayed it. Do that here
+        when no other process holds the database, so reads recover by themselves; else say what to run."""
+        self._lock.release()
+        writer = ProcessLock(self._lock.path, shared=False)
+        try:
+            writer.acquire()
+        except DatabaseInUse as e:
+            self._lock.acquire()
+            raise DatabaseError(f"{self.path}: an interrupted checkpoint needs recovery, and {e}") from None
+        try:
+            recover(self.path, _locked=True)
+        except DatabaseError:
+            writer.release()
+            self._lock.acquire()
+            raise
+        writer.release()
+        self._lock.acquire()
+        self._db = ladybug.Database(str(self.path), read_only=True)
+
     def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
+        if self.read_only:
+            check_read_only(cypher)  # CHECKPOINT / INSTALL / LOAD FROM / writes never reach a read-only open
         if (self._unsaved_copy or self._bulk_depth) and _is_write(cypher):
             if self._unsaved_copy:
                 self._checkpoint()  # a logged write must never refer to rows a crash could still take back
@@ -147,10 +184,11 @@ class LadybugStore(GraphStore):
                     line = ",".join([_csv_cell(r.get(h)) for h in header])
                     multiline = multiline or "\n" in line or "\r" in line
                     fh.write(line + "\n")
-            # The path is ours (mkdtemp), never user input; table names come from the schema whitelist.
-            assert "'" not in str(path)
+            # The path is ours (mkdtemp under TMPDIR), never user input, but TMPDIR may hold a quote or a
+            # backslash: escaped as a Cypher string literal. Table names come from the schema whitelist.
+            literal = str(path).replace("\\", "\\\\").replace("'", "\\'")
             extra = (", PARALLEL=FALSE" if multiline else "") + (f", {options}" if options else "")
-            self._conn.execute(f"COPY {table} FROM '{path}' (HEADER=true, ESCAPE='\"'{extra})")
+            self._conn.execute(f"COPY {table} FROM '{literal}' (HEADER=true, ESCAPE='\"'{extra})")
 
     def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
@@ -170,6 +208,31 @@ class LadybugStore(GraphStore):
             self._db.close()
             self._db = None
         self._lock.release()
+
+
+def recover(path: str | os.PathLike, *, _locked: bool = False) -> str:
+    """Finish an interrupted checkpoint (``<db>.shadow`` / ``<db>.wal`` left by a kill) with one read-write
+    open; what `dishgraph db recover` runs. Returns what was done, in words."""
+    path = Path(path).expanduser().resolve()
+    if not path.exists():
+        raise DatabaseError(f"{path}: no database here")
+    pending = [p.name for p in (path.with_name(path.name + ".shadow"), path.with_name(path.name + ".wal"))
+               if p.exists()]
+    lock = None
+    if not _locked:
+        lock = ProcessLock(path.with_name(path.name + ".lock"), shared=False)
+        lock.acquire()
+    try:
+        try:
+            db = ladybug.Database(str(path), read_only=False)
+        except RuntimeError as e:
+            raise DatabaseError(f"{path}: recovery failed ({' '.join(str(e).split())}); is the directory "
+                                "writable? run `dishgraph db recover --db " + str(path) + "` where it is") from None
+        db.close()
+    finally:
+        if lock is not None:
+            lock.release()
+    return f"recovered {path} (replayed {', '.join(pending)})" if pending else f"{path}: nothing to recover"
 
 
 def _quote(text: str) -> str:

@@ -14,6 +14,30 @@ class DatabaseInUse(RuntimeError):
     pass
 
 
+def lock_holders(path: Path) -> list[tuple[int, str]]:
+    """(PID, "reading" | "writing") of the processes holding an flock on ``path`` now, from /proc/locks
+    (Linux). The PID written into the lock file is only the *last writer's*: a reader holding the
+    database, or a writer that has finished, would be misnamed by it."""
+    try:
+        ino = os.stat(path).st_ino
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return []
+    out = []
+    for ln in lines:
+        f = ln.split()
+        if "->" in f or len(f) < 6 or f[1] != "FLOCK":
+            continue  # waiters, POSIX locks
+        try:
+            pid, inode = int(f[4]), int(f[5].split(":")[-1])
+        except ValueError:
+            continue
+        if inode == ino and pid != os.getpid():
+            out.append((pid, "writing" if f[3] == "WRITE" else "reading"))
+    return sorted(set(out))
+
+
 class ProcessLock:
     def __init__(self, path: Path, shared: bool = False):
         self.path = path
@@ -28,10 +52,15 @@ class ProcessLock:
             fcntl.flock(fh.fileno(), mode | fcntl.LOCK_NB)
         except BlockingIOError:
             fh.seek(0)
-            holder = fh.read().strip() or "another process"
+            written = fh.read().strip()
             fh.close()
+            holders = lock_holders(self.path)
+            if holders:
+                who = ", ".join(f"PID {pid} ({what})" for pid, what in holders)
+            else:
+                who = f"PID {written}" if written else "another process"
             raise DatabaseInUse(
-                f"database {self.path.with_suffix('')} is in use by PID {holder}; "
+                f"database {self.path.with_name(self.path.name.removesuffix('.lock'))} is in use by {who}; "
                 "close that process (or use a different --db) and retry"
             ) from None
         if not self.shared:

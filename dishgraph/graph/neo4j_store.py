@@ -19,8 +19,16 @@ class Neo4jStore(GraphStore):
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
         user = user or os.environ.get("NEO4J_USERNAME", "neo4j")
         password = password or os.environ.get("NEO4J_PASSWORD", "")
-        self._driver = neo4j.GraphDatabase.driver(uri, auth=(user, password) if password else None)
-        self._driver.verify_connectivity()
+        from dishgraph.errors import DatabaseError
+
+        try:
+            self._driver = neo4j.GraphDatabase.driver(uri, auth=(user, password) if password else None)
+            self._driver.verify_connectivity()
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, ValueError, OSError) as e:
+            # unreachable server (ServiceUnavailable), bad credentials, a malformed URI: one line, no traceback
+            if getattr(self, "_driver", None) is not None:
+                self._driver.close()
+            raise DatabaseError(f"cannot connect to {uri}: {type(e).__name__}: {e}") from e
 
     def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
         records, _, _ = self._driver.execute_query(cypher, parameters_=params or {}, database_=self.database)
@@ -38,7 +46,8 @@ class Neo4jStore(GraphStore):
         return f"{info.agent} (protocol {'.'.join(map(str, info.protocol_version))})"
 
     def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
-        # For very large loads use `neo4j-admin database import` with the CSVs from `dishgraph export-csv`.
+        # For very large loads use `neo4j-admin database import full` with the CSVs of
+        # `dishgraph export neo4j-import DIR` (docs/neo4j.md, section 5).
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
         q = f"UNWIND $rows AS r MERGE (n:{node.label} {{{node.key}: r.{node.key}}}) SET n += r"
         n = 0

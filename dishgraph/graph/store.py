@@ -139,10 +139,13 @@ class GraphStore(ABC):
 
 def open_store(uri: str | None = None, db: str | None = None, *, read_only: bool = False,
                database: str | None = None) -> GraphStore:
-    """Embedded Ladybug unless a Bolt/Neo4j URI is given (flag or DISHGRAPH_URI / NEO4J_URI)."""
+    """Embedded Ladybug unless a Bolt/Neo4j URI is given (flag or DISHGRAPH_URI / NEO4J_URI).
+
+    An explicit flag beats the environment: ``db`` given and ``uri`` not means that embedded database,
+    whatever DISHGRAPH_URI says (precedence: --uri, --db, DISHGRAPH_URI / NEO4J_URI, DISHGRAPH_DB)."""
     from dishgraph import config
 
-    uri = config.server_uri(uri)
+    uri = uri or (None if db else config.server_uri(None))
     if uri:
         from dishgraph.graph.neo4j_store import Neo4jStore
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -18,6 +19,36 @@ from typing import Callable, Iterator
 
 from dishgraph.graph import queries, schema
 from dishgraph.graph.store import GraphStore, batched
+
+
+SERVER_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def sync_target(to: str) -> tuple[str, str | Path]:
+    """``("uri", to)`` for a valid Bolt/Neo4j URI, ``("dir", path)`` for an explicit directory; anything else
+    (empty, ``bolt:/host`` with one slash, an unknown scheme) is a `UsageError`: a sync never writes
+    where nobody asked (an empty --to used to fall back to the default database)."""
+    from urllib.parse import urlsplit
+
+    from dishgraph.errors import UsageError
+
+    if to is None or not str(to).strip():
+        raise UsageError("--to is empty; give a bolt:// or neo4j:// URI or a database directory")
+    to = str(to).strip()
+    if _SCHEME.match(to) and not re.match(r"^[A-Za-z]:[\\/]", to):  # a scheme (not a Windows drive)
+        parts = urlsplit(to)
+        if parts.scheme.lower() not in SERVER_SCHEMES or not to.lower().startswith(parts.scheme.lower() + "://"):
+            raise UsageError(f"--to {to!r} is not a valid URI; expected {'|'.join(SERVER_SCHEMES[::3])}://host[:port] "
+                             "(or a directory path, e.g. ./graph-copy)")
+        if not parts.hostname:
+            raise UsageError(f"--to {to!r} names no host; expected bolt://host[:port]")
+        try:
+            parts.port
+        except ValueError:
+            raise UsageError(f"--to {to!r}: the port is not a number in 0-65535") from None
+        return "uri", to
+    return "dir", Path(to).expanduser()
 
 DEFAULT_BATCH = 5000
 # Properties that, with the two endpoints, identify one relationship (parallel edges differ in them).

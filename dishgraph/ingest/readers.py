@@ -23,7 +23,9 @@ import gzip
 import json
 import logging
 import re
+import sys
 import unicodedata
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,6 +41,7 @@ MAX_NAME_CHARS = 100
 _WS = re.compile(r"[ \t\r\n]*")
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # undecodable bytes under errors="surrogateescape"
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")  # Cc (no \t \n) + surrogates
+_FORMAT = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
 _STEP_FIELDS = ("recipeInstructions", "instructions", "steps")
 _TITLE_FIELDS = ("title", "name")
@@ -62,17 +65,24 @@ class ReadError(ValueError):
 class ReadReport:
     """What a read did: records yielded, records skipped and records flagged, by reason.
 
+    The reusable skip mechanism of every reader and ingest: ``skip(file, line, reason, message)`` counts a
+    record that was *not* stored (any reason string: reader reasons such as ``json``, ``encoding``,
+    ``corrupt``; content kinds an ingest adds later), ``warn(...)`` one that was stored with a flag.
     Pass one instance to several readers to aggregate. ``messages`` keeps the first ``max_messages``
-    messages (``file:line: ...``); the counters are always complete.
+    messages (``file:line: ...``); the counters are always complete. Blank lines are counted apart
+    (``blank``): they are not skipped input. ``exit_code`` is what a command should exit with after a
+    run that otherwise succeeded (`dishgraph.errors.EXIT_SKIPPED` when anything was skipped).
     """
 
     max_messages: int = 50
     read: int = 0
+    blank: int = 0
     skipped_by_reason: Counter = field(default_factory=Counter)
     warned_by_reason: Counter = field(default_factory=Counter)
     messages: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     read_by_file: Counter = field(default_factory=Counter)
+    skipped_by_file: Counter = field(default_factory=Counter)
 
     @property
     def skipped(self) -> int:
@@ -82,13 +92,29 @@ class ReadReport:
     def warned(self) -> int:
         return sum(self.warned_by_reason.values())
 
+    @property
+    def exit_code(self) -> int:
+        from dishgraph.errors import EXIT_OK, EXIT_SKIPPED
+
+        return EXIT_SKIPPED if self.skipped else EXIT_OK
+
     def note(self, file: str, line: int | str | None, reason: str, message: str, *, skip: bool) -> None:
         (self.skipped_by_reason if skip else self.warned_by_reason)[reason] += 1
+        if skip:
+            self.skipped_by_file[file] += 1
         if len(self.messages) < self.max_messages:
             where = f"{file}:{line}" if line is not None else file
             text = f"{where}: {message}" + ("" if skip else " (kept)")
             self.messages.append(text)
-            log.warning(text)
+            log.info(text)  # the report holds it; commands print it (a warning would print twice)
+
+    def skip(self, file: str, line: int | str | None, reason: str, message: str) -> None:
+        """A record that was not stored, counted under ``reason`` and reported as ``file:line: message``."""
+        self.note(file, line, reason, message, skip=True)
+
+    def warn(self, file: str, line: int | str | None, reason: str, message: str) -> None:
+        """A record that was stored, with a flag worth knowing."""
+        self.note(file, line, reason, message, skip=False)
 
     def summary(self) -> str:
         def fmt(c: Counter) -> str:
@@ -103,17 +129,19 @@ class ReadReport:
 
     def to_dict(self) -> dict:
         return {"read": self.read, "skipped": self.skipped, "skipped_by_reason": dict(self.skipped_by_reason),
-                "warnings": self.warned, "warnings_by_reason": dict(self.warned_by_reason),
-                "files": list(self.files), "read_by_file": dict(self.read_by_file), "messages": list(self.messages)}
+                "warnings": self.warned, "warnings_by_reason": dict(self.warned_by_reason), "blank": self.blank,
+                "files": list(self.files), "read_by_file": dict(self.read_by_file),
+                "skipped_by_file": dict(self.skipped_by_file), "messages": list(self.messages)}
 
 
 class _Ctx:
     """Per-file bookkeeping: where we are, and whether problems skip or raise."""
 
-    def __init__(self, path: Path, report: ReadReport | None, strict: bool):
+    def __init__(self, path: Path, report: ReadReport | None, strict: bool, encoding: str = "auto"):
         self.path, self.file = path, str(path)
         self.report = report if report is not None else ReadReport()
         self.strict = strict
+        self.encoding = encoding
         if self.file not in self.report.files:
             self.report.files.append(self.file)
 
@@ -132,7 +160,7 @@ class _Ctx:
         self.report.read_by_file[self.file] += 1
 
     def blank(self) -> None:
-        self.report.skipped_by_reason["blank"] += 1
+        self.report.blank += 1
 
     def done(self, start_read: int) -> None:
         n = self.report.read - start_read
@@ -141,40 +169,175 @@ class _Ctx:
 
 # ------------------------------------------------------------------------------------------ low level
 
+CHUNK_BYTES = 1 << 16
+_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+# What a Chinese recipe corpus comes in besides UTF-8 (detection chooses only among these).
+_CANDIDATE_ENCODINGS = ["gb18030", "big5", "utf_16_le", "utf_16_be", "utf_32_le", "utf_32_be"]
+
 
 def _open_binary(path: Path) -> BinaryIO:
+    """The file's bytes (``.gz`` decompressed); a missing path, a directory or a dangling link raise OSError."""
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
+def check_encoding(encoding: str) -> str:
+    """``auto`` or a codec name Python knows (normalised); ValueError otherwise."""
+    import codecs
+
+    if encoding == "auto":
+        return encoding
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        raise ValueError(f"unknown encoding {encoding!r}; use auto or a codec name such as utf-8, gb18030, "
+                         "big5, utf-16") from None
+
+
+def detect_encoding(head: bytes) -> str:
+    """The encoding of a file from its first bytes: a BOM, else UTF-8 if the bytes are UTF-8, else
+    charset-normalizer's best guess (GBK/GB18030, Big5, UTF-16 without BOM, ...), else UTF-8 (whose bad
+    lines are then skipped one by one with their line numbers)."""
+    import codecs
+
+    for bom, enc in _BOMS:
+        if head.startswith(bom):
+            return enc
+    if head.count(b"\x00") * 10 < len(head):  # not UTF-16/32 (whose ASCII half is NUL bytes)
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, final=False)  # a cut last character is fine
+            return "utf-8"
+        except UnicodeDecodeError:
+            pass
+        text = head.decode("utf-8", errors="replace")
+        bad = text.count("\ufffd")
+        if bad <= max(4, len(head) // 1000) or sum(1 for ch in text if ord(ch) > 127) > 4 * bad:
+            return "utf-8"  # UTF-8 with a few damaged lines: those are skipped, the rest is read
+    try:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(head, cp_isolation=_CANDIDATE_ENCODINGS).best()
+    except Exception:  # noqa: BLE001 - detection is a best effort; UTF-8 with per-line skips is the fallback
+        best = None
+    if best is None or not best.encoding:
+        return "utf-8"
+    name = codecs.lookup(best.encoding).name
+    return "gb18030" if name in ("gbk", "gb2312", "hz") else name  # GB18030 is the superset that decodes all
+
+
+def _raw_chunks(ctx: _Ctx) -> Iterator[bytes]:
+    """The file's bytes in chunks, as UTF-8 (other encodings transcoded; undecodable bytes pass through as
+    invalid UTF-8, so the line that holds them is skipped, not the file). Damage to a ``.gz`` (bad CRC,
+    truncated tail) ends the read *after* every complete record before it, with one skip naming the line
+    and the uncompressed byte offset; ``strict`` raises instead."""
+    import codecs
+
+    with _open_binary(ctx.path) as fh:
+        offset, first, decoder, line_guess = 0, True, None, 1
+        while True:
+            try:
+                chunk = fh.read1(CHUNK_BYTES)
+            except (EOFError, OSError, zlib.error) as e:  # truncated / corrupt gzip
+                ctx.damaged = (offset, f"{type(e).__name__}: {e}")
+                if decoder is not None:
+                    yield _final(decoder)
+                return
+            if first:
+                first = False
+                enc = ctx.encoding if ctx.encoding != "auto" else detect_encoding(chunk)
+                ctx.detected_encoding = enc
+                if codecs.lookup(enc).name == "utf-8":
+                    if chunk.startswith(b"\xef\xbb\xbf"):
+                        chunk = chunk[3:]
+                elif enc == "utf-8-sig":
+                    chunk = chunk[3:]
+                else:
+                    decoder = codecs.getincrementaldecoder(enc)(errors="surrogateescape")
+            if not chunk:
+                if decoder is not None:
+                    yield _final(decoder)
+                return
+            offset += len(chunk)
+            if decoder is not None:
+                chunk = decoder.decode(chunk).encode("utf-8", "surrogateescape")
+            yield chunk
+
+
+def _final(decoder) -> bytes:
+    """What an incremental decoder still holds at the end of the file; a cut last character (an odd byte
+    of UTF-16) becomes an invalid byte, so its line is skipped as not decodable rather than raising."""
+    try:
+        return decoder.decode(b"", final=True).encode("utf-8", "surrogateescape")
+    except UnicodeDecodeError:
+        return b"\xff"
+
+
+def _raw_lines(ctx: _Ctx, max_line_bytes: int) -> Iterator[bytes | None]:
+    """Lines as bytes without their ends (``\n``, ``\r\n``, or ``\r`` alone in a file with CR-only line
+    ends); None for a line longer than ``max_line_bytes``, which is never held whole in memory."""
+    sep, pending, too_long = None, b"", False
+    for chunk in _raw_chunks(ctx):
+        if sep is None:  # the line end is the first one seen: \n (also \r\n), else a lone \r (old Mac files)
+            if b"\n" in chunk or b"\r" in chunk:
+                sep = b"\n" if b"\n" in chunk else b"\r"
+            else:  # no line end yet (a first line longer than a chunk)
+                if not too_long:
+                    pending += chunk
+                    if len(pending) > max_line_bytes:
+                        pending, too_long = b"", True
+                continue
+        if too_long:  # the rest of an over-long line: dropped up to its end
+            i = chunk.find(sep)
+            if i < 0:
+                continue
+            chunk, too_long = chunk[i + 1:], False
+            yield None
+        parts = (pending + chunk).split(sep)
+        pending = parts.pop()
+        for raw in parts:
+            if len(raw) > max_line_bytes:
+                yield None
+            else:
+                yield raw[:-1] if raw.endswith(b"\r") else raw
+        if len(pending) > max_line_bytes:
+            pending, too_long = b"", True
+    if too_long:
+        yield None
+    elif pending and getattr(ctx, "damaged", None) is None:  # a line cut by damage is part of the damage
+        yield pending[:-1] if pending.endswith(b"\r") else pending
 
 
 def _iter_lines(ctx: _Ctx, max_line_bytes: int) -> Iterator[tuple[int, str]]:
     """(line number, decoded line without its end) for every readable, non-blank line."""
-    with _open_binary(ctx.path) as fh:
-        lineno = 0
-        while True:
-            try:
-                raw = fh.readline(max_line_bytes + 1)
-            except (EOFError, OSError) as e:  # truncated / corrupt gzip
-                raise ReadError(ctx.file, lineno + 1, "corrupt", f"cannot read on ({e})") from None
-            if not raw:
-                return
-            lineno += 1
-            if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-                while raw and not raw.endswith(b"\n"):  # drain the rest without keeping it
-                    raw = fh.readline(max_line_bytes)
-                ctx.skip(lineno, "too-long", f"line longer than {max_line_bytes} bytes")
-                continue
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            raw = raw.rstrip(b"\r\n")
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                ctx.skip(lineno, "encoding", f"not UTF-8 (byte {e.start}: {raw[e.start:e.start + 1]!r})")
-                continue
-            if not text.strip():
-                ctx.blank()
-                continue
-            yield lineno, text
+    ctx.damaged = None
+    lineno = 0
+    for raw in _raw_lines(ctx, max_line_bytes):
+        lineno += 1
+        if raw is None:
+            ctx.skip(lineno, "too-long", f"line longer than {max_line_bytes} bytes")
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            enc = getattr(ctx, "detected_encoding", "utf-8")
+            ctx.skip(lineno, "encoding", f"not {enc.upper() if enc.startswith('utf') else enc} "
+                                         f"(byte {e.start}: {raw[e.start:e.start + 1]!r}); try --encoding")
+            continue
+        if not text.strip():
+            ctx.blank()
+            continue
+        yield lineno, text
+    _report_damage(ctx, lineno + 1)
+
+
+def _report_damage(ctx: _Ctx, line) -> None:
+    if getattr(ctx, "damaged", None) is not None:
+        offset, why = ctx.damaged
+        ctx.damaged = None
+        ctx.skip(line, "corrupt", f"compressed data damaged after byte {offset} of the uncompressed stream "
+                                  f"({why}); records before it were read, nothing after it can be")
 
 
 def clean_name(name: Any, ctx: _Ctx | None = None, line=None, *, max_chars: int = MAX_NAME_CHARS,
@@ -200,7 +363,10 @@ def _clean_text(text: str, ctx: _Ctx, line) -> str:
     cleaned, n = _CONTROL.subn("", text)
     if n:
         ctx.warn(line, "control-chars", f"{n} control characters removed from the text")
-    return cleaned.strip()
+    cleaned = cleaned.strip()
+    # A text made only of zero-width / format characters (U+200B, U+FEFF, bidi marks) and spaces is empty,
+    # not a recipe. Texts with other content keep them: the text is what recipe ids are hashed from.
+    return cleaned if _FORMAT.sub("", cleaned).strip() else ""
 
 
 def has_cjk(text: str) -> bool:
@@ -566,15 +732,28 @@ class CorpusRecipe:
 
 def join_steps(steps: Iterable[Any]) -> str:
     """A list of steps as one numbered text ("1、…2、…"), the way the CRG recipes number their steps.
-    Step items may be strings or dicts with a "text" field (schema.org HowToStep)."""
+    Step items may be strings or dicts with a "text" field (schema.org HowToStep); anything else (a
+    nested list, a number, true) is not a step: TypeError, and the reader skips the record."""
     parts = []
-    for s in steps:
+    for i, s in enumerate(steps, 1):
         if isinstance(s, dict):
             s = s.get("text") or s.get("step") or ""
-        s = str(s).strip() if s is not None else ""
+        if s is None:
+            continue
+        if not isinstance(s, str):
+            raise TypeError(f"step {i} is a {_json_type(s)}, not text")
+        s = s.strip()
         if s:
             parts.append(f"{len(parts) + 1}、{s}")
     return "".join(parts)
+
+
+def _json_type(v: Any) -> str:
+    return {bool: "boolean", int: "number", float: "number", list: "list", dict: "object",
+            type(None): "null", str: "string"}.get(type(v), type(v).__name__)
+
+
+CORPUS_FORMATS = ("auto", "jsonl", "json", "tsv")
 
 
 def _sniff_format(path: Path) -> str:
@@ -584,8 +763,15 @@ def _sniff_format(path: Path) -> str:
         return "jsonl"
     if suffix in (".tsv", ".txt", ".tab"):
         return "tsv"
-    with _open_binary(path) as fh:
-        head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    try:
+        with _open_binary(path) as fh:
+            head = fh.read(4096)
+    except (EOFError, zlib.error, gzip.BadGzipFile):
+        return "jsonl"  # unreadable head: the line reader reports the damage
+    enc = detect_encoding(head)
+    if enc not in ("utf-8", "utf-8-sig"):
+        head = head.decode(enc, errors="ignore").encode("utf-8")
+    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(b"["):
         return "json"
     if head.startswith(b"{"):
@@ -607,8 +793,11 @@ class _Fields:
 
     def extract(self, rec: dict, ctx: _Ctx, line: int, max_name_chars: int) -> CorpusRecipe | None:
         raw_dish = rec.get(self.dish)
-        if raw_dish is None or isinstance(raw_dish, (dict, list)):
+        if raw_dish is None:
             ctx.skip(line, "missing-dish", f"no usable {self.dish!r} field")
+            return None
+        if not isinstance(raw_dish, str):  # JSON true is not the dish "True", nor 5 the dish "5"
+            ctx.skip(line, "bad-dish", f"{self.dish!r} is a {_json_type(raw_dish)}, not text")
             return None
         text = rec.get(self.text) if self.steps is None else None
         if text in (None, "", []):
@@ -617,20 +806,30 @@ class _Fields:
         if isinstance(text, str) and text.lstrip().startswith("["):  # a JSON list in a TSV cell
             try:
                 text = json.loads(text)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 pass
         if isinstance(text, list):
-            text = join_steps(text)
+            try:
+                text = join_steps(text)
+            except TypeError as e:
+                ctx.skip(line, "bad-text", f"list of steps with an item that is not a step ({e})")
+                return None
         elif text is not None and not isinstance(text, str):
-            ctx.skip(line, "bad-text", f"text field is a {type(text).__name__}, not text or a list of steps")
+            ctx.skip(line, "bad-text", f"text field is a {_json_type(text)}, not text or a list of steps")
             return None
         dish = clean_name(raw_dish, ctx, line, max_chars=max_name_chars)
         text = _clean_text(text or "", ctx, line)
         if not _check_recipe(ctx, line, dish, text):
             return None
         title = self._get(rec, self.title, _TITLE_FIELDS if self.title is None else ())
+        if title is not None and not isinstance(title, str):
+            ctx.warn(line, "bad-title", f"title is a {_json_type(title)}, not text; ignored")
+            title = None
         title = clean_name(title, ctx, line, max_chars=4 * max_name_chars, what="title") if title else None
         ident = self._get(rec, self.id, _ID_FIELDS if self.id is None else ())
+        if ident is not None and (isinstance(ident, bool) or not isinstance(ident, (str, int))):
+            ctx.warn(line, "bad-id", f"id is a {_json_type(ident)}, not text or an integer; ignored")
+            ident = None
         return CorpusRecipe(dish, title or None, text, None if ident in (None, "") else str(ident),
                             ctx.file, line)
 
@@ -638,9 +837,22 @@ class _Fields:
 def _jsonl_records(ctx: _Ctx, max_line_bytes: int) -> Iterator[tuple[int, Any]]:
     for line, text in _iter_lines(ctx, max_line_bytes):
         try:
-            yield line, json.loads(text)
+            value = json.loads(text)
         except json.JSONDecodeError as e:
             ctx.skip(line, "json", f"malformed JSON ({e.msg}, column {e.colno})")
+            continue
+        except (ValueError, RecursionError) as e:  # a >4,300-digit integer; nesting deeper than the stack
+            ctx.skip(line, "json", f"JSON this reader refuses ({_json_refusal(e)})")
+            continue
+        yield line, value
+
+
+def _json_refusal(e: BaseException) -> str:
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    if "integer string conversion" in str(e):
+        return f"an integer of more than {sys.get_int_max_str_digits()} digits"
+    return " ".join(str(e).split())[:120]
 
 
 def _json_array_records(ctx: _Ctx, max_record_chars: int, chunk_chars: int = 1 << 18
@@ -649,14 +861,28 @@ def _json_array_records(ctx: _Ctx, max_record_chars: int, chunk_chars: int = 1 <
     import codecs
 
     decoder = json.JSONDecoder()
-    reader = codecs.getreader("utf-8-sig")(_open_binary(ctx.path), errors="surrogateescape")
+    ctx.damaged = None
+    chunks = _raw_chunks(ctx)
+    utf8 = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+    pending_text = ""
     buf, pos, eof, line = "", 0, False, 1  # line = line number at buf[pos]
+
+    def read_text() -> str:
+        nonlocal pending_text
+        while len(pending_text) < chunk_chars:
+            raw = next(chunks, None)
+            if raw is None:
+                pending_text += utf8.decode(b"", final=True)
+                break
+            pending_text += utf8.decode(raw)
+        out, pending_text = pending_text[:chunk_chars], pending_text[chunk_chars:]
+        return out
 
     def fill() -> bool:
         nonlocal buf, pos, eof
         if eof:
             return False
-        chunk = reader.read(chunk_chars)
+        chunk = read_text()
         if not chunk:
             eof = True
             return False
@@ -675,24 +901,32 @@ def _json_array_records(ctx: _Ctx, max_record_chars: int, chunk_chars: int = 1 <
             if not fill():
                 return None
 
+    def stop(at_line: int, message: str) -> None:
+        """Broken array syntax: the elements before were read (and are kept); resynchronising inside JSON
+        is guesswork, so the rest of the file is one skip (strict: an error)."""
+        if getattr(ctx, "damaged", None) is not None:
+            _report_damage(ctx, at_line)
+        else:
+            ctx.skip(at_line, "json", message + "; elements before it were read, the rest of the file was not")
+
     try:
         if skip_ws() != "[":
             raise ReadError(ctx.file, line, "json", "a .json corpus must be one top-level array "
-                                                    "(or use JSONL: one object per line)")
+                                                    "(or use JSONL: one object per line, --format jsonl)")
         pos += 1
         first = True
         while True:
             ch = skip_ws()
             if ch is None:
-                raise ReadError(ctx.file, line, "json", "unexpected end of file inside the top-level array")
+                return stop(line, "unexpected end of file inside the top-level array")
             if ch == "]":
                 return
             if not first:
                 if ch != ",":
-                    raise ReadError(ctx.file, line, "json", f"expected ',' or ']' between elements, found {ch!r}")
+                    return stop(line, f"expected ',' or ']' between elements, found {ch!r}")
                 pos += 1
                 if skip_ws() is None:
-                    raise ReadError(ctx.file, line, "json", "unexpected end of file after ','")
+                    return stop(line, "unexpected end of file after ','")
             first = False
             start_line = line
             while True:  # decode one element, reading more until it is complete and followed by , or ]
@@ -703,16 +937,17 @@ def _json_array_records(ctx: _Ctx, max_record_chars: int, chunk_chars: int = 1 <
                         break
                 except json.JSONDecodeError as e:
                     if eof or len(buf) - pos > max_record_chars:
-                        raise ReadError(ctx.file, start_line + buf.count("\n", pos, e.pos), "json",
-                                        f"malformed JSON element, or one over {max_record_chars} characters "
-                                        f"({e.msg}); elements before it were read, the rest was not") from None
+                        return stop(start_line + buf.count("\n", pos, e.pos),
+                                    f"malformed JSON element, or one over {max_record_chars} characters ({e.msg})")
+                except (ValueError, RecursionError) as e:
+                    return stop(start_line, f"JSON element this reader refuses ({_json_refusal(e)})")
                 if not fill():
                     eof = True
             line += buf.count("\n", pos, end)
             pos = end
             yield start_line, value
     finally:
-        reader.close()
+        chunks.close()
 
 
 def _tsv_records(ctx: _Ctx, max_line_bytes: int, f: _Fields) -> Iterator[tuple[int, Any]]:
@@ -747,6 +982,13 @@ def _has_escaped_bytes(obj) -> bool:
     return False
 
 
+def _has_escaped_bytes_safe(obj) -> bool:
+    try:
+        return _has_escaped_bytes(obj)
+    except RecursionError:
+        return False
+
+
 def estimate_records(path: str | Path, format: str = "auto") -> int | None:
     """About how many records a corpus file holds, for progress bars and their ETA: the non-blank lines of
     an uncompressed JSONL or TSV file (a TSV header and malformed lines count too: an upper bound). None
@@ -755,22 +997,32 @@ def estimate_records(path: str | Path, format: str = "auto") -> int | None:
     if path.suffix == ".gz" or (_sniff_format(path) if format == "auto" else format) not in ("jsonl", "tsv"):
         return None
     with open(path, "rb") as fh:
+        head = fh.read(CHUNK_BYTES)
+        sep = b"\r" if (b"\r" in head and b"\n" not in head) else b"\n"
+        if detect_encoding(head) not in ("utf-8", "utf-8-sig"):
+            return None  # a transcoded file: not worth a second pass
+        fh.seek(0)
+        if sep == b"\r":
+            return sum(1 for line in fh.read().split(sep) if line.strip())
         return sum(1 for line in fh if line.strip())
 
 
 def read_corpus(path: str | Path, format: str = "auto", dish_field: str = "dish", title_field: str | None = None,
                 text_field: str = "text", steps_field: str | None = None, id_field: str | None = None, *,
                 report: ReadReport | None = None, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES,
-                max_name_chars: int = MAX_NAME_CHARS) -> Iterator[CorpusRecipe]:
+                max_name_chars: int = MAX_NAME_CHARS, encoding: str = "auto") -> Iterator[CorpusRecipe]:
     """Stream recipes from JSONL, a top-level JSON array, or TSV (``.gz`` accepted).
 
     Each record needs a dish (``dish_field``) and a text: ``text_field``, or a list of steps
     (``steps_field``; when not given, ``recipeInstructions`` / ``instructions`` / ``steps`` are tried
     if the text field is missing) joined as numbered steps. ``title_field`` / ``id_field`` default to
-    ``title``/``name`` and ``id``/``_id``/``recipe_id`` when present.
+    ``title``/``name`` and ``id``/``_id``/``recipe_id`` when present. ``encoding``: ``auto`` (a BOM, else
+    UTF-8, else a detected GB18030/Big5/UTF-16...) or a codec name.
     """
     path = Path(path)
-    ctx = _Ctx(path, report, strict)
+    if format not in CORPUS_FORMATS:
+        raise ValueError(f"unknown corpus format {format!r}; expected auto, jsonl, json or tsv")
+    ctx = _Ctx(path, report, strict, check_encoding(encoding))
     start = ctx.report.read
     fmt = _sniff_format(path) if format == "auto" else format
     f = _Fields(dish_field, title_field, text_field, steps_field, id_field)
@@ -786,7 +1038,7 @@ def read_corpus(path: str | Path, format: str = "auto", dish_field: str = "dish"
         if not isinstance(rec, dict):
             ctx.skip(line, "not-an-object", f"expected a JSON object, got {type(rec).__name__}")
             continue
-        if fmt == "json" and _has_escaped_bytes(rec):
+        if fmt == "json" and _has_escaped_bytes_safe(rec):
             ctx.skip(line, "encoding", "not UTF-8")
             continue
         r = f.extract(rec, ctx, line, max_name_chars)

@@ -22,6 +22,28 @@ from dishgraph.models.tokenizer import end_id, ensure_lm_special_tokens, start_i
 
 CHECKPOINT_DIR = "checkpoint"
 STATE_FILE = "trainer_state.pt"
+
+
+def load_trainer_state(path: Path) -> dict:
+    """The trainer state of a checkpoint, loaded with ``weights_only=True``: tensors, numbers, strings,
+    lists and dicts only. A file naming any other global (a crafted pickle that would run code on
+    ``--resume``) is refused with `InputError`, never executed."""
+    import pickle
+
+    import torch
+
+    from dishgraph.errors import InputError
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        first = " ".join(str(e).split())[:200]
+        raise InputError(f"{path}: refused: not a plain trainer-state file (it names code to run: {first})") from None
+    except (RuntimeError, EOFError, OSError) as e:
+        raise InputError(f"{path}: cannot be read as a trainer state ({' '.join(str(e).split())[:200]})") from None
+    if not isinstance(state, dict) or "optimizer" not in state:
+        raise InputError(f"{path}: not a dishgraph trainer state")
+    return state
 LOG_FILE = "train_log.json"
 PLOT_FILE = "loss.png"
 
@@ -82,6 +104,7 @@ class TrainConfig:
     dtype: str = "float32"           # float32 | bfloat16 | float16 (autocast on CUDA; bf16 also on CPU)
     seed: int = 0
     resume: bool = False
+    keep_best: bool = False          # also save the lowest-validation-loss weights to out/best (long GPU runs)
     # sizes of a from-scratch GPT-2
     n_layer: int = 2
     n_embd: int = 128
@@ -103,6 +126,10 @@ class TrainResult:
     val_ppl: float | None
     seconds: float
     parameters: int
+    tokens: int = 0                  # training tokens (non-padding) processed by this run
+    tokens_per_s: float | None = None
+    best_val_loss: float | None = None
+    best_step: int | None = None
     losses: list = field(default_factory=list, repr=False)
 
     def summary(self) -> dict:
@@ -221,8 +248,13 @@ def _val_loss(model, examples, idx_batches, pad_id, device, autocast, masking=No
 
 
 def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: TrainConfig,
-             progress: Callable[[int, int, float], None] | None = None) -> TrainResult:
-    """Train the recipe LM on `recipes` minus `held_out` dishes; writes the model, log and loss plot to out."""
+             progress: Callable[[int, int, float], None] | None = None,
+             val_recipes: Iterable[tuple[str, str]] | None = None) -> TrainResult:
+    """Train the recipe LM on `recipes` minus `held_out` dishes; writes the model, log and loss plot to out.
+
+    `val_recipes` is a fixed validation set (a GPU bundle's val.jsonl, so models of different sizes are
+    compared on the same recipes); without it `val_fraction` of `recipes` is drawn with the seed.
+    """
     import contextlib
 
     import torch
@@ -239,12 +271,17 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
     kept, dropped = split_held_out(recipes, set(held_out))
     if not kept:
         raise ValueError("no training recipes left after removing the held-out dishes")
-    rng = random.Random(config.seed)
-    order = list(range(len(kept)))
-    rng.shuffle(order)
-    n_val = int(len(kept) * config.val_fraction) if len(kept) > 20 else 0
-    val_pairs = [kept[i] for i in order[:n_val]]
-    train_pairs = [kept[i] for i in order[n_val:]]
+    if val_recipes is not None:
+        val_pairs, val_dropped = split_held_out(val_recipes, set(held_out))
+        dropped += val_dropped
+        train_pairs = kept
+    else:
+        rng = random.Random(config.seed)
+        order = list(range(len(kept)))
+        rng.shuffle(order)
+        n_val = int(len(kept) * config.val_fraction) if len(kept) > 20 else 0
+        val_pairs = [kept[i] for i in order[:n_val]]
+        train_pairs = [kept[i] for i in order[n_val:]]
 
     resuming = config.resume and (ckpt / STATE_FILE).exists()
     model, tokenizer = _load_or_create(config, [prompts.training_text(d, t) for d, t in train_pairs],
@@ -276,7 +313,7 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
 
     step, losses, val_history = 0, [], []
     if resuming:
-        state = torch.load(ckpt / STATE_FILE, map_location="cpu", weights_only=False)
+        state = load_trainer_state(ckpt / STATE_FILE)
         opt.load_state_dict(state["optimizer"])
         sched.load_state_dict(state["scheduler"])
         step, losses, val_history = state["step"], state["losses"], state.get("val_history", [])
@@ -294,13 +331,27 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
     pad_id = tokenizer.pad_token_id
     masking = (tokenizer, config.mask_prob) if config.objective == "masked" else None
     stop = False
+    tokens, train_seconds = 0, 0.0  # optimizer steps only (validation and checkpoints excluded)
+    best: list = [None, None]  # (val loss, step) of the weights in out/best
+    if config.keep_best and (out / "best").is_dir():  # a resumed run keeps the best of the earlier steps
+        earlier = [(v, s) for s, v in val_history if v is not None]
+        best[:] = list(min(earlier)) if earlier else best
+
+    def record_val(value):
+        val_history.append([step, value])
+        if config.keep_best and value is not None and (best[0] is None or value < best[0]):
+            best[:] = [value, step]
+            model.save_pretrained(out / "best")
+            tokenizer.save_pretrained(out / "best")
     while step < total_steps and not stop:
         epoch, skip = divmod(step, per_epoch)
         for idx in _batches(train_ex, config.batch_size, config.seed, epoch)[skip:]:
             if step >= total_steps:
                 break
+            t_step = time.perf_counter()
             ids, mask, labels = _collate(train_ex, idx, pad_id, device,
                                          masking and (*masking, config.seed * 1_000_003 + step))
+            tokens += sum(len(train_ex[i]) for i in idx)
             with autocast():
                 loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
             if scaler is not None:
@@ -317,12 +368,13 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
             sched.step()
             opt.zero_grad(set_to_none=True)
             step += 1
-            loss_value = float(loss.detach())
+            loss_value = float(loss.detach())  # synchronises: the step's time is its real time
+            train_seconds += time.perf_counter() - t_step
             losses.append(loss_value)
             if progress:
                 progress(step, total_steps, loss_value)
             if config.eval_every and step % config.eval_every == 0 and val_ex:
-                val_history.append([step, _val_loss(model, val_ex, val_batches, pad_id, device, autocast, masking)])
+                record_val(_val_loss(model, val_ex, val_batches, pad_id, device, autocast, masking))
             if config.save_every and step % config.save_every == 0:
                 save_checkpoint()
             if config.max_seconds is not None and time.perf_counter() - t0 > config.max_seconds:
@@ -331,7 +383,7 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
 
     val = _val_loss(model, val_ex, val_batches, pad_id, device, autocast, masking)
     if val is not None and (not val_history or val_history[-1][0] != step):
-        val_history.append([step, val])
+        record_val(val)
     save_checkpoint()
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
@@ -341,7 +393,8 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
         final_train_loss=(sum(losses[-20:]) / len(losses[-20:])) if losses else None,
         val_loss=val, val_ppl=math.exp(val) if val is not None else None,
         seconds=round(time.perf_counter() - t0, 2), parameters=sum(p.numel() for p in model.parameters()),
-        losses=losses)
+        tokens=tokens, tokens_per_s=round(tokens / train_seconds, 1) if train_seconds > 0 and tokens else None,
+        best_val_loss=best[0], best_step=best[1], losses=losses)
     log = {"summary": result.summary(), "config": asdict(config), "losses": losses, "val_history": val_history,
            "held_out_dishes": sorted(held_out), "trained_dishes": sorted({d for d, _ in train_pairs}),
            "validation_dishes": sorted({d for d, _ in val_pairs})}

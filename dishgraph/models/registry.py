@@ -82,10 +82,17 @@ def describe(name: str) -> str:
 
 
 def generate_all(generator: Generator, instances: Sequence[Instance], batch_size: int = 32,
-                 progress: Callable[[int], None] | None = None) -> list[str]:
-    """Run a generator over all instances in batches, checking it returns one text per instance."""
+                 progress: Callable[[int], None] | None = None,
+                 stop: Callable[[], bool] | None = None) -> list[str]:
+    """Run a generator over all instances in batches, checking it returns one text per instance.
+
+    `stop` is asked before each batch after the first; when it says so the texts of the batches done so far
+    are returned (a time-boxed GPU run keeps what it finished).
+    """
     out: list[str] = []
     for start in range(0, len(instances), batch_size):
+        if start and stop is not None and stop():
+            break
         batch = list(instances[start:start + batch_size])
         texts = generator.generate(batch)
         if len(texts) != len(batch):

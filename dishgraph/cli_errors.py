@@ -1,0 +1,103 @@
+"""The one place where exceptions become one-line messages and exit codes (sqlite-utils style).
+
+Commands stay thin and let the library's exceptions through; `DishgraphGroup.invoke` (the root command
+group) catches whatever reaches the edge and prints ``error: <one line>`` on stderr, with the exit code
+of `message_for`. ``dishgraph --debug …`` or ``DISHGRAPH_DEBUG=1`` re-raises instead, for the traceback.
+"""
+from __future__ import annotations
+
+import os
+
+from typer.core import TyperGroup
+from typer.exceptions import Abort, Exit, TyperException
+
+from dishgraph.errors import EXIT_FAILED, EXIT_USAGE, DishgraphError
+
+INTERRUPTED = 130
+
+
+def debug_enabled(ctx=None) -> bool:
+    if os.environ.get("DISHGRAPH_DEBUG", "").strip().lower() not in ("", "0", "false", "no"):
+        return True
+    return bool(ctx is not None and ctx.params.get("debug"))
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    """Messages are one line: whitespace runs (newlines included) become one space; very long ones are cut."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+
+def _os_message(e: OSError) -> str:
+    where = e.filename if e.filename is not None else None
+    what = e.strerror or str(e)
+    if isinstance(e, IsADirectoryError):
+        what = "is a directory, not a file"
+    elif isinstance(e, NotADirectoryError):
+        what = "is not a directory (or a path component is a file)"
+    elif isinstance(e, FileNotFoundError) and where is not None:
+        import os.path
+
+        what = "dangling symbolic link (its target does not exist)" if os.path.islink(where) else "no such file or directory"
+    return f"{where}: {what}" if where is not None else what
+
+
+def message_for(e: BaseException) -> tuple[int, str]:
+    """(exit code, one-line message) for an exception that reached the CLI edge."""
+    from dishgraph.graph.lock import DatabaseInUse
+    from dishgraph.ingest.readers import ReadError
+
+    if isinstance(e, DishgraphError):
+        return e.exit_code, one_line(str(e))
+    if isinstance(e, (ReadError, DatabaseInUse)):
+        return EXIT_FAILED, one_line(str(e))
+    import pickle
+
+    if isinstance(e, pickle.UnpicklingError):  # the safe loader refused a pickle naming code to run
+        return EXIT_FAILED, one_line(f"refused: {e}")
+    if isinstance(e, UnicodeError):
+        return EXIT_FAILED, one_line(f"cannot decode input ({e}); give a UTF-8 file or --encoding")
+    if isinstance(e, OSError) and type(e).__module__ == "builtins":
+        return EXIT_FAILED, one_line(_os_message(e))
+    mod = type(e).__module__ or ""
+    if mod.startswith("neo4j"):
+        return EXIT_FAILED, one_line(f"Neo4j: {type(e).__name__}: {e}")
+    if isinstance(e, RecursionError):
+        return EXIT_FAILED, "input nested too deeply to process"
+    if isinstance(e, MemoryError):
+        return EXIT_FAILED, "out of memory"
+    if isinstance(e, (ValueError, KeyError, LookupError, RuntimeError, TypeError)) and str(e):
+        text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        return EXIT_FAILED, one_line(text)
+    return EXIT_FAILED, one_line(f"{type(e).__name__}: {e} (run with --debug for the traceback)")
+
+
+def report(code_and_message: tuple[int, str]) -> None:
+    from rich.text import Text
+
+    from dishgraph.commands._common import err_console
+
+    code, message = code_and_message
+    label = "usage error:" if code == EXIT_USAGE else "error:"
+    err_console.print(Text.assemble((label, "bold red"), " ", message), soft_wrap=True)
+
+
+class DishgraphGroup(TyperGroup):
+    """The root group: every command runs inside its ``invoke``, so this is the edge every error crosses."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (Exit, Abort, TyperException):
+            raise  # typer's own: usage errors (exit 2), typer.Exit, Ctrl-C at a prompt
+        except KeyboardInterrupt:
+            if debug_enabled(ctx):
+                raise
+            report((INTERRUPTED, "interrupted"))
+            raise Exit(INTERRUPTED) from None
+        except Exception as e:  # noqa: BLE001 - the edge: nothing may reach a user as a traceback
+            if debug_enabled(ctx):
+                raise
+            code, message = message_for(e)
+            report((code, message))
+            raise Exit(code) from None
