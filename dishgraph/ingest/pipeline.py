@@ -30,6 +30,16 @@ def _init_worker(glossary: Glossary, segmenter: str, parser="rules") -> None:
     _WORKER_PARSER = make_parser(glossary, parser, segmenter)
 
 
+def worker_context(parser=None):
+    """Processes for parse workers start from a clean server process (forkserver), not as forks of this one:
+    a fork inherits whatever this process runs, and a LAC/ONNX session or an open database here (a notebook
+    that parsed a recipe first, a test run) crashed forked workers with a segfault. A parser *object* cannot
+    travel to a fresh process, so it alone is still forked."""
+    if os.name != "posix":
+        return mp.get_context("spawn")
+    return mp.get_context("forkserver" if parser is None or isinstance(parser, str) else "fork")
+
+
 def _parse_chunk(chunk: Sequence[tuple[str, str]]) -> list[ParsedRecipe]:
     parsed = _WORKER_PARSER.parse_many([text for _, text in chunk])
     return [ParsedRecipe(rid, actions) for (rid, _), actions in zip(chunk, parsed)]
@@ -117,8 +127,8 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
 
     check_parser(parser)  # fail here, not in a pool initializer (a failing one is retried forever)
     if workers > 1:
-        pool = mp.get_context("fork" if os.name == "posix" else "spawn").Pool(
-            workers, initializer=_init_worker, initargs=(glossary, segmenter, parser))
+        pool = worker_context(parser).Pool(workers, initializer=_init_worker,
+                                           initargs=(glossary, segmenter, parser))
     else:
         _init_worker(glossary, segmenter, parser)
 

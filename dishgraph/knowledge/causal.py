@@ -270,7 +270,7 @@ def run_tasks(tasks: Sequence[DishTask], workers: int = 1,
             if on_done:
                 on_done(r)
         return results
-    ctx = mp.get_context("fork" if os.name == "posix" else "spawn")
+    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")  # see pipeline.worker_context
     order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].pairs))  # big dishes first
     with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
         for r in pool.imap_unordered(run_task, [tasks[i] for i in order]):
