@@ -339,7 +339,7 @@ def compose_pairs(store: GraphStore, pairs: Sequence[str] | None = None, setting
         spec = pair_spec(store, key, diner_glossary, glossary)
         comp = compose_spec(store, spec, settings)
         write_composition(store, comp, min_freq=STORE_MIN_FREQ, recipes_now=now)
-        mined = mine_composed(store, key, thresholds)
+        mined = mine_composed(store, key, thresholds, spec.new_cls)
         counts.update(p["kind"] for p in mined)
         if constraints:
             rep.constraints += transfer_constraints(store, spec, comp)
@@ -354,21 +354,25 @@ def compose_pairs(store: GraphStore, pairs: Sequence[str] | None = None, setting
 
 @dataclass(frozen=True)
 class ComposedThresholds:
-    """The paper's rule (α, τR, τI) plus a floor on the base frequency of a remove-pivot. Tuned on the even
-    CRG pairs (``benchmarks/bench_compose.py``)."""
+    """The paper's rule (α, τR, τI) plus a floor on the base frequency of a remove-pivot and a lower insert
+    threshold for what is done to the new ingredient alone. Tuned on the even CRG pairs."""
 
     alpha: float = 3.0
     tau_r: float = 0.1
     tau_i: float = 0.2
     min_fb: float = 0.1
+    tau_new: float = 0.03
 
 
-def mine_composed(store: GraphStore, pair: str, thresholds: ComposedThresholds | None = None) -> list[dict]:
-    """Mine and store the pair's ``PIVOT {source: composed}`` edges from base USES and target COMPOSED_USES."""
+def mine_composed(store: GraphStore, pair: str, thresholds: ComposedThresholds | None = None,
+                  new_cls: str | None = None) -> list[dict]:
+    """Mine and store the pair's ``PIVOT {source: composed}`` edges from base USES and target COMPOSED_USES
+    (``new_cls``: the new ingredient's class, whose own actions need only ``tau_new``)."""
     t = thresholds or ComposedThresholds()
     store.query("pivot_clear", pair=pair, source=COMPOSED)
     return store.query("pivot_mine_composed", pair=pair, alpha=float(t.alpha), tau_r=float(t.tau_r),
-                       tau_i=float(t.tau_i), min_fb=float(t.min_fb), source=COMPOSED)
+                       tau_i=float(t.tau_i), min_fb=float(t.min_fb), source=COMPOSED, new_cls=new_cls or "",
+                       tau_new=float(t.tau_new))
 
 
 # ---------------------------------------------------------------------------------------------- constraints

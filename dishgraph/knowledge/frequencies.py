@@ -45,7 +45,7 @@ def refresh_stale_uses(store: GraphStore) -> list[str]:
 
     Everything that reads USES goes through here or runs after an ingest that calls it, so dish→action
     frequencies never silently lag behind the recipes (a dish whose recipes all produce no action has no
-    USES edge and stays listed: re-counting it is cheap)."""
+    USES edge and is not listed)."""
     stale = stale_uses_dishes(store)
     if stale:
         materialize_uses(store, stale)
