@@ -106,7 +106,7 @@ def scan_to_parquet(store, spec: TableSpec, scratch: Path) -> Path:
     text = str(path)
     if "'" in text or "\\" in text:
         raise ValueError(f"cannot use a scratch path containing quotes or backslashes: {text}")
-    store.execute(f"COPY ({scan_query(spec)}) TO '{text}'")
+    store.copy_query_to(scan_query(spec), text)
     return path
 
 

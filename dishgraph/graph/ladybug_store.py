@@ -95,6 +95,15 @@ class LadybugStore(GraphStore):
                 rows.append({c: plain(v) for c, v in zip(cols, res.get_next())})
         return rows
 
+    def copy_query_to(self, query: str, path: str) -> None:
+        """``COPY (query) TO 'path'``: the exporter's streaming sink, allowed on a read-only open. The read-only
+        guard refuses every COPY a user types (``db shell``); this one is built by the exporter from a schema
+        query and its own scratch path, checked to read only, and writes a file, never the database."""
+        check_read_only(query)
+        if "'" in path or "\\" in path:
+            raise ValueError(f"cannot COPY to a path containing quotes or backslashes: {path}")
+        self._conn.execute(f"COPY ({query}) TO '{path}'")
+
     def init_schema(self) -> None:
         for stmt in schema.ladybug_ddl():
             self._conn.execute(stmt)

@@ -56,6 +56,7 @@ REL_IDENTITY: dict[str, tuple[str, ...]] = {
     "PIVOT": ("kind", "source"),
     "MUST_PRECEDE": ("dish", "source", "window"),
     "HAS_COMPONENT": ("pos",),
+    "COMPOSED_FROM": ("role", "atom"),  # one edge per role and component of the target name
 }
 # Identity properties that may be null (reference constraints of the CRG release carry no window).
 # MERGE cannot match null, so these relationship types get a null-safe upsert instead of a MERGE.
