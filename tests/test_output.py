@@ -43,12 +43,17 @@ def boxes(text: str) -> list[list[str]]:
     return out
 
 
+def borders(line: str) -> tuple[int, ...]:
+    """Screen columns of the vertical rules in one line (a CJK character takes two)."""
+    return tuple(cell_len(line[:i]) for i, ch in enumerate(line) if ch in "│┃")
+
+
 def assert_readable(text: str, width: int = 80) -> None:
     assert "…" not in text
     assert all(cell_len(line) <= width for line in text.splitlines()), text
     for box in boxes(text):  # every row of a table has its borders at the same places
         assert len({cell_len(line) for line in box}) == 1, "\n".join(box)
-        seps = {tuple(i for i, ch in enumerate(line) if ch in "│┃") for line in box if line[:1] in "│┃"}
+        seps = {borders(line) for line in box if line[:1] in "│┃"}
         assert len(seps) == 1, "\n".join(box)
 
 
@@ -128,3 +133,30 @@ def test_cli_table_piped_at_80_columns(data_dir):
     assert res.exit_code == 0, res.output
     assert_readable(res.output)
     assert "release files" in res.output and str((data_dir / "diner/glossary.json").stat().st_size) in res.output
+
+
+def test_split_tables_repeat_every_key_column_and_fractions_share_their_decimals():
+    """`pivots compare --all` at 80 columns: too wide for one table, so each part repeats pair and kind (the
+    rows of one pair differ by kind only); a fraction column keeps 4 decimals for all its cells."""
+    rows = [{"pair": f"排骨豆角焖面->土豆豆角焖面{i}", "kind": kind, "mined": 739, "reference": 17, "overlap": 16,
+             "precision": 16 / 739 if kind != "insert" else None, "recall": 16 / 17 if kind != "insert" else 0.0,
+             "f1": 0.0422 if kind != "insert" else None}
+            for i in range(3) for kind in ("remove", "insert", "all")]
+    text = render(rows_table(rows, "mined vs crg-release"))
+    assert_readable(text)
+    parts = boxes(text)
+    assert len(parts) >= 2
+    for box in parts:
+        assert "pair" in box[1] and "kind" in box[1]
+    assert "0.0217" in text and "0.9412" in text and "0.0000" in text and "0.0422" in text
+
+
+def test_nothing_is_cut_at_any_width():
+    record = {"file": "/work/shared/data/counterfactual/a/long/path/to/some/file.json", "recipes": 1250457,
+              "note": "words " * 12}
+    for width in range(30, 161, 13):
+        for table in (rows_table(FAIR, "CRG", headers=dict(COLUMNS)), rows_table([record], "ingested"),
+                      rows_table([record] * 4, "files")):
+            text = render(table, width)
+            assert_readable(text, width)
+            assert "1250457" in text or "84.99" in text

@@ -102,7 +102,9 @@ def compare(pair: Optional[str] = typer.Argument(None, help="The pair, BASE->TAR
     if as_json:
         return emit_json(out)
     rows = [{"pair": o["pair"], "kind": k, **v} for o in out for k, v in o["kinds"].items()]
-    console.print(rows_table(rows, f"mined vs {reference}"))
+    why = "— precision: nothing mined of that kind; recall: no reference pivot of that kind; F1: either"
+    console.print(rows_table(rows, f"mined vs {reference}",
+                             notes=[why] if any(None in r.values() for r in rows) else []))
 
 
 @app.command("export-annotation")
