@@ -221,7 +221,7 @@ class RowsTable:
                 return [transposed]
         groups = _split(cols, width) if len(cols) > 2 else None
         if groups is not None:
-            return [_table(g, _fit(g, width) or [], _titled(self.title, i, len(groups)), )
+            return [_table(g, _fit(g, width) or [], _titled(self.title, i, len(groups)))
                     for i, g in enumerate(groups, 1)]
         records = [_transposed(cols, [i], _titled(self.title, i + 1, len(self.rows)), width)
                    for i in range(len(self.rows))]
