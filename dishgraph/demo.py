@@ -229,7 +229,8 @@ def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generat
     results_file.write_text(json.dumps(json_safe({"rows": rows, "timing": timings, "instances": len(instances),
                                                 "bertscore": "skipped (no local model)"}),
                                        ensure_ascii=False, indent=2), encoding="utf-8")
-    return ", ".join(f"{r['model']} L2 F1 {r.get('hard_f1')}" for r in rows)
+    return ", ".join(f"{r['model']} L2 F1 " + ("undefined (no change is counted)" if r.get("hard_f1") is None
+                                                else f"{r['hard_f1']:.2f}") for r in rows)
 
 
 def _collect(store: GraphStore, g, rep: DemoReport, results_file: Path, split_info) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
+
+from dishgraph.commands._tables import RowsTable
 
 # Markup off: dish names, phrases and Cypher results are data and print literally (a dish called "[/x]" or
 # "[link=…]" must neither crash nor become a link). Styled labels go through `styled` (a rich Text).
@@ -66,19 +67,9 @@ def emit_json(obj: Any, path: Optional[Path] = None) -> None:
         sys.stdout.write(text + "\n")
 
 
-def rows_table(rows: list[dict], title: str | None = None, columns: list[str] | None = None) -> Table:
-    cols = columns or (list(rows[0]) if rows else [])
-    t = Table(title=title, show_lines=False)
-    for c in cols:
-        t.add_column(str(c))
-    for r in rows:
-        t.add_row(*[_cell(r.get(c)) for c in cols])
-    return t
-
-
-def _cell(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, (list, dict)):
-        return json.dumps(v, ensure_ascii=False)
-    return "" if v is None else str(v)
+def rows_table(rows: list[dict], title: str | None = None, columns: list[str] | None = None, *,
+               headers: dict[str, str] | None = None, notes: Iterable[str] = ()) -> RowsTable:
+    """Rows (dicts) as a table that fits the console it is printed on: wrapped, split into several tables or
+    shown one record per block when too wide, never a cell cut to "…" (see `_tables`). ``headers`` renames
+    columns; ``notes`` print under the table (say why a value shows as "—")."""
+    return RowsTable(rows, title, columns, headers, notes)

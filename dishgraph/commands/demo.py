@@ -39,7 +39,10 @@ def demo(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
         console.print(rows_table(ex["pivots"][:8], f"composed pivots {ex['base']} → {ex['target']} (first 8)",
                                  ["kind", "action", "source", "fb", "ft"]))
     if rep.results:
-        console.print(rows_table(rep.results, "CRG evaluation (%, 2,500 instances)"))
+        from dishgraph.eval.crg import COLUMNS, missing_notes
+
+        console.print(rows_table(rep.results, "CRG evaluation (%, 2,500 instances)", headers=dict(COLUMNS),
+                                 notes=missing_notes(rep.results)))
     console.print(f"report: {out / 'index.html'}  ({rep.seconds:.1f} s)")
 
 

@@ -130,23 +130,14 @@ def _progress(total: int, label: str):
     return prog, prog.add_task(label, total=total)
 
 
-def _fmt(v) -> str:
-    return "—" if v is None else f"{v:.2f}"
-
-
 def _print_table(rows: list[dict], title: str) -> None:
-    """Metrics down, models across: the 13 Table-3 columns do not fit a terminal the other way round."""
-    from rich.table import Table
+    """Metrics down, models across: the 15 Table-3 columns do not fit a terminal the other way round (with
+    many models the common table splits the model columns, the metric column repeated)."""
+    from dishgraph.eval.crg import COLUMNS, missing_notes
 
-    from dishgraph.eval.crg import COLUMNS
-
-    t = Table(title=title)
-    t.add_column("metric")
-    for r in rows:
-        t.add_column(r["model"], justify="right")
-    for k, header in COLUMNS:
-        t.add_row(header, *[_fmt(r.get(k)) for r in rows])
-    console.print(t)
+    models = {f"m{i}": r["model"] for i, r in enumerate(rows)}  # two files may share a stem
+    table = [{"metric": header, **{m: r.get(k) for m, r in zip(models, rows)}} for k, header in COLUMNS]
+    console.print(rows_table(table, title, headers=models, notes=missing_notes(rows)))
 
 
 @app.command("l1")

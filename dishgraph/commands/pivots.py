@@ -185,7 +185,9 @@ def compare(pair: Optional[str] = typer.Argument(None, help="The pair, BASE->TAR
     rows = [{"pair": o["pair"], "kind": k, **v} for o in out for k, v in o["kinds"].items()]
     if all_pairs:
         rows += [{"pair": "all pairs (micro)", "kind": k, **v} for k, v in total.items()]
-    console.print(rows_table(rows, f"{source} vs {reference}"))
+    why = f"— precision: no {source} pivot of that kind; recall: no reference pivot of that kind; F1: either"
+    console.print(rows_table(rows, f"{source} vs {reference}",
+                             notes=[why] if any(None in r.values() for r in rows) else []))
 
 
 @app.command("export-annotation")

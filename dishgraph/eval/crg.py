@@ -95,6 +95,26 @@ def table_row(result: Mapping, name: str) -> dict:
     return row
 
 
+def missing_notes(rows: Sequence[Mapping]) -> list[str]:
+    """Footnotes saying why a Table-3 cell is empty ("—"): a metric not computed in the run, or a model
+    whose L2 F1 is undefined on every instance because it changed nothing the L2 evaluation counts."""
+    header = dict(COLUMNS)
+    notes = []
+    skipped = [k for k, _ in COLUMNS if rows and all(r.get(k) is None for r in rows)]
+    for k in skipped:
+        notes.append(f"— {header[k]}: not computed in this run")
+    for r in rows:
+        empty = [header[k] for k, _ in COLUMNS if k not in skipped and r.get(k) is None]
+        if not empty:
+            continue
+        if r.get("n_scored") == 0:
+            notes.append(f"— {r.get('model')}: L2 F1 undefined: no change is counted (0 instances scored; "
+                         f"F1 all counts them as 0)")
+        else:
+            notes.append(f"— {r.get('model')}: {', '.join(empty)} undefined on every instance")
+    return notes
+
+
 class CrgScorer:
     """Scores output files against one set of instances, sharing the work every file needs: base-recipe
     tokens (kept on disk between runs), word vectors, base-recipe parses (from the graph, else parsed once),
