@@ -23,8 +23,6 @@ from dishgraph.graph import schema
 from dishgraph.graph.ladybug_store import LadybugStore
 from dishgraph.ingest import loader
 
-pytestmark = pytest.mark.slow  # ~1-2 min: ingests and parses the whole release
-
 SEGMENTER = "lac"  # the same segmenter for the ingest and the fresh parse (`auto` picks lac here too)
 
 
@@ -59,6 +57,7 @@ def fresh(release, served):
     return parse
 
 
+@pytest.mark.slow  # with the next test ~50 s on 2 busy cores: ingests and parses the whole release
 def test_graph_parses_equal_fresh_parses_action_by_action(release, served, fresh, glossary):
     _, instances, _ = release
     bases = list(dict.fromkeys(i.base_recipe for i in instances))
@@ -82,6 +81,7 @@ def test_graph_parses_equal_fresh_parses_action_by_action(release, served, fresh
     assert 300 < guessed_wrong < 600, guessed_wrong  # 456 of 2,496 when measured
 
 
+@pytest.mark.slow
 def test_l2_of_replace_baseline_identical_through_graph(release, served, fresh, glossary, crg_dir):
     """`eval crg`'s L2 (hard and soft, insert/remove, order accuracy) on both paths, every instance."""
     from dishgraph.eval.crg import corpus_vectors
