@@ -33,17 +33,8 @@ def test_graph_parses_equal_fresh_parse(store, glossary, real_pair):
     instances, parsed, _ = real_pair
     cache = base_parses(store, glossary.ingredient)
     assert set(cache) == set(parsed)
-    n = same_ingr = 0
-    for text, fresh in parsed.items():
-        got = cache[text]
-        assert [a.proto for a in got] == [a.proto for a in fresh]
-        assert [(a.phrase, a.start, a.end, a.inherited) for a in got] == \
-               [(a.phrase, a.start, a.end, a.inherited) for a in fresh]
-        for g, f in zip(got, fresh):
-            n += 1
-            known = [x for x in f.ingredients if x in glossary.ingredient]
-            same_ingr += sorted(g.ingredients) == sorted(known)
-    assert same_ingr / n > 0.97
+    for text, fresh in parsed.items():  # every field, surface forms in order included
+        assert cache[text] == fresh
 
 
 def test_l2_same_with_graph_cache(store, glossary, crg_dir, real_pair):

@@ -166,7 +166,8 @@ def _dump(store) -> dict:
         "recipes": "MATCH (d:Dish)-[:HAS_RECIPE]->(x:Recipe) RETURN d.name, x.id, x.text, x.source, x.line, "
                    "x.parsed, x.n_actions ORDER BY x.id",
         "steps": "MATCH (x:Recipe)-[:HAS_STEP]->(s:Step)-[:INSTANCE_OF]->(a:ProtoAction) RETURN x.id, s.id, "
-                 "s.pos, s.phrase, s.verb, s.start, s.`end`, s.inherited, s.clause, s.action, a.key ORDER BY s.id",
+                 "s.pos, s.phrase, s.verb, s.start, s.`end`, s.inherited, s.clause, s.action, a.key, "
+                 "s.ingredient_forms, s.tool_forms, s.sentence ORDER BY s.id",
         "next": "MATCH (a:Step)-[:NEXT]->(b:Step) RETURN a.id, b.id ORDER BY a.id",
         "protos": "MATCH (a:ProtoAction)-[:VERB]->(v:VerbClass) RETURN a.key, a.verb, a.ingredients, a.tools, "
                   "v.name ORDER BY a.key",
@@ -190,6 +191,10 @@ def test_copy_and_create_paths_write_the_same_graph_as_merge(tmp_path, few_parse
         _load_all(c, recs, parsed, mode)
         dm, dc = _dump(m), _dump(c)
         assert dm == dc and dm["counts"]["Step"] > 100
+        # every write path stores what evaluation reads back: the surface forms in order, the sentence
+        want = {f"{p.id}#{i}": [a.ingredients, a.tools, a.step] for p in parsed for i, a in enumerate(p.actions)}
+        assert {r["s.id"]: [r["s.ingredient_forms"], r["s.tool_forms"], r["s.sentence"]] for r in dm["steps"]} == want
+        assert any(len(v[0]) > 1 for v in want.values()) and any(v[1] for v in want.values())
         _load_all(c, recs, parsed, mode)  # and again: nothing new
         assert _dump(c) == dc
 

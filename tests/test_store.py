@@ -69,7 +69,7 @@ def test_bulk_copy_path_matches_merge_path(tmp_path):
 @pytest.mark.parametrize("source", ["frame", "csv"])
 def test_bulk_sources_keep_every_value_as_given(tmp_path, source):
     """Empty strings stay empty (not NULL), None stays NULL, newlines/quotes/commas survive, ints stay
-    exact, lists are sorted, a multi-endpoint rel table takes its endpoints: both bulk sources."""
+    exact, sets are sorted, a multi-endpoint rel table takes its endpoints: both bulk sources."""
     recipes = [{"id": "a", "dish": "d", "text": "", "source": None, "line": 2**60 + 1, "parsed": None,
                 "n_actions": None},
                {"id": "b", "dish": "d", "text": '切丝,\n"放"入', "source": "s", "line": 3, "parsed": True,
@@ -87,6 +87,25 @@ def test_bulk_sources_keep_every_value_as_given(tmp_path, source):
         assert s.execute("MATCH (p:ProtoAction) RETURN p.ingredients AS i, p.tools AS t") == [{"i": ["姜", "葱"],
                                                                                                "t": []}]
         assert s.execute("MATCH (f:SurfaceForm)-[:FORM_OF]->(v:VerbClass) RETURN v.name AS v") == [{"v": "切"}]
+
+
+LIST_VALUES = [["葱", "姜"], [], None, ["a,b", "z"], ['"q"', "w]", "[x"], [" a", "b "], ["", "NULL", "null"],
+               ["it's", "back\\slash", "two\nlines"], ["清水", "水", "清水"]]
+
+
+@pytest.mark.parametrize("source", ["frame", "csv"])
+def test_bulk_lists_keep_order_and_every_item_as_written(tmp_path, source):
+    """Surface forms are arbitrary text in reading order: a list keeps its order and duplicates, and items a
+    CSV list literal cannot carry (separators, brackets, quotes, edge spaces, empty, NULL) come back exact
+    (the CSV source sends those rows through a data frame); [] stays [] and None stays NULL."""
+    rows = [{"id": f"s{i}", "recipe": "r", "pos": i, "ingredient_forms": v, "tool_forms": ["锅"], "sentence": i}
+            for i, v in enumerate(LIST_VALUES)]
+    with LadybugStore(tmp_path / "db", bulk_source=source) as s:
+        assert s.bulk_load_nodes("Step", rows) == len(rows)
+        got = s.execute("MATCH (s:Step) RETURN s.pos AS pos, s.ingredient_forms AS f, s.tool_forms AS t, "
+                        "s.sentence AS n ORDER BY pos")
+    assert [r["f"] for r in got] == LIST_VALUES
+    assert all(r["t"] == ["锅"] and r["n"] == r["pos"] for r in got)
 
 
 def test_bulk_session_copies_become_durable_at_its_end_and_logged_writes_never_outrun_them(tmp_path):

@@ -78,7 +78,7 @@ def _base_cache(store, glossary) -> Optional[dict]:
 
     if store is None:
         return None
-    cache = base_parses(store, glossary.ingredient)
+    cache = base_parses(store, glossary.ingredient, note=print_note)
     if not cache:
         print_note("no parsed base recipes in the graph; parsing them instead.")
         return None

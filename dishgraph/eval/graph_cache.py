@@ -1,16 +1,23 @@
 """Base-recipe parses served from the graph, so a full CRG evaluation never re-parses the 2,500 bases.
 
 ``dishgraph ingest counterfactual`` already parsed every base recipe into Steps; ``pair_base_steps`` reads
-them back as ``Action`` lists keyed by recipe text (the form ``CachedParse`` consults). Steps store the
-phrase, verb, span and proto-action but not the surface ingredient forms, which L2 needs for one thing:
-whether the replaced ingredient is among an action's ingredients (simple-replacement exclusion). They are
-recovered like the parser assigns them: glossary forms inside the phrase whose class is in the
-proto-action, or, for an inherited (omitted) object, the previous action's forms.
+them back as ``Action`` lists keyed by recipe text (the form ``CachedParse`` consults). A Step keeps all an
+Action holds: phrase, surface verb, span, clause, sentence, proto-action and the surface ingredient and
+tool forms as written, in order (L2 needs the ingredient forms to tell whether the replaced ingredient is
+among an action's ingredients: simple-replacement exclusion). So a parse served from the graph equals a
+fresh parse and both evaluation paths give the same figures (tests/test_eval_graph_equivalence.py).
+
+Steps written before those forms were stored hold null there (a read-write open adds the columns to an
+old database; a read-only one cannot, and reads the legacy query). Their forms are guessed back as before:
+glossary forms inside the phrase whose class is in the proto-action, or, for an inherited (omitted)
+object, the previous action's forms. That guess differs from the parse on some recipes (456 of the
+release's 2,496 parsed bases; replace Hard F1 13.24 against 13.27), so ``base_parses`` says how many
+steps it had to guess; re-ingesting (or ``dishgraph ingest counterfactual`` into a new database) fixes it.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Mapping
+from typing import Callable, Mapping
 
 from dishgraph.actions import Action, ProtoAction
 from dishgraph.graph.store import GraphStore
@@ -41,28 +48,45 @@ def surface_ingredients(phrase: str, proto: ProtoAction, forms_of: Mapping[str, 
     return list(dict.fromkeys(f for _, f in sorted(found)))
 
 
-def base_parses(store: GraphStore, ingredient_table: Mapping[str, str]) -> dict[str, list[Action]]:
-    """Recipe text -> its parsed actions, for every parsed base recipe of a DishPair in the graph."""
+def base_parses(store: GraphStore, ingredient_table: Mapping[str, str],
+                note: Callable[[str], None] | None = None) -> dict[str, list[Action]]:
+    """Recipe text -> its parsed actions, for every parsed base recipe of a DishPair in the graph.
+
+    ``note`` receives one line when some steps lack their stored surface forms (an older database) and
+    they were guessed back instead.
+    """
+    legacy = bool(store.missing_properties("Step"))
     steps: dict[str, list[dict]] = defaultdict(list)
     texts: dict[str, str] = {}
-    for r in store.query("pair_base_steps"):
+    for r in store.query("pair_base_steps_legacy" if legacy else "pair_base_steps"):
         texts[r["recipe"]] = r["text"]
         if r["action"] is not None:
             steps[r["recipe"]].append(r)
     forms_of = _forms_by_class(ingredient_table)
     out: dict[str, list[Action]] = {}
+    guessed = 0
     for rid, text in texts.items():
         actions: list[Action] = []
         prev: list[str] = []
         for r in sorted(steps.get(rid, ()), key=lambda r: r["pos"]):
             proto = ProtoAction.from_key(r["action"])
             phrase = r["phrase"] or ""
-            ingr = list(prev) if r["inherited"] else surface_ingredients(phrase, proto, forms_of)
-            actions.append(Action(r["verb"] or proto.verb, ingr, [], proto=proto, start=r["start"] or 0,
-                                  end=r["stop"] or 0, phrase=phrase, clause=r["clause"] or 0,
+            ingr, tools = r.get("ingredient_forms"), r.get("tool_forms")
+            if ingr is None:  # written before surface forms were stored (or a list CSV could not carry)
+                ingr = list(prev) if r["inherited"] else surface_ingredients(phrase, proto, forms_of)
+                # Without an ingredient class nor an inherited object the forms are [] either way (a
+                # neo4j-admin import turns stored empty lists into null): only real guesses are noted.
+                guessed += bool(proto.ingredients or r["inherited"])
+            actions.append(Action(r["verb"] or proto.verb, list(ingr), list(tools or ()), proto=proto,
+                                  start=r["start"] or 0, end=r["stop"] or 0, phrase=phrase,
+                                  step=r.get("sentence") or 0, clause=r["clause"] or 0,
                                   inherited=bool(r["inherited"])))
             prev = ingr
         out[text] = actions
+    if guessed and note is not None:
+        note(f"{guessed} base-recipe steps in the graph have no stored surface ingredient forms (written by "
+             "an older dishgraph); guessed from the phrase, so L2 may differ slightly from fresh parses "
+             "(re-ingest into a new database to fix).")
     return out
 
 

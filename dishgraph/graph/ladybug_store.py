@@ -105,8 +105,31 @@ class LadybugStore(GraphStore):
         self._conn.execute(f"COPY ({query}) TO '{path}'")
 
     def init_schema(self) -> None:
+        """Create missing tables, then add the columns the schema gained since this database was created.
+
+        ``CREATE ... IF NOT EXISTS`` leaves an existing table as it was, so a property added to the schema
+        later (Step.ingredient_forms, say) would be missing from an older database and every query naming
+        it would fail. It is added here, on any read-write open, with ``ALTER TABLE ... ADD`` (null on the
+        rows already there; readers treat null as "not recorded"). A read-only open cannot alter: readers
+        ask ``missing_properties`` and fall back (see ``eval/graph_cache.py``).
+        """
         for stmt in schema.ladybug_ddl():
             self._conn.execute(stmt)
+        for table, props in _schema_tables():
+            for prop in self._missing_columns(table, props):
+                # Table and property names come from the schema whitelist, never from input.
+                self._conn.execute(f"ALTER TABLE {table} ADD `{prop}` {props[prop]}")
+
+    def _missing_columns(self, table: str, props: dict[str, str]) -> list[str]:
+        result = self._conn.execute(f"CALL table_info('{table}') RETURN name")
+        have = set()
+        while result.has_next():
+            have.add(result.get_next()[0])
+        return [p for p in props if p not in have]
+
+    def missing_properties(self, label: str) -> list[str]:
+        node = schema.NODE_BY_LABEL[schema.check_label(label)]
+        return self._missing_columns(node.label, node.props)
 
     def location(self) -> str:
         return str(self.path)
@@ -168,15 +191,29 @@ class LadybugStore(GraphStore):
         """
         if not rows:
             return 0
+        n = len(rows)
+        exact: Sequence[dict] = ()
         if self.bulk_source == "csv":
-            self._copy_csv(table, list(types), rows, options)
+            # A list cell is a literal [a,b] that Ladybug splits itself: an item holding a comma, bracket,
+            # quote or edge whitespace would not come back as written (surface forms are arbitrary text), so
+            # such rows go through a data frame, which carries every value exactly.
+            lists = [name for name, typ in types.items() if typ.endswith("[]")]
+            if lists:
+                safe = [all(_csv_list_safe(r.get(c)) for c in lists) for r in rows]
+                if not all(safe):
+                    exact = [r for r, ok in zip(rows, safe) if not ok]
+                    rows = [r for r, ok in zip(rows, safe) if ok]
+            if rows:
+                self._copy_csv(table, list(types), rows, options)
         else:
-            frame = _frame(types, rows)
+            exact = rows
+        if exact:
+            frame = _frame(types, exact)
             # The table name comes from the schema whitelist; the rows are a parameter, never query text.
             opts = f" ({options})" if options else ""
             self._conn.execute(f"COPY {table} FROM $rows{opts}", {"rows": frame})
         self._unsaved_copy = self._bulk_depth > 0
-        return len(rows)
+        return n
 
     def _copy_csv(self, table: str, header: list[str], rows: Sequence[dict], options: str) -> None:
         """COPY from a temp CSV file (the issue's reference bulk path).
@@ -244,6 +281,11 @@ def recover(path: str | os.PathLike, *, _locked: bool = False) -> str:
     return f"recovered {path} (replayed {', '.join(pending)})" if pending else f"{path}: nothing to recover"
 
 
+def _schema_tables() -> list[tuple[str, dict[str, str]]]:
+    """(table, declared properties) of every node and relationship table of the schema."""
+    return [(n.label, n.props) for n in schema.NODES] + [(r.type, r.props) for r in schema.RELS]
+
+
 def _quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
@@ -253,14 +295,30 @@ def _csv_cell(v) -> str:
         return '"' + v.replace('"', '""') + '"'
     if v is None:
         return ""
+    if type(v) is list:  # Step forms, ProtoAction classes: items passed _csv_list_safe, so hold no quote
+        return '"[' + ",".join(map(str, v)) + ']"'
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, (list, tuple, set, frozenset)):
-        # Ladybug list literal in CSV: [a,b]; our list items are class names without commas/brackets.
-        return _quote("[" + ",".join(str(x) for x in sorted(v)) + "]")
+        # Ladybug list literal in CSV: [a,b]. A list keeps its order (surface forms as written), a set is
+        # sorted; items that would not survive the literal never get here (``_csv_list_safe``).
+        items = sorted(v) if isinstance(v, (set, frozenset)) else v
+        return _quote("[" + ",".join(str(x) for x in items) + "]")
     return _quote(str(v))
+
+
+# Items a CSV list literal cannot carry as written: separators, brackets, quotes, escapes, line ends, edge
+# whitespace (trimmed), the empty string and NULL (read as null).
+_CSV_LIST_UNSAFE = re.compile(r"""[,\[\]{}'"\\\r\n]|^\s|\s$|^$|^null$""", re.IGNORECASE)
+
+
+def _csv_list_safe(v) -> bool:
+    """Whether a list value survives the CSV list literal exactly (non-lists always do)."""
+    if not isinstance(v, (list, tuple, set, frozenset)):
+        return True
+    return not any(_CSV_LIST_UNSAFE.search(str(x)) for x in v)
 
 
 _WRITE_CLAUSE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|ALTER)\b", re.IGNORECASE)
@@ -277,7 +335,7 @@ def _frame(types: dict[str, str], rows: Sequence[dict]):
 
     Object columns carry NULLs as None (pandas' nullable dtypes are not scannable); INT64 with a NULL stays
     object (exact, unlike float64); DOUBLE is float64 with NaN for NULL (an object column of Python ints
-    would be misread); lists are sorted, as the CSV path did.
+    would be misread); lists keep their order and sets are sorted, as in the CSV path.
     """
     import numpy as np
     import pandas as pd
@@ -294,7 +352,8 @@ def _frame(types: dict[str, str], rows: Sequence[dict]):
             col = np.array([None if v is None else bool(v) for v in vals], dtype=object)
         elif typ.endswith("[]"):
             col = np.empty(len(vals), dtype=object)
-            col[:] = [None if v is None else sorted(str(x) for x in v) for v in vals]
+            col[:] = [None if v is None else [str(x) for x in (sorted(v) if isinstance(v, (set, frozenset)) else v)]
+                      for v in vals]
         else:
             col = np.array([v if v is None or type(v) is str else str(v) for v in vals], dtype=object)
         cols[name] = col

@@ -35,8 +35,11 @@ NODES: tuple[NodeType, ...] = (
              "one recipe text with provenance (file, line)"),
     NodeType("Step", "id", {"id": "STRING", "recipe": "STRING", "pos": "INT64", "phrase": "STRING",
                             "verb": "STRING", "start": "INT64", "end": "INT64", "inherited": "BOOLEAN",
-                            "clause": "INT64", "instruction": "STRING", "action": "STRING"},
-             "one action occurrence (parsed) or one PCS row"),
+                            "clause": "INT64", "instruction": "STRING", "action": "STRING",
+                            "ingredient_forms": "STRING[]", "tool_forms": "STRING[]", "sentence": "INT64"},
+             "one action occurrence (parsed) or one PCS row; ingredient_forms / tool_forms are the surface "
+             "forms as written (in order) and sentence the numbered step: what evaluation reads back "
+             "(null on steps written before they existed)"),
     NodeType("ProtoAction", "key", {"key": "STRING", "verb": "STRING", "ingredients": "STRING[]",
                                     "tools": "STRING[]"},
              "(verb class, ingredient classes, tool classes)"),

@@ -110,6 +110,13 @@ class GraphStore(ABC):
     def close(self) -> None:
         pass
 
+    def missing_properties(self, label: str) -> list[str]:
+        """Schema properties of a node label this database cannot hold yet (none on schemaless Neo4j, where
+        an absent property reads as null; on Ladybug, columns added to the schema after the database was
+        created and not yet added to it: a read-only open cannot add them)."""
+        schema.check_label(label)
+        return []
+
     def __enter__(self):
         return self
 

@@ -197,7 +197,8 @@ def step_rows(parsed: Sequence[ParsedRecipe]) -> tuple[list[dict], list[dict]]:
             sid = f"{pr.id}#{pos}"
             steps.append({"id": sid, "recipe": pr.id, "pos": pos, "phrase": a.phrase, "verb": a.verb,
                           "start": a.start, "end": a.end, "inherited": bool(a.inherited),
-                          "clause": a.clause, "action": a.proto.key})
+                          "clause": a.clause, "action": a.proto.key, "ingredient_forms": a.ingredients,
+                          "tool_forms": a.tools, "sentence": a.step})
             if prev is not None:
                 nexts.append({"src": prev, "dst": sid})
             prev = sid
