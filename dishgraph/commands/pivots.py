@@ -107,7 +107,7 @@ def _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_jso
         elif base is not None:
             keys = [pair_key(*(_pair(base) if target is None else (base, target)))]
         else:
-            print_error(f"give BASE TARGET (or BASE->TARGET), or --all")
+            print_error("give BASE TARGET (or BASE->TARGET), or --all")
             raise typer.Exit(2)
         with Progress(console=err_console, disable=as_json or len(keys) < 2) as bar:
             task = bar.add_task("composing targets", total=len(keys))

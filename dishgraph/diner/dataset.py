@@ -152,20 +152,9 @@ def write_jsonl(path: Path, rows: Iterable[dict]) -> int:
 
 def read_jsonl(path: str | Path) -> list[dict]:
     """JSONL objects; a bad line is a one-line error naming file and line."""
-    path = Path(path)
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object")
-            rows.append(obj)
-    return rows
+    from dishgraph.jsonl import json_objects
+
+    return [obj for _, obj in json_objects(path)]
 
 
 def leaks(title: str, names: set[str], longest: int) -> bool:

@@ -11,7 +11,6 @@ the strings.
 """
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,23 +156,15 @@ def aggregate(scores: Sequence[ExampleScore], skipped: list[dict] | None = None)
 
 def read_predictions(path: str | Path) -> list[dict]:
     """JSONL lines ``{"pred": ..., "gold": ...}`` (or ``"name"`` for the gold), optional ``"form"``."""
-    path = Path(path)
+    from dishgraph.jsonl import json_objects
+
     rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object with 'pred' and 'gold' (or 'name')")
-            gold = obj.get("gold", obj.get("name"))
-            pred = obj.get("pred")
-            if not isinstance(gold, str) or not isinstance(pred, str):
-                raise ValueError(f"{path}:{lineno}: needs string fields 'pred' and 'gold' (or 'name')")
-            rows.append({"pred": pred, "gold": gold, "form": obj.get("form"), "line": lineno})
+    for lineno, obj in json_objects(path, "a JSON object with 'pred' and 'gold' (or 'name')"):
+        gold = obj.get("gold", obj.get("name"))
+        pred = obj.get("pred")
+        if not isinstance(gold, str) or not isinstance(pred, str):
+            raise ValueError(f"{path}:{lineno}: needs string fields 'pred' and 'gold' (or 'name')")
+        rows.append({"pred": pred, "gold": gold, "form": obj.get("form"), "line": lineno})
     return rows
 
 

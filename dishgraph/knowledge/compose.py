@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 from dishgraph.actions import KEY_SEP, ProtoAction
 from dishgraph.graph.store import GraphStore
@@ -118,28 +118,26 @@ def base_source(store: GraphStore, base: str, old: str | None, new: str | None) 
     return Source("base", base, n, {a: c / n for a, c in counts.items()}, [(base, n)])
 
 
-def component_source(store: GraphStore, kind: str, atom: str, exclude: Sequence[str]) -> Source | None:
-    """Pooled recipes of every dish (but ``exclude``) whose name has DiNeR component ``atom``."""
-    dishes = [(r["dish"], int(r["recipes"])) for r in
-              store.query("compose_component_dishes", atom=atom, exclude=list(exclude))]
+def _pool(store: GraphStore, kind: str, name: str, dishes_query: str, pool_query: str, **params) -> Source | None:
+    """A pooled source: the contributing dishes (with recipe counts) and per action the recipes doing it."""
+    dishes = [(r["dish"], int(r["recipes"])) for r in store.query(dishes_query, **params)]
     n = sum(c for _, c in dishes)
     if not n:
         return None
-    freq = {r["action"]: int(r["recipes"]) / n
-            for r in store.query("compose_pool_by_component", atom=atom, exclude=list(exclude))}
-    return Source(kind, atom, n, freq, dishes)
+    freq = {r["action"]: int(r["recipes"]) / n for r in store.query(pool_query, **params)}
+    return Source(kind, name, n, freq, dishes)
+
+
+def component_source(store: GraphStore, kind: str, atom: str, exclude: Sequence[str]) -> Source | None:
+    """Pooled recipes of every dish (but ``exclude``) whose name has DiNeR component ``atom``."""
+    return _pool(store, kind, atom, "compose_component_dishes", "compose_pool_by_component", atom=atom,
+                 exclude=list(exclude))
 
 
 def class_source(store: GraphStore, cls: str, exclude: Sequence[str]) -> Source | None:
     """Recipes of every dish (but ``exclude``) that handle ingredient class ``cls``."""
-    dishes = [(r["dish"], int(r["recipes"])) for r in
-              store.query("compose_class_dishes", cls=cls, exclude=list(exclude))]
-    n = sum(c for _, c in dishes)
-    if not n:
-        return None
-    freq = {r["action"]: int(r["recipes"]) / n
-            for r in store.query("compose_pool_by_class", cls=cls, exclude=list(exclude))}
-    return Source("class", cls, n, freq, dishes)
+    return _pool(store, "class", cls, "compose_class_dishes", "compose_pool_by_class", cls=cls,
+                 exclude=list(exclude))
 
 
 def own_source(store: GraphStore, dish: str) -> Source | None:

@@ -197,18 +197,13 @@ def write_bundle(out: str | Path, recipes: Iterable[CorpusRecipe], targets: Iter
 # ----------------------------------------------------------------------------------------- reading
 
 def _read_jsonl(path: Path) -> list[tuple[str, str]]:
+    from dishgraph.jsonl import json_objects
+
     rows = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
-            if not isinstance(rec, dict) or not isinstance(rec.get("dish"), str) or not isinstance(rec.get("text"), str):
-                raise ValueError(f"{path}:{n}: expected an object with string 'dish' and 'text'")
-            rows.append((rec["dish"], rec["text"]))
+    for n, rec in json_objects(path, "an object with string 'dish' and 'text'"):
+        if not isinstance(rec.get("dish"), str) or not isinstance(rec.get("text"), str):
+            raise ValueError(f"{path}:{n}: expected an object with string 'dish' and 'text'")
+        rows.append((rec["dish"], rec["text"]))
     return rows
 
 
