@@ -29,20 +29,16 @@ def graph(tmp_path_factory, crg_dir, data_dir, glossary):
     """Release (three base dishes parsed) + matching sample recipes, order estimated, composed."""
     from dishgraph.api import DishGraph
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest import loader
     from dishgraph.ingest.corpus import ingest_corpus
-    from dishgraph.ingest.crg import ingest_counterfactual
+    from dishgraph.ingest.crg import ingest_counterfactual, release_records
     from dishgraph.ingest.pipeline import parse_and_load
-    from dishgraph.ingest.readers import read_crg_release
     from dishgraph.knowledge.derived import refresh_derived
     from dishgraph.knowledge.order import OrderSettings
 
     tmp = tmp_path_factory.mktemp("compose")
     store = LadybugStore(tmp / "db")
     ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
-    records = [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                                   source="crg-release/base_recipes.txt", line=r.line)
-               for r in read_crg_release(crg_dir).recipes() if r.base in BASES]
+    records = release_records(crg_dir, BASES)
     parse_and_load(store, records, glossary, workers=1, show_progress=False)
     keep, later = _sample_lines(data_dir, held_out="白灼秋葵")
     (tmp / "sample.jsonl").write_text("\n".join(keep) + "\n", encoding="utf-8")
@@ -151,18 +147,14 @@ def test_ingest_refreshes_uses_and_recomposes(graph, glossary):
 def test_stale_composed_knowledge_is_refused(tmp_path, crg_dir, glossary):
     """Recipes added through a path that does not refresh: readers of composed knowledge say what to run."""
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest import loader
-    from dishgraph.ingest.crg import ingest_counterfactual
+    from dishgraph.ingest.crg import ingest_counterfactual, release_records
     from dishgraph.ingest.pipeline import parse_and_load
-    from dishgraph.ingest.readers import read_crg_release
     from dishgraph.knowledge import compose
     from dishgraph.models.graph_editor import GraphEditor
 
-    recipes = [r for r in read_crg_release(crg_dir).recipes() if r.base == "白灼菜心"]
     with LadybugStore(tmp_path / "db") as store:
         ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
-        recs = [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                                    source="crg-release/base_recipes.txt", line=r.line) for r in recipes]
+        recs = release_records(crg_dir, ["白灼菜心"])
         parse_and_load(store, recs[:25], glossary, workers=1, show_progress=False)
         with pytest.raises(compose.StaleKnowledge, match="no composed knowledge"):
             GraphEditor(glossary, store=store, knowledge="composed")

@@ -26,18 +26,13 @@ needs_chromium = pytest.mark.skipif(
 def db(tmp_path_factory, crg_dir):
     """The release (no parsing) plus PER_DISH parsed recipes of two base dishes."""
     from dishgraph.api import DishGraph
-    from dishgraph.ingest import loader
-    from dishgraph.ingest.crg import SOURCE, ingest_counterfactual
+    from dishgraph.ingest.crg import ingest_counterfactual, release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import read_crg_release
 
     path = tmp_path_factory.mktemp("explore") / "db"
     release = read_crg_release(crg_dir)
-    records = []
-    for dish in (BASE, OTHER_BASE):
-        records += [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                                        source=f"{SOURCE}/base_recipes.txt", line=r.line)
-                    for r in release.recipes() if r.base == dish][:PER_DISH]
+    records = release_records(crg_dir, (BASE, OTHER_BASE), PER_DISH, release=release)
     with DishGraph.open(db=str(path)) as g:
         ingest_counterfactual(g.store, crg_dir, parse=False, show_progress=False)
         parse_and_load(g.store, records, release.glossary, show_progress=False)

@@ -160,9 +160,8 @@ def source_db(tmp_path_factory, crg_dir, data_dir):
     """The release (records, glossary, reference pivots / constraints), PER_DISH parsed recipes of two dishes
     with mined pivots, USES and estimated order constraints, and XCF_RECIPES parsed XiaChuFang recipes."""
     from dishgraph.api import DishGraph
-    from dishgraph.ingest import loader
     from dishgraph.ingest.corpus import ingest_corpus
-    from dishgraph.ingest.crg import SOURCE, ingest_counterfactual
+    from dishgraph.ingest.crg import ingest_counterfactual, release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import read_crg_release
     from dishgraph.knowledge.pivots import mine_pivots
@@ -175,11 +174,7 @@ def source_db(tmp_path_factory, crg_dir, data_dir):
     release = read_crg_release(crg_dir)
     with DishGraph.open(db=str(path)) as g:
         ingest_counterfactual(g.store, crg_dir, parse=False, show_progress=False)
-        records = []
-        for dish in DISHES:
-            records += [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                                            source=f"{SOURCE}/base_recipes.txt", line=r.line)
-                        for r in release.recipes() if r.base == dish][:PER_DISH]
+        records = release_records(crg_dir, DISHES, PER_DISH, release=release)
         parse_and_load(g.store, records, release.glossary, show_progress=False)
         mine_pivots(g.store, *DISHES, create=True)
         g.mine_pivots("白灼菜心", "白灼秋葵")

@@ -27,10 +27,8 @@ def graph(tmp_path_factory, crg_dir, glossary):
     from dishgraph.diner.graph import split_graph, store_components
     from dishgraph.diner.names import DinerGlossary
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest import loader
-    from dishgraph.ingest.crg import ingest_counterfactual
+    from dishgraph.ingest.crg import ingest_counterfactual, release_records
     from dishgraph.ingest.pipeline import parse_and_load
-    from dishgraph.ingest.readers import read_crg_release
     from dishgraph.knowledge.order import OrderSettings
 
     store = LadybugStore(tmp_path_factory.mktemp("allq") / "db")
@@ -46,9 +44,7 @@ def graph(tmp_path_factory, crg_dir, glossary):
     store.write = recording_write
     # mode="merge": the batched UNWIND MERGE queries run here (the default embedded path bulk-COPYs)
     ingest_counterfactual(store, crg_dir, parse=False, show_progress=False, mode="merge")
-    records = [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                                   source="crg-release/base_recipes.txt", line=r.line)
-               for r in read_crg_release(crg_dir).recipes() if r.base in DISHES]
+    records = release_records(crg_dir, DISHES)
     parse_and_load(store, records, glossary, segmenter="jieba", workers=1, total=len(records),
                    show_progress=False, mode="merge")
     from pathlib import Path

@@ -18,8 +18,7 @@ PER_DISH = 12
 def source_db(tmp_path_factory, crg_dir):
     """The release without parsing (10 s), then PER_DISH recipes of two dishes parsed, USES, pivots, order."""
     from dishgraph.api import DishGraph
-    from dishgraph.ingest import loader
-    from dishgraph.ingest.crg import SOURCE, ingest_counterfactual
+    from dishgraph.ingest.crg import ingest_counterfactual, release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import read_crg_release
     from dishgraph.knowledge.pivots import mine_pivots
@@ -28,11 +27,7 @@ def source_db(tmp_path_factory, crg_dir):
     release = read_crg_release(crg_dir)
     with DishGraph.open(db=str(path)) as g:
         ingest_counterfactual(g.store, crg_dir, parse=False, show_progress=False)
-        records = []
-        for dish in DISHES:
-            records += [loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                                            source=f"{SOURCE}/base_recipes.txt", line=r.line)
-                        for r in release.recipes() if r.base == dish][:PER_DISH]
+        records = release_records(crg_dir, DISHES, PER_DISH, release=release)
         parse_and_load(g.store, records, release.glossary, show_progress=False)
         mine_pivots(g.store, *DISHES, create=True)
         g.mine_pivots("白灼菜心", "白灼秋葵")  # a release pair: reference and mined edges side by side

@@ -33,6 +33,27 @@ class IngestReport:
         return asdict(self)
 
 
+def release_records(crg_dir: str | Path, dishes=None, per_dish: int | None = None,
+                    release=None) -> list[loader.RecipeRecord]:
+    """The release's base recipes as loader records (content-hash ids, file/line provenance), in file order;
+    ``dishes``: only those base dishes, ``per_dish``: at most that many of each. The ingest and every test or
+    notebook that parses part of the release build the same records (so their ids agree)."""
+    crg_dir = Path(crg_dir)
+    release = release or read_crg_release(crg_dir)
+    wanted = set(dishes) if dishes is not None else None
+    taken: dict[str, int] = {}
+    out = []
+    for r in release.recipes():
+        if wanted is not None and r.base not in wanted:
+            continue
+        if per_dish is not None and taken.get(r.base, 0) >= per_dish:
+            continue
+        taken[r.base] = taken.get(r.base, 0) + 1
+        out.append(loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
+                                       source=f"{SOURCE}/base_recipes.txt", line=r.line))
+    return out
+
+
 def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool = True,
                           segmenter: str = "auto", parser: str = "rules", workers: int = 1,
                           show_progress: bool = True,
@@ -44,12 +65,7 @@ def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool
     rep = IngestReport()
 
     loader.load_glossary(store, release.glossary)
-    recipes_file = crg_dir / "base_recipes.txt"
-    records = [
-        loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                            source=f"{SOURCE}/{recipes_file.name}", line=r.line)
-        for r in release.recipes()
-    ]
+    records = release_records(crg_dir, release=release)
     rep.skipped_lines = release.report.skipped if getattr(release, "report", None) else 0
     dishes = [n for p in release.pairs for n in (p.base, p.target)] + [r.dish for r in records]
     rep.dishes = loader.load_dishes(store, dishes, SOURCE)
