@@ -126,7 +126,7 @@ def _load_inputs(n: int, work: Path, parse_n: int):
 
 def _load(store, recs, actions, mode: str) -> tuple[int, dict]:
     """The loader alone, in the batches the pipeline uses: per batch, records then parsed steps."""
-    from dishgraph.graph.store import batched
+    from dishgraph.graph.values import batched
     from dishgraph.ingest import loader
     from dishgraph.ingest.pipeline import default_load_batch
 
@@ -157,7 +157,7 @@ def _bulk_import(store, recs, actions) -> tuple[int, dict]:
     """The store's own bulk path, as the reference rate: every row COPYed from CSV into the fresh database,
     as a one-shot import would (repeats dropped in Python; no delta check, no parse marks, one checkpoint
     per batch of the same size as the loader's). Neither idempotent nor resumable."""
-    from dishgraph.graph.store import batched
+    from dishgraph.graph.values import batched
     from dishgraph.ingest import loader
 
     batch = 20_000

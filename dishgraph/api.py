@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
-from dishgraph.graph.store import GraphStore, open_store
+from dishgraph.graph.base import GraphStore
+from dishgraph.graph.factory import open_store
 from dishgraph.knowledge import annotation, compose as compose_mod, order, pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
 from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings, Violation

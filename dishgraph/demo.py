@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 from dishgraph.jsonsafe import json_safe
 
 MODEL_FREE = ("identity", "replace", "graph")

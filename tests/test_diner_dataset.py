@@ -59,7 +59,7 @@ def dataset(graph_db, tmp_path_factory):
 
 def test_dataset_splits_manifest_and_graph(dataset, graph_db):
     from dishgraph.diner.graph import export_split, list_splits
-    from dishgraph.graph.store import open_store
+    from dishgraph.graph.factory import open_store
 
     m = json.loads((dataset / "manifest.json").read_text(encoding="utf-8"))
     names = [s["name"] for s in m["splits"]]
@@ -112,7 +112,7 @@ def test_dataset_errors_are_one_line(tmp_path, store, diner_glossary):
 def test_recognizer_beats_the_majority_baselines(dataset, graph_db, diner_glossary, tmp_path):
     from dishgraph.diner.metrics import diner_f1, evaluate_file
     from dishgraph.diner.recognizer import graph_features, recognize, run_recognizer
-    from dishgraph.graph.store import open_store
+    from dishgraph.graph.factory import open_store
 
     with open_store(db=graph_db, read_only=True) as store:
         res = run_recognizer(store, dataset, tmp_path / "p.jsonl", split="diner-tmcd-0.6", glossary=diner_glossary)

@@ -114,7 +114,7 @@ def test_cli_refuses_a_parser_without_a_local_model(monkeypatch, tmp_path):
 
 
 def test_ingest_with_a_dependency_parser_loads_its_actions(glossary, tmp_path):
-    from dishgraph.graph.store import open_store
+    from dishgraph.graph.factory import open_store
     from dishgraph.ingest import loader
     from dishgraph.ingest.pipeline import parse_and_load
 

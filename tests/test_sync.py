@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from dishgraph.graph import queries, schema, sync
+from dishgraph.graph import queries, schema, sync, sync_queries
 from dishgraph.graph.ladybug_store import LadybugStore
 
 DISHES = ("焖牛腩", "烧牛腩")  # two base dishes of the release (both have recipes)
@@ -50,13 +50,14 @@ def _knowledge(store) -> tuple:
 def test_every_label_and_type_has_generated_sync_queries():
     names = set(queries.names())
     for n in schema.NODES:
-        assert sync.node_read_name(n.label) in names and sync.node_write_name(n.label) in names
+        assert sync_queries.node_read_name(n.label) in names and sync_queries.node_write_name(n.label) in names
     for r in schema.RELS:
         for a, b in r.ends:
-            assert sync.rel_read_name(r.type, a, b) in names and sync.rel_write_name(r.type, a, b) in names
+            assert sync_queries.rel_read_name(r.type, a, b) in names
+            assert sync_queries.rel_write_name(r.type, a, b) in names
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in queries.CYPHER_DIR.glob("sync_*.cypher")}
-    assert on_disk == sync.render_queries(), "run `python -m dishgraph.graph.sync --write-queries`"
-    for name in sync.query_names():
+    assert on_disk == sync_queries.render_queries(), "run `python -m dishgraph.graph.sync_queries --write-queries`"
+    for name in sync_queries.query_names():
         if not name.startswith("sync_read"):
             assert queries.get(name, "ladybug").text.startswith("UNWIND $rows AS r")
 

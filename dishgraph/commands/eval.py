@@ -57,7 +57,7 @@ NoGraphOpt = typer.Option(False, "--no-graph", help="Parse base recipes instead 
 def _open_graph(db: Optional[str], uri: Optional[str], needed: bool):
     """The ingested graph (read-only), or None when there is none or it cannot be opened and is not needed."""
     from dishgraph import config
-    from dishgraph.graph.store import open_store
+    from dishgraph.graph.factory import open_store
 
     if not uri and not config.server_uri() and not config.db_path(db).exists():
         if needed:

@@ -34,7 +34,7 @@ from dishgraph.diner.forms import forms as split_forms
 from dishgraph.diner.graph import store_components, store_split
 from dishgraph.diner.names import DinerGlossary, NameParse, parse_name
 from dishgraph.diner.tmcd import Split, chernoff_divergence, count_all, tmcd_split, ATOM_ALPHA, COMPOUND_ALPHA
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 DIVERGENCES = (0.98, 0.8, 0.6)
 FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 FORMS = ("Seen", "Subset", "Single", "CombTwo", "AddOne", "RecoTwo", "RecoThree", "Other")
 

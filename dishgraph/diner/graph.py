@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Sequence
 
 from dishgraph.diner.names import DinerGlossary, NameParse, compound_parts, parse_names
 from dishgraph.diner.tmcd import Split, tmcd_split
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 
 @dataclass

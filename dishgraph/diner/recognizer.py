@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from dishgraph.diner.names import TYPES, DinerGlossary, parse_name
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 FEATURES = ("graph", "text", "graph+text")
 MAX_COUNT = 3

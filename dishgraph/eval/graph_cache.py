@@ -20,7 +20,7 @@ from collections import defaultdict
 from typing import Callable, Mapping
 
 from dishgraph.actions import Action, ProtoAction
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 
 def _forms_by_class(table: Mapping[str, str]) -> dict[str, list[str]]:

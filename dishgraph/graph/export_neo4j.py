@@ -31,13 +31,20 @@ import math
 import re
 import shlex
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from dishgraph.graph import schema
-from dishgraph.graph.export_scan import (TableSpec, count_rows, iter_batches, open_output, scan_to_parquet,
-                                         scratch_dir, table_specs)
+from dishgraph.graph.export_scan import (
+    TableSpec,
+    count_rows,
+    iter_batches,
+    open_output,
+    scan_to_parquet,
+    scratch_dir,
+    table_specs,
+)
 
 NEO4J_TYPES = {"STRING": "string", "INT64": "long", "DOUBLE": "double", "BOOLEAN": "boolean"}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -255,7 +262,8 @@ class Neo4jExport:
             "",
             "# Then the constraints and indexes (the importer creates none) and the empty arrays:",
             "DISHGRAPH_URI=bolt://localhost:7687 dishgraph db init",
-            "docker compose exec neo4j sh -c 'cypher-shell -u neo4j -p \"${NEO4J_AUTH#neo4j/}\" -f /import/post-import.cypher'",
+            "docker compose exec neo4j sh -c "
+            "'cypher-shell -u neo4j -p \"${NEO4J_AUTH#neo4j/}\" -f /import/post-import.cypher'",
             "# (or, without Docker: cypher-shell -u neo4j -p \"$NEO4J_PASSWORD\" -f post-import.cypher)",
             "",
         ])

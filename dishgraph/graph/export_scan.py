@@ -13,10 +13,10 @@ label (Neo4j ID space) each end lives in.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from dishgraph.graph import schema
 

@@ -15,12 +15,20 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from dishgraph.graph.export_scan import (TableSpec, arrow_schema, count_rows, iter_batches, open_output,
-                                         scan_to_parquet, scratch_dir, table_specs)
+from dishgraph.graph.export_scan import (
+    TableSpec,
+    arrow_schema,
+    count_rows,
+    iter_batches,
+    open_output,
+    scan_to_parquet,
+    scratch_dir,
+    table_specs,
+)
 
 FORMATS = ("parquet", "csv")
 Progress = Callable[[str, int, int], None]

@@ -1,7 +1,7 @@
 """What `db info` and `stats` report: backend, location, counts, and action-graph statistics."""
 from __future__ import annotations
 
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 
 def database_info(store: GraphStore) -> dict:

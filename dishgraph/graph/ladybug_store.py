@@ -4,19 +4,19 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import ladybug
 
-from dishgraph.graph import schema
 from dishgraph.errors import DatabaseError
+from dishgraph.graph import schema
+from dishgraph.graph.base import GraphStore
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
 from dishgraph.graph.readonly import check_read_only
-from dishgraph.graph.store import GraphStore, plain
-
+from dishgraph.graph.values import plain
 
 BULK_SOURCES = ("csv", "frame")
 

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 from dishgraph.graph import schema
-from dishgraph.graph.store import GraphStore, batched, param, plain
+from dishgraph.graph.base import GraphStore
+from dishgraph.graph.values import batched, param, plain
 
 
 class Neo4jStore(GraphStore):

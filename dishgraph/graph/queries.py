@@ -44,19 +44,27 @@ def all_queries() -> tuple[NamedQuery, ...]:
     return tuple(_parse(p) for p in sorted(CYPHER_DIR.glob("*.cypher")))
 
 
+@lru_cache(maxsize=1)
+def _by_backend() -> dict[str, dict[str, NamedQuery]]:
+    """Backend -> query name -> the text that backend runs (its own variant where one exists), built once:
+    every ``store.query`` looks its query up here."""
+    table: dict[str, dict[str, NamedQuery]] = {b: {} for b in BACKENDS}
+    for q in all_queries():
+        if q.backend is None:
+            for b in BACKENDS:
+                table[b].setdefault(q.name, q)
+    for q in all_queries():
+        if q.backend is not None:
+            table[q.backend][q.name] = q
+    return table
+
+
 def names() -> list[str]:
     return sorted({q.name for q in all_queries()})
 
 
 def get(name: str, backend: str) -> NamedQuery:
-    shared = specific = None
-    for q in all_queries():
-        if q.name == name:
-            if q.backend is None:
-                shared = q
-            elif q.backend == backend:
-                specific = q
-    found = specific or shared
+    found = _by_backend().get(backend, {}).get(name)
     if found is None:
         raise KeyError(f"no named Cypher query {name!r} for backend {backend!r} in {CYPHER_DIR}")
     return found

@@ -10,7 +10,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from dishgraph.graph.store import GraphStore, batched
+from dishgraph.graph.base import GraphStore
+from dishgraph.graph.values import batched
 from dishgraph.ingest import loader
 from dishgraph.ingest.glossary import Glossary
 from dishgraph.ingest.junk import NO_ACTION, junk_kind

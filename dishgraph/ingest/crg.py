@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import loader
 from dishgraph.ingest.readers import read_crg_release
 

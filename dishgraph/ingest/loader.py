@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from dishgraph.actions import Action, ProtoAction
-from dishgraph.graph.store import GraphStore, batched
+from dishgraph.graph.base import GraphStore
+from dishgraph.graph.values import batched
 from dishgraph.ingest.glossary import KINDS, Glossary
 
 BULK_MIN_ROWS = 200  # below this a COPY's fixed cost (frame, transaction, checkpoint) beats per-row writes

@@ -15,7 +15,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 
-from dishgraph.graph.store import GraphStore, batched
+from dishgraph.graph.base import GraphStore
+from dishgraph.graph.values import batched
 from dishgraph.ingest.glossary import Glossary
 from dishgraph.ingest.loader import ParsedRecipe, ParsedRows, RecipeRecord, mark_parsed, write_parsed
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from dishgraph.actions import ProtoAction
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge.pivots import ANNOTATED, MINED, pair_info, parse_pair, pivots
 
 ANSWERS = ("does not occur", "rarely", "sometimes", "always")

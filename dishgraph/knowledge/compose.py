@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
 from dishgraph.actions import KEY_SEP, ProtoAction
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 COMPOSED = "composed"
 KINDS = ("base", "action", "flavour", "food", "class", "own")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 
 
 def dishes_with_recipes(store: GraphStore) -> dict[str, int]:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
 from dishgraph.actions import Action, ProtoAction
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge import causal
 from dishgraph.knowledge.frequencies import dish_actions, dishes_with_recipes, materialize_uses
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dishgraph.actions import Action, ProtoAction
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import loader
 from dishgraph.knowledge.pivots import PivotThresholds, classify, pair_key
 

@@ -95,7 +95,7 @@ class GraphEditor:
         self.parser = RecipeParser(self.glossary, CachedSegmenter(make_segmenter(segmenter, self.glossary)))
         self._own_store = store is None
         if store is None:
-            from dishgraph.graph.store import open_store
+            from dishgraph.graph.factory import open_store
 
             store = open_store(uri, db, read_only=True)
         self.store = store

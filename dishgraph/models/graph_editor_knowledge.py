@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from dishgraph.actions import ProtoAction
 from dishgraph.eval.l2 import INSERT, REMOVE, OrderConstraint, normalise_constraints
-from dishgraph.graph.store import GraphStore
+from dishgraph.graph.base import GraphStore
 from dishgraph.ingest.loader import pair_key
 
 PIVOT_SOURCES = ("crg-release", "annotated", "mined")

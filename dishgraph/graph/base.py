@@ -1,52 +1,23 @@
-"""One interface over two engines: embedded LadybugDB (default) and Neo4j 5 over Bolt.
+"""The graph-store interface: one API over two engines, embedded LadybugDB (default) and Neo4j 5 over Bolt.
 
 Callers name a query (a file in ``dishgraph/cypher/``) and pass parameters; rows come back as dicts with
 plain Python values. Writes go through ``write(name, rows)``, which batches rows into ``$rows`` for an
-``UNWIND $rows AS r MERGE …`` query, so loads are incremental and idempotent on stable keys.
+``UNWIND $rows AS r MERGE …`` query, so loads are incremental and idempotent on stable keys. The engines
+(``graph.ladybug_store``, ``graph.neo4j_store``) implement the abstract methods; ``graph.factory`` picks one.
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from decimal import Decimal
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from dishgraph.graph import queries, schema
+from dishgraph.graph.values import batched, param
 
 DEFAULT_BATCH = 2000
 
-
-def plain(value: Any) -> Any:
-    """Engine values to plain Python (Ladybug returns Decimal for integer sums)."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
-
-
-def param(value: Any) -> Any:
-    """Python values to parameter values both engines accept (sets become sorted lists)."""
-    if isinstance(value, (set, frozenset)):
-        return sorted(param(v) for v in value)
-    if isinstance(value, (list, tuple)):
-        return [param(v) for v in value]
-    if isinstance(value, dict):
-        return {k: param(v) for k, v in value.items()}
-    return value
-
-
-def batched(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
-    batch: list[dict] = []
-    for r in rows:
-        batch.append(r)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+Row = dict[str, Any]
 
 
 class GraphStore(ABC):
@@ -104,11 +75,11 @@ class GraphStore(ABC):
         """Whether bulk writes wait for a durability point (then a logged write would force one early)."""
         return False
 
-    def make_durable(self) -> None:
+    def make_durable(self) -> None:  # noqa: B027 - a no-op by default, not abstract: Neo4j commits are durable
         """Make every write so far durable now, inside a bulk session too (a no-op where commits are)."""
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 - a no-op by default, not abstract: nothing to release
+        """Release the engine (connections, file locks)."""
 
     def missing_properties(self, label: str) -> list[str]:
         """Schema properties of a node label this database cannot hold yet (none on schemaless Neo4j, where
@@ -142,21 +113,3 @@ class GraphStore(ABC):
         """Delete every node and relationship (schema stays)."""
         for n in schema.NODES:
             self.execute(f"MATCH (n:{schema.check_label(n.label)}) DETACH DELETE n")
-
-
-def open_store(uri: str | None = None, db: str | None = None, *, read_only: bool = False,
-               database: str | None = None) -> GraphStore:
-    """Embedded Ladybug unless a Bolt/Neo4j URI is given (flag or DISHGRAPH_URI / NEO4J_URI).
-
-    An explicit flag beats the environment: ``db`` given and ``uri`` not means that embedded database,
-    whatever DISHGRAPH_URI says (precedence: --uri, --db, DISHGRAPH_URI / NEO4J_URI, DISHGRAPH_DB)."""
-    from dishgraph import config
-
-    uri = uri or (None if db else config.server_uri(None))
-    if uri:
-        from dishgraph.graph.neo4j_store import Neo4jStore
-
-        return Neo4jStore(uri, database=database)
-    from dishgraph.graph.ladybug_store import LadybugStore
-
-    return LadybugStore(config.db_path(db), read_only=read_only)
