@@ -73,10 +73,12 @@ def message_for(e: BaseException) -> tuple[int, str]:
 
 
 def report(code_and_message: tuple[int, str]) -> None:
+    from rich.console import Console
     from rich.text import Text
 
-    from dishgraph.commands._common import err_console
-
+    # Its own stderr console (markup off, as commands._common's): importing that one would run back up into
+    # the commands package, which imports this module (an import cycle).
+    err_console = Console(stderr=True, markup=False)
     code, message = code_and_message
     label = "usage error:" if code == EXIT_USAGE else "error:"
     err_console.print(Text.assemble((label, "bold red"), " ", message), soft_wrap=True)

@@ -55,7 +55,8 @@ class Entry(Generic[T]):
         """The given one-liner, else the first line of the implementation's docstring."""
         if self.doc:
             return self.doc
-        text = inspect.getdoc(self.target) or ""
+        own = getattr(self.target, "__doc__", None)  # not inspect.getdoc: a base class's doc describes the base
+        text = inspect.cleandoc(own) if isinstance(own, str) else ""
         return text.splitlines()[0] if text else ""
 
     @property

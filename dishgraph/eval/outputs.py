@@ -9,25 +9,11 @@ instances so a shuffled or truncated file fails loudly instead of being scored a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from dishgraph import config
-
-ADD = "add"
-REPLACE = "replace"
-
-
-@dataclass(frozen=True)
-class Instance:
-    index: int          # 0-based line number in base_recipes.txt
-    base: str           # base dish
-    target: str         # target dish
-    base_recipe: str    # the recipe to edit
-    change_kind: str    # "add" (only `new`) or "replace" (`old` by `new`)
-    old: str            # replaced ingredient; "" for "add" pairs (as the CRG scripts do)
-    new: str            # added / replacing ingredient
+from dishgraph.task import ADD, REPLACE, Instance  # the task's types (importable from here too)
 
 
 def crg_dir(explicit: str | Path | None = None) -> Path:

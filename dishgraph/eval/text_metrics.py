@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -27,7 +27,7 @@ _SEGMENTERS: dict[str, Segment] = {}
 
 def default_segmenter(name: str = "auto", glossary=None) -> Segment:
     """Words of a text via the project segmenter (``dishgraph.ingest.segment``: LAC, else jieba with the
-    cooking dictionary); plain jieba if that module is unavailable. Cached per name."""
+    cooking dictionary). Cached per name and glossary."""
     key = f"{name}:{id(glossary) if glossary is not None else ''}"
     if key not in _SEGMENTERS:
         _SEGMENTERS[key] = _build_segmenter(name, glossary)
@@ -35,26 +35,16 @@ def default_segmenter(name: str = "auto", glossary=None) -> Segment:
 
 
 def _build_segmenter(name: str, glossary) -> Segment:
-    try:
-        from dishgraph.ingest import segment as seg_mod
-    except ImportError:
-        seg_mod = None
-    if seg_mod is not None:
-        factory = getattr(seg_mod, "get_segmenter", None) or getattr(seg_mod, "make_segmenter")
-        seg = factory(name, glossary)
-        cut = seg.cut
+    from dishgraph.ingest.segment import make_segmenter
 
-        def words(text: str) -> list[str]:
-            return [w for w in (getattr(t, "word", t) for t in cut(text)) if w.strip()]
+    seg = make_segmenter(name, glossary)
+    cut = seg.cut
 
-        words.backend = type(seg).__name__  # type: ignore[attr-defined]  # e.g. LacSegmenter (cache key)
-        return words
-    import logging
+    def words(text: str) -> list[str]:
+        return [t.word for t in cut(text) if t.word.strip()]
 
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    return lambda text: [w for w in jieba.lcut(text) if w.strip()]
+    words.backend = type(seg).__name__  # type: ignore[attr-defined]  # e.g. LacSegmenter (cache key)
+    return words
 
 
 def memoize(segment: Segment, max_items: int = 200_000) -> Segment:

@@ -12,8 +12,8 @@ from dishgraph.graph.neo4j_store import Neo4jStore
 from dishgraph.registry import Registry
 
 BACKENDS: Registry[type[GraphStore]] = Registry("store backend", doc="graph database engines behind GraphStore")
-BACKENDS.add("ladybug", LadybugStore)
-BACKENDS.add("neo4j", Neo4jStore)
+BACKENDS.add("ladybug", LadybugStore, doc="embedded LadybugDB (the default; what the tests run on).")
+BACKENDS.add("neo4j", Neo4jStore, doc="Neo4j 5 over Bolt through the official driver (--uri / DISHGRAPH_URI).")
 
 
 def open_store(uri: str | None = None, db: str | None = None, *, read_only: bool = False,

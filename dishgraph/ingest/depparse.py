@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any
 
 from dishgraph.actions import Action, ProtoAction
+from dishgraph.ingest.clauses import split_clauses
 from dishgraph.ingest.glossary import Glossary
+from dishgraph.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,83 @@ def _unique(xs) -> list[str]:
 
 
 # ------------------------------------------------------------------ live backends (optional)
-BACKENDS = ("ltp", "hanlp", "stanza")
+Rows = Sequence[tuple]  # a parsed phrase: rows (id, form, pos, head, deprel)
+
+
+class LtpBackend:
+    """LTP, the parser the CRG authors used; its model directory in $DISHGRAPH_LTP_MODEL."""
+
+    module = "ltp"
+
+    @staticmethod
+    def model_on_disk() -> bool:
+        model = os.environ.get("DISHGRAPH_LTP_MODEL")
+        return bool(model) and Path(model).exists()
+
+    @staticmethod
+    def load() -> Any:
+        from ltp import LTP
+
+        return LTP(os.environ["DISHGRAPH_LTP_MODEL"])
+
+    @staticmethod
+    def rows(nlp: Any, phrase: str) -> Rows:
+        out = nlp.pipeline([phrase], tasks=["cws", "pos", "dep"])
+        dep = out.dep[0]
+        return [(i + 1, w, p, h, r) for i, (w, p, h, r)
+                in enumerate(zip(out.cws[0], out.pos[0], dep["head"], dep["label"]))]
+
+
+class HanlpBackend:
+    """HanLP's multi-task model, unpacked under $DISHGRAPH_HANLP_MODEL or $HANLP_HOME."""
+
+    module = "hanlp"
+
+    @staticmethod
+    def model_on_disk() -> bool:
+        return _hanlp_model_dir() is not None
+
+    @staticmethod
+    def load() -> Any:
+        import hanlp
+
+        return hanlp.load(str(_hanlp_model_dir()))
+
+    @staticmethod
+    def rows(nlp: Any, phrase: str) -> Rows:
+        doc = nlp(phrase, tasks="dep")
+        return [(i + 1, w, "", h, r) for i, (w, (h, r)) in enumerate(zip(doc["tok/fine"], doc["dep"]))]
+
+
+class StanzaBackend:
+    """Stanford stanza's zh-hans pipeline, from $STANZA_RESOURCES_DIR (default ~/stanza_resources)."""
+
+    module = "stanza"
+
+    @staticmethod
+    def model_on_disk() -> bool:
+        home = Path(os.environ.get("STANZA_RESOURCES_DIR", Path.home() / "stanza_resources"))
+        return (home / "zh-hans").exists()
+
+    @staticmethod
+    def load() -> Any:
+        import stanza
+
+        return stanza.Pipeline("zh-hans", processors="tokenize,pos,lemma,depparse", download_method=None,
+                               verbose=False)
+
+    @staticmethod
+    def rows(nlp: Any, phrase: str) -> Rows:
+        doc = nlp(phrase)
+        return [(w.id, w.text, w.upos, w.head, w.deprel) for s in doc.sentences for w in s.words]
+
+
+Backend = type[LtpBackend] | type[HanlpBackend] | type[StanzaBackend]
+BACKENDS: Registry[Backend] = Registry(
+    "dependency backend", doc="dependency parsers used only with their model on local disk (never downloaded)")
+BACKENDS.add("ltp", LtpBackend)
+BACKENDS.add("hanlp", HanlpBackend)
+BACKENDS.add("stanza", StanzaBackend)
 
 
 def available_backend() -> str | None:
@@ -152,14 +231,7 @@ def available_backend() -> str | None:
 
 def available_backends() -> list[str]:
     """Every dependency parser (in ``BACKENDS`` order) whose model is on local disk and library installed."""
-    ltp_model = os.environ.get("DISHGRAPH_LTP_MODEL")
-    stanza_dir = Path(os.environ.get("STANZA_RESOURCES_DIR", Path.home() / "stanza_resources")) / "zh-hans"
-    candidates = [
-        ("ltp", ltp_model and Path(ltp_model).exists()),
-        ("hanlp", _hanlp_model_dir() is not None),
-        ("stanza", stanza_dir.exists()),
-    ]
-    return [name for name, present in candidates if present and _importable(name)]
+    return [e.name for e in BACKENDS.entries() if e.target.model_on_disk() and _importable(e.target.module)]
 
 
 _HANLP_MTL = "close_tok_pos_ner_srl_dep_sdp_con_electra_small"
@@ -179,8 +251,8 @@ def _hanlp_model_dir() -> Path | None:
 def resolve_backend(backend: str | None = None) -> str:
     """The backend to run: ``backend`` if its model is on local disk, else (None) the first one found;
     raises with what to install or set otherwise."""
-    if backend is not None and backend not in BACKENDS:
-        raise ValueError(f"unknown dependency backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    if backend is not None:
+        backend = BACKENDS.lookup(backend).name  # an unknown name: UnknownName (a ValueError) listing them
     found = available_backends()
     if backend is not None and backend not in found:
         raise RuntimeError(f"{backend}: no local model found; {_MODEL_HINT}")
@@ -209,43 +281,18 @@ class DependencyParser:
         self.name = self.backend
         self.converter = DepConverter(glossary)
         self._parse_rows = parse_phrase
-        self._nlp = None
-        from dishgraph.ingest.parser import RecipeParser
+        self._nlp: Any = None
 
-        self._splitter = RecipeParser(glossary, segmenter="jieba")  # only its clause splitter is used
-
-    def _load(self):
+    def _load(self) -> Any:
         if self._nlp is None:
-            if self.backend == "stanza":
-                import stanza
-
-                self._nlp = stanza.Pipeline("zh-hans", processors="tokenize,pos,lemma,depparse",
-                                            download_method=None, verbose=False)
-            elif self.backend == "ltp":
-                from ltp import LTP
-
-                self._nlp = LTP(os.environ["DISHGRAPH_LTP_MODEL"])
-            else:
-                import hanlp
-
-                self._nlp = hanlp.load(str(_hanlp_model_dir()))
+            self._nlp = BACKENDS.get(self.backend).load()
         return self._nlp
 
     def _parse_phrase(self, phrase: str, offset: int) -> list[DepToken]:
         if self._parse_rows is not None:
             rows = self._parse_rows(phrase)
-        elif self.backend == "stanza":
-            doc = self._load()(phrase)
-            words = [w for s in doc.sentences for w in s.words]
-            rows = [(w.id, w.text, w.upos, w.head, w.deprel) for w in words]
-        elif self.backend == "ltp":
-            out = self._load().pipeline([phrase], tasks=["cws", "pos", "dep"])
-            dep = out.dep[0]
-            rows = [(i + 1, w, p, h, r) for i, (w, p, h, r)
-                    in enumerate(zip(out.cws[0], out.pos[0], dep["head"], dep["label"]))]
         else:
-            doc = self._load()(phrase, tasks="dep")
-            rows = [(i + 1, w, "", h, r) for i, (w, (h, r)) in enumerate(zip(doc["tok/fine"], doc["dep"]))]
+            rows = BACKENDS.get(self.backend).rows(self._load(), phrase)
         toks, cursor = [], 0
         for i, w, p, h, r in rows:  # backends drop spaces: find each word rather than add up lengths
             found = phrase.find(w, cursor)
@@ -256,7 +303,7 @@ class DependencyParser:
 
     def parse(self, text: str) -> list[Action]:
         """CRG's phrases are its clauses, and it skips a phrase holding a bracket (``parse_functions.py``)."""
-        sentences = [self._parse_phrase(c.text, c.start) for c in self._splitter.clauses(text)
+        sentences = [self._parse_phrase(c.text, c.start) for c in split_clauses(text)
                      if not any(ch in c.text for ch in _BRACKET_CHARS)]
         return self.converter.recipe_actions(sentences, text)
 

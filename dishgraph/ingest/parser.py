@@ -8,30 +8,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from dishgraph.actions import Action, ProtoAction
+from dishgraph.ingest.clauses import Clause, split_clauses
+from dishgraph.ingest.depparse import BACKENDS as depparse_backends
+from dishgraph.ingest.depparse import DependencyParser, resolve_backend
 from dishgraph.ingest.glossary import Glossary
 from dishgraph.ingest.segment import Segmenter, Token, make_segmenter
-
-
-@dataclass(frozen=True)
-class Clause:
-    step: int     # numbered step / sentence index
-    index: int    # clause index within the recipe
-    start: int    # span in the original text
-    end: int
-    text: str
-
-
-# Step markers: "1、" "1." "1）" "(1)" "①" "步骤1" "第一步" at a line/sentence start or after punctuation.
-_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
-_STEP_RE = re.compile(
-    r"(?:步骤\s*\d+\s*[:：、.．)）]?|第[一二三四五六七八九十\d]+步\s*[:：、.．]?|[" + _CIRCLED + r"]"
-    r"|[(（]\d{1,2}[)）]|(?<![\d.])\d{1,2}\s*(?:[、)）]|[.．](?!\d)))"
-)
-_SENT_END = "。！？!?；;\n\r"
-_CLAUSE_END = "，,：:~～…"
+from dishgraph.registry import Registry
 
 
 class RecipeParser:
@@ -59,58 +44,7 @@ class RecipeParser:
     # ------------------------------------------------------------ splitting
     def clauses(self, text: str) -> list[Clause]:
         """Steps and clauses with spans into ``text`` (step markers and punctuation are not part of a clause)."""
-        if not text:
-            return []
-        breaks: set[int] = set()       # positions where a new step starts
-        marker_spans = []
-        for m in _STEP_RE.finditer(text):
-            s = m.start()
-            if s == 0 or text[s - 1] in _SENT_END + _CLAUSE_END + "。 \t" or text[s - 1].isspace():
-                breaks.add(s)
-                marker_spans.append((m.start(), m.end()))
-        skip = {i for a, b in marker_spans for i in range(a, b)}
-        out: list[Clause] = []
-        step, cstart, pending_step = 0, None, False
-        i = 0
-        n = len(text)
-
-        def flush(end: int):
-            nonlocal cstart
-            if cstart is not None:
-                a, b = cstart, end
-                while a < b and text[a].isspace():
-                    a += 1
-                while b > a and text[b - 1].isspace():
-                    b -= 1
-                if b > a:
-                    out.append(Clause(step, len(out), a, b, text[a:b]))
-            cstart = None
-
-        while i < n:
-            ch = text[i]
-            if i in breaks:
-                flush(i)
-                if out and out[-1].step == step:
-                    step += 1
-                pending_step = False
-            if i in skip:
-                i += 1
-                continue
-            if ch in _SENT_END:
-                flush(i)
-                if out and out[-1].step == step:
-                    pending_step = True
-            elif ch in _CLAUSE_END:
-                flush(i)
-            else:
-                if cstart is None:
-                    if pending_step:
-                        step += 1
-                        pending_step = False
-                    cstart = i
-            i += 1
-        flush(n)
-        return out
+        return split_clauses(text)
 
     # ------------------------------------------------------------ tagging
     def _verb_of(self, word: str) -> str | None:
@@ -340,34 +274,56 @@ class RecipeParser:
         return proto
 
 
-PARSERS = ("rules", "dep", "ltp", "hanlp", "stanza")
+Parser = RecipeParser | DependencyParser
+
+PARSERS: Registry[Callable[..., Parser]] = Registry(
+    "parser", doc="recipe text → actions (--parser): glossary rules, or a dependency parser with a local model")
+
+
+@PARSERS.named("rules")
+def rule_parser(glossary: Glossary, segmenter: str | Segmenter = "auto") -> Parser:
+    """Glossary rules over a word segmentation (LAC or jieba): offline, fast, the default."""
+    return RecipeParser(glossary, segmenter)
+
+
+@PARSERS.named("dep")
+def first_dependency_parser(glossary: Glossary, segmenter: str | Segmenter = "auto") -> Parser:
+    """The released CRG code's method on the first dependency backend with a local model (LTP, HanLP, stanza)."""
+    return DependencyParser(glossary, None)
+
+
+def _dependency_parser(backend: str) -> Callable[..., Parser]:
+    def build(glossary: Glossary, segmenter: str | Segmenter = "auto") -> Parser:
+        return DependencyParser(glossary, backend)
+
+    build.__qualname__ = f"DependencyParser[{backend}]"
+    return build
+
+
+for _backend in depparse_backends.entries():
+    PARSERS.add(_backend.name, _dependency_parser(_backend.name),
+                doc=f"The released CRG code's method on {_backend.name}: {_backend.description}")
 
 
 def make_parser(glossary: Glossary, parser="rules", segmenter: str | Segmenter = "auto"):
-    """A recipe parser by name: ``rules`` (this module, on LAC or jieba) or a dependency backend with its
-    model on local disk, the released CRG code's own method (``dep``: the first of LTP, HanLP, stanza
-    found; or one by name). Both return ``Action`` lists with proto-actions set. A parser object is returned
-    as it is."""
+    """A recipe parser by name (``PARSERS``): ``rules`` (this module, on LAC or jieba) or a dependency backend
+    with its model on local disk, the released CRG code's own method (``dep``: the first of LTP, HanLP,
+    stanza found; or one by name). Both return ``Action`` lists with proto-actions set. A parser object is
+    returned as it is."""
     if not isinstance(parser, str):
         return parser
     check_parser(parser)
-    if parser == "rules":
-        return RecipeParser(glossary, segmenter)
-    from dishgraph.ingest.depparse import DependencyParser
-
-    return DependencyParser(glossary, None if parser == "dep" else parser)
+    return PARSERS.make(parser, glossary=glossary, segmenter=segmenter)
 
 
 def check_parser(parser) -> None:
     """Raise (ValueError / RuntimeError, with what to do) unless ``make_parser`` can build ``parser`` here;
     cheap: no model is loaded."""
-    if not isinstance(parser, str) or parser == "rules":
+    if not isinstance(parser, str):
         return
-    if parser not in PARSERS:
-        raise ValueError(f"unknown parser {parser!r} (choose from {', '.join(PARSERS)})")
-    from dishgraph.ingest.depparse import resolve_backend
-
-    resolve_backend(None if parser == "dep" else parser)
+    name = PARSERS.lookup(parser).name  # an unknown name: UnknownName (a ValueError) listing the parsers
+    if name != "rules":
+        resolve_backend(None if name == "dep" else name)
 
 
 _DURATION_POS = {"TIME", "t"}  # LAC / jieba time words

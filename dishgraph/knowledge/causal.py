@@ -23,13 +23,14 @@ import multiprocessing as mp
 import os
 import time
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from dishgraph.registry import Registry
+
 WINDOWS = ("paper", "pretreatment")
-ESTIMATORS = ("fast", "dowhy")
 TAU_C = 0.1
 ABSENT = np.iinfo(np.int64).max // 4
 
@@ -46,7 +47,7 @@ class DishSequences:
     length: np.ndarray  # (n_recipes,) number of steps
 
     @classmethod
-    def from_sequences(cls, dish: str, seqs: dict[str, Sequence[str]]) -> "DishSequences":
+    def from_sequences(cls, dish: str, seqs: dict[str, Sequence[str]]) -> DishSequences:
         recipes = list(seqs)
         actions = sorted({a for s in seqs.values() for a in s})
         col = {a: j for j, a in enumerate(actions)}
@@ -62,7 +63,7 @@ class DishSequences:
         return cls(dish, recipes, actions, first, last, length)
 
     @classmethod
-    def from_rows(cls, dish: str, rows: Iterable[dict]) -> "DishSequences":
+    def from_rows(cls, dish: str, rows: Iterable[dict]) -> DishSequences:
         """From ``order_dish_sequences`` rows (recipe, pos, action), ordered by recipe and pos."""
         seqs: dict[str, list[str]] = {}
         for r in rows:
@@ -77,9 +78,9 @@ class DishSequences:
 
     def support(self) -> np.ndarray:
         """S[x, y] = number of recipes in which an occurrence of x comes before an occurrence of y."""
-        f = self.first[:, :, None]
-        l = self.last[:, None, :]
-        s = ((f < l) & (f != ABSENT)).sum(axis=0)
+        first = self.first[:, :, None]
+        last = self.last[:, None, :]
+        s = ((first < last) & (first != ABSENT)).sum(axis=0)
         np.fill_diagonal(s, 0)
         return s
 
@@ -192,7 +193,12 @@ def naive_ate(t: np.ndarray, y: np.ndarray) -> float:
     return float(y[t == 1].mean() - y[t == 0].mean())
 
 
-_ESTIMATOR_FUNCS: dict[str, Callable] = {"fast": psm_fast, "dowhy": psm_dowhy}
+Estimator = Callable[[np.ndarray, np.ndarray, np.ndarray], float]  # (X, t, y) -> ATE
+
+ESTIMATORS: Registry[Estimator] = Registry(
+    "estimator", doc="propensity-score-matching ATE of one action pair (--estimator)")
+ESTIMATORS.add("fast", psm_fast, doc="DoWhy's propensity score matching step for step on plain arrays; the default.")
+ESTIMATORS.add("dowhy", psm_dowhy, doc="DoWhy 0.14 itself (CausalModel, maximal adjustment); slower, same values.")
 
 
 @dataclass
@@ -214,8 +220,8 @@ class Estimate:
 
 def estimate_pair(ds: DishSequences, cause: str, effect: str, *, estimator: str = "fast", window: str = "paper",
                   support: np.ndarray | None = None) -> Estimate:
-    if estimator not in _ESTIMATOR_FUNCS:
-        raise ValueError(f"estimator {estimator!r} is not one of {ESTIMATORS}")
+    estimate_ate = ESTIMATORS.lookup(estimator)  # an unknown name: UnknownName (a ValueError) listing them
+    estimator = estimate_ate.name
     f = pair_frame(ds, cause, effect, window, support)
     nt = int(f.t.sum())
     nc = len(f.t) - nt
@@ -226,7 +232,7 @@ def estimate_pair(ds: DishSequences, cause: str, effect: str, *, estimator: str 
     if not f.confounders:
         est.ate, est.estimator = naive_ate(f.t, f.y), "naive"
         return est
-    est.ate = _ESTIMATOR_FUNCS[estimator](f.X, f.t, f.y)
+    est.ate = estimate_ate.target(f.X, f.t, f.y)
     return est
 
 
@@ -292,8 +298,8 @@ def recovery_auc(estimates: Iterable[Estimate], truth: dict[str, set[tuple[str, 
         scores.append(e.ate)
         labels.append(int((e.cause, e.effect) in truth.get(e.dish, set())))
     out = {"pairs": len(scores), "positives": int(sum(labels)), "auc": None,
-           "mean_ate_pos": float(np.mean([s for s, l in zip(scores, labels) if l])) if any(labels) else None,
-           "mean_ate_neg": float(np.mean([s for s, l in zip(scores, labels) if not l])) if not all(labels) else None}
+           "mean_ate_pos": float(np.mean([s for s, p in zip(scores, labels) if p])) if any(labels) else None,
+           "mean_ate_neg": float(np.mean([s for s, p in zip(scores, labels) if not p])) if not all(labels) else None}
     if 0 < sum(labels) < len(labels):
         out["auc"] = float(roc_auc_score(labels, scores))
     return out

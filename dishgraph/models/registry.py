@@ -1,26 +1,29 @@
 """Named recipe generators, so `dishgraph generate NAME` and evaluation can find any model by name.
 
 A generator is a class with ``generate(batch: list[Instance]) -> list[str]`` (one recipe per instance, same
-order), registered with ``@register("name")``. Its constructor takes keyword options only (``glossary``,
-``device``, …) and ignores none silently: `create` passes just the options its signature accepts.
-Generators living in other modules of ``dishgraph.models`` are found by `discover`, which imports them.
+order; ``dishgraph.task.Generator``), registered with ``@register("name")``. Its constructor takes keyword
+options only (``glossary``, ``device``, …) and ignores none silently: `create` passes just the options its
+signature accepts. The modules holding generators are listed in ``GENERATOR_MODULES`` and imported on first
+use; one that fails to import raises with its name (a broken model never vanishes silently from the list).
 """
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
-from typing import Any, Callable, Protocol, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from dishgraph.eval.outputs import Instance
+from dishgraph.registry import Registry
+from dishgraph.task import Generator, Instance
 
+GENERATOR_MODULES = (
+    "dishgraph.models.baselines",
+    "dishgraph.models.gpt2",
+    "dishgraph.models.delorean",
+    "dishgraph.models.educat",
+    "dishgraph.models.graph_editor",
+)
 
-class Generator(Protocol):
-    def generate(self, batch: list[Instance]) -> list[str]: ...
-
-
-_REGISTRY: dict[str, type] = {}
-_DISCOVERY_ERRORS: dict[str, str] = {}
+GENERATORS: Registry[type] = Registry("generator", modules=GENERATOR_MODULES,
+                                      doc="counterfactual recipe generators (dishgraph generate NAME)")
 T = TypeVar("T", bound=type)
 
 
@@ -29,56 +32,35 @@ def register(name: str) -> Callable[[T], T]:
     def deco(cls: T) -> T:
         if not callable(getattr(cls, "generate", None)):
             raise TypeError(f"generator {name!r}: {cls.__name__} has no generate(batch) method")
-        existing = _REGISTRY.get(name)
-        if existing is not None and existing.__qualname__ != cls.__qualname__:
-            raise ValueError(f"generator name {name!r} already registered by {existing.__module__}.{existing.__qualname__}")
-        _REGISTRY[name] = cls
-        cls.registry_name = name
+        GENERATORS.add(name, cls)
+        cls.registry_name = name  # type: ignore[attr-defined]
         return cls
     return deco
 
 
 def discover() -> dict[str, str]:
-    """Import every module of ``dishgraph.models`` so their registrations run; returns import errors."""
-    import dishgraph.models as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        full = f"{pkg.__name__}.{mod.name}"
-        if full in _DISCOVERY_ERRORS:
-            continue
-        try:
-            importlib.import_module(full)
-        except Exception as e:  # a broken optional model must not hide the others
-            _DISCOVERY_ERRORS[full] = f"{type(e).__name__}: {e}"
-    return dict(_DISCOVERY_ERRORS)
+    """Import every generator module (``GENERATOR_MODULES``); a failing one raises ``RegistryImportError``
+    naming it. Returns the import errors, always none now (kept for callers that print them)."""
+    GENERATORS.load()
+    return {}
 
 
 def names() -> list[str]:
-    discover()
-    return sorted(_REGISTRY)
+    return sorted(GENERATORS.names())
 
 
 def get(name: str) -> type:
-    if name not in _REGISTRY:
-        discover()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown generator {name!r}; known: {', '.join(sorted(_REGISTRY)) or 'none'}") from None
+    return GENERATORS.get(name)
 
 
 def create(name: str, **options: Any) -> Generator:
     """Instantiate `name`, passing only the options its constructor accepts (None values dropped)."""
-    cls = get(name)
-    params = inspect.signature(cls).parameters
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
-    kwargs = {k: v for k, v in options.items() if v is not None and (takes_any or k in params)}
-    return cls(**kwargs)
+    generator: Generator = GENERATORS.make_accepting(name, **options)
+    return generator
 
 
 def describe(name: str) -> str:
-    doc = inspect.getdoc(get(name)) or ""
-    return doc.splitlines()[0] if doc else ""
+    return GENERATORS.describe(name)
 
 
 def generate_all(generator: Generator, instances: Sequence[Instance], batch_size: int = 32,

@@ -1,0 +1,50 @@
+"""`dishgraph ls`: what each registry holds (generators, parsers, segmenters, …), pykeen's `ls` style."""
+from __future__ import annotations
+
+import typer
+
+from dishgraph.commands._common import JsonOpt, console, emit_json, rows_table
+
+app = typer.Typer(help="List the registered implementations of each kind (dishgraph ls KIND).",
+                  no_args_is_help=False, invoke_without_command=True)
+
+
+@app.callback()
+def summary(ctx: typer.Context, as_json: bool = JsonOpt):
+    """Every registry with the names it holds; `dishgraph ls KIND` details one."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from dishgraph import catalog
+
+    rows = catalog.summary()
+    if as_json:
+        emit_json(rows)
+    else:
+        console.print(rows_table(rows, "registries (dishgraph ls KIND)"))
+
+
+def _lister(kind: str, help_text: str):
+    def command(as_json: bool = JsonOpt):
+        from dishgraph import catalog
+
+        rows = catalog.entries(kind)
+        if as_json:
+            emit_json(rows)
+        else:  # the implementation's dotted path is in --json: at 80 columns it crowds the description out
+            columns = ["name", "aliases", "description"] if any(r["aliases"] for r in rows) else ["name", "description"]
+            console.print(rows_table(rows, f"{kind}: {catalog.registry(kind).doc}", columns))
+
+    command.__doc__ = help_text
+    command.__name__ = kind.replace("-", "_")
+    return command
+
+
+for _kind, _help in (
+        ("generators", "Recipe generators for `dishgraph generate NAME` and evaluation."),
+        ("parsers", "Recipe parsers for --parser (glossary rules, dependency parsers with a local model)."),
+        ("segmenters", "Word segmenters for --segmenter (LAC, jieba, auto)."),
+        ("dep-backends", "Dependency-parser backends (LTP, HanLP, stanza), used only with a local model."),
+        ("estimators", "Causal-effect estimators for --estimator (order mining)."),
+        ("backends", "Graph database engines behind GraphStore (embedded LadybugDB, Neo4j)."),
+):
+    app.command(_kind)(_lister(_kind, _help))
