@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Self
 
 from dishgraph.graph import queries, schema
 from dishgraph.graph.values import batched, param
@@ -24,7 +24,7 @@ class GraphStore(ABC):
     backend: str = "?"
 
     # --- the two calls everything else uses -------------------------------------------------------
-    def query(self, name: str, **params: Any) -> list[dict]:
+    def query(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run the named query with parameters; rows as dicts."""
         q = queries.get(name, self.backend)
         missing = set(q.params) - set(params)
@@ -32,7 +32,7 @@ class GraphStore(ABC):
             raise TypeError(f"query {name!r} needs parameters {sorted(missing)}")
         return self.execute(q.text, {k: param(v) for k, v in params.items() if k in q.params})
 
-    def write(self, name: str, rows: Iterable[dict], batch_size: int = DEFAULT_BATCH, **params: Any) -> int:
+    def write(self, name: str, rows: Iterable[dict[str, Any]], batch_size: int = DEFAULT_BATCH, **params: Any) -> int:
         """Run an ``UNWIND $rows`` query over rows in batches, one transaction per batch."""
         q = queries.get(name, self.backend)
         if "rows" not in q.params:
@@ -45,7 +45,7 @@ class GraphStore(ABC):
 
     # --- engine specifics -----------------------------------------------------------------------
     @abstractmethod
-    def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
+    def execute(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run one statement text with parameters (used by named queries and `db shell`)."""
 
     @abstractmethod
@@ -58,11 +58,11 @@ class GraphStore(ABC):
     def version(self) -> str: ...
 
     @abstractmethod
-    def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
+    def bulk_load_nodes(self, label: str, rows: Sequence[dict[str, Any]]) -> int:
         """Fast path for large loads of *new* nodes (Ladybug COPY; Neo4j falls back to batched MERGE)."""
 
     @abstractmethod
-    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict]) -> int:
+    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict[str, Any]]) -> int:
         """Fast path for *new* relationships; rows have ``from``, ``to`` keys plus properties."""
 
     @contextmanager
@@ -88,10 +88,10 @@ class GraphStore(ABC):
         schema.check_label(label)
         return []
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # --- shared helpers -------------------------------------------------------------------------

@@ -34,8 +34,10 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dishgraph.graph import schema
+from dishgraph.graph.base import GraphStore
 from dishgraph.graph.export_scan import (
     TableSpec,
     count_rows,
@@ -82,7 +84,8 @@ def header(spec: TableSpec) -> list[str]:
         out = [f":ID({_checked(spec.label_or_type)})"]
         out += [f"{_checked(p)}:{neo4j_type(t)}" for p, t in spec.props.items()]
         return out + [":LABEL"]
-    return [f":START_ID({_checked(spec.src)})", f":END_ID({_checked(spec.dst)})", ":TYPE",
+    src, dst = spec.ends
+    return [f":START_ID({_checked(src)})", f":END_ID({_checked(dst)})", ":TYPE",
             *(f"{_checked(p)}:{neo4j_type(t)}" for p, t in spec.props.items())]
 
 
@@ -94,17 +97,17 @@ def file_name(spec: TableSpec, compress: bool) -> str:
 @dataclass
 class _Seen:
     multiline: bool = False
-    empty_lists: dict = field(default_factory=dict)   # "Label.prop" -> rows with []
-    null_lists: dict = field(default_factory=dict)    # "Label.prop" -> rows with NULL
+    empty_lists: dict[str, int] = field(default_factory=dict)   # "Label.prop" -> rows with []
+    null_lists: dict[str, int] = field(default_factory=dict)    # "Label.prop" -> rows with NULL
 
 
-def _has_line_break(col) -> bool:
+def _has_line_break(col: Any) -> bool:  # a pyarrow string array
     import pyarrow.compute as pc
 
     return bool(pc.any(pc.match_substring(col, "\n")).as_py()) or bool(pc.any(pc.match_substring(col, "\r")).as_py())
 
 
-def _java_doubles(col):
+def _java_doubles(col: Any) -> Any:  # pyarrow arrays in and out
     """A double column as text when it holds NaN or infinities (Java spells them NaN / Infinity)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -113,7 +116,7 @@ def _java_doubles(col):
     if bool(pc.all(pc.or_kleene(finite, pc.is_null(col))).as_py()):
         return col
 
-    def text(v):
+    def text(v: float | None) -> str | None:
         if v is None:
             return None
         if math.isnan(v):
@@ -124,7 +127,7 @@ def _java_doubles(col):
     return pa.array([text(v) for v in col.to_pylist()], pa.string())
 
 
-def _encode(col, schema_type: str, where: str, delimiter: str, seen: _Seen):
+def _encode(col: Any, schema_type: str, where: str, delimiter: str, seen: _Seen) -> Any:
     """One Arrow column in its neo4j-admin text form (strings left to the CSV writer's quoting)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -158,7 +161,7 @@ def _encode(col, schema_type: str, where: str, delimiter: str, seen: _Seen):
     return col  # INT64, BOOLEAN: Arrow writes 12 / true / false; NULL as an empty field
 
 
-def encode_batch(batch, spec: TableSpec, delimiter: str, seen: _Seen):
+def encode_batch(batch: Any, spec: TableSpec, delimiter: str, seen: _Seen) -> Any:  # pyarrow.RecordBatch
     """A record batch of the engine's table in the file's column order and text encodings."""
     import pyarrow as pa
 
@@ -195,8 +198,8 @@ class Neo4jExport:
     seconds: float
     array_delimiter: str = ";"
     multiline: bool = False
-    empty_lists: dict = field(default_factory=dict)
-    null_lists: dict = field(default_factory=dict)
+    empty_lists: dict[str, Any] = field(default_factory=dict)
+    null_lists: dict[str, Any] = field(default_factory=dict)
     database: str = "neo4j"
 
     @property
@@ -268,7 +271,7 @@ class Neo4jExport:
             "",
         ])
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"directory": self.directory, "database": self.database, "seconds": round(self.seconds, 3),
                 "rows": self.rows, "bytes": self.bytes,
                 "rows_per_s": round(self.rows / self.seconds, 1) if self.seconds else None,
@@ -289,7 +292,7 @@ def _shell(args: list[str], head: int = 0) -> str:
     return " \\\n  ".join(" ".join(ln) for ln in lines)
 
 
-def export_neo4j_import(store, directory: str | Path, *, compress: bool = True, array_delimiter: str = ";",
+def export_neo4j_import(store: GraphStore, directory: str | Path, *, compress: bool = True, array_delimiter: str = ";",
                         database: str = "neo4j", progress: Progress | None = None,
                         batch_rows: int = 65_536) -> Neo4jExport:
     """Write one import CSV per label and relationship type (and end pair) of the schema into directory.

@@ -16,9 +16,13 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from io import BufferedIOBase
 from pathlib import Path
+from typing import Any
 
 from dishgraph.graph import schema
+from dishgraph.graph.base import GraphStore
+from dishgraph.graph.ladybug_store import LadybugStore
 
 
 @dataclass(frozen=True)
@@ -40,13 +44,20 @@ class TableSpec:
         return ["src", "dst", *self.props]
 
     @property
+    def ends(self) -> tuple[str, str]:
+        """(start label, end label) of a relationship table."""
+        if self.src is None or self.dst is None:
+            raise ValueError(f"{self.name} is a node table: it has no ends")
+        return self.src, self.dst
+
+    @property
     def types(self) -> list[str]:
         """Schema types of :attr:`columns` (relationship ends: their end label's key type, or INT64 offsets)."""
         if self.kind == "node":
             return (["INT64"] if self.by_offset else []) + list(self.props.values())
         if self.by_offset:
             return ["INT64", "INT64", *self.props.values()]
-        a, b = schema.NODE_BY_LABEL[self.src], schema.NODE_BY_LABEL[self.dst]
+        a, b = (schema.NODE_BY_LABEL[end] for end in self.ends)
         return [a.props[a.key], b.props[b.key], *self.props.values()]
 
 
@@ -74,18 +85,18 @@ def scan_query(spec: TableSpec) -> str:
         match = f"MATCH (n:{label})"
     else:
         rel = schema.check_rel(spec.label_or_type)
-        a, b = schema.NODE_BY_LABEL[schema.check_label(spec.src)], schema.NODE_BY_LABEL[schema.check_label(spec.dst)]
+        a, b = (schema.NODE_BY_LABEL[schema.check_label(end)] for end in spec.ends)
         ends = ["offset(ID(a))", "offset(ID(b))"] if spec.by_offset else [f"a.`{a.key}`", f"b.`{b.key}`"]
         cols = [*ends, *(f"e.`{p}`" for p in spec.props)]
         match = f"MATCH (a:{a.label})-[e:{rel}]->(b:{b.label})"
     return match + " RETURN " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(cols))
 
 
-def count_rows(store, spec: TableSpec) -> int:
+def count_rows(store: GraphStore, spec: TableSpec) -> int:
     """Rows the table will have (for progress bars and the manifest)."""
     if spec.kind == "node":
         return store._count_label(spec.label_or_type)
-    a, b = schema.check_label(spec.src), schema.check_label(spec.dst)
+    a, b = (schema.check_label(end) for end in spec.ends)
     rel = schema.check_rel(spec.label_or_type)
     return int(store.execute(f"MATCH (:{a})-[e:{rel}]->(:{b}) RETURN count(e) AS n")[0]["n"])
 
@@ -97,9 +108,9 @@ def scratch_dir(parent: Path | None = None) -> Iterator[Path]:
         yield Path(tmp)
 
 
-def scan_to_parquet(store, spec: TableSpec, scratch: Path) -> Path:
+def scan_to_parquet(store: GraphStore, spec: TableSpec, scratch: Path) -> Path:
     """COPY one table out of the embedded database into a Parquet file under scratch; returns its path."""
-    if getattr(store, "backend", None) != "ladybug":
+    if not isinstance(store, LadybugStore):
         raise ValueError("export reads the embedded database (--db); a Neo4j server is exported by Neo4j itself")
     path = Path(scratch) / f"{spec.name}.parquet"
     # The path is our own temp directory, never user text, and names come from the schema whitelist.
@@ -113,7 +124,7 @@ def scan_to_parquet(store, spec: TableSpec, scratch: Path) -> Path:
 GZIP_LEVEL = 1  # about 3x smaller than plain CSV at a fraction of level 6's CPU time (exports are CPU-bound)
 
 
-def open_output(path: Path, compress: bool):
+def open_output(path: Path, compress: bool) -> BufferedIOBase:
     """A binary file for one exported CSV, gzip-compressed when asked (neo4j-admin and pandas read .gz)."""
     import gzip
 
@@ -125,7 +136,7 @@ def open_output(path: Path, compress: bool):
 ARROW_TYPES = {"STRING": "string", "INT64": "int64", "DOUBLE": "float64", "BOOLEAN": "bool_"}
 
 
-def arrow_type(schema_type: str):
+def arrow_type(schema_type: str) -> Any:  # a pyarrow.DataType
     """The Arrow type of a schema type (``X[]`` is a list of X)."""
     import pyarrow as pa
 
@@ -134,14 +145,14 @@ def arrow_type(schema_type: str):
     return getattr(pa, ARROW_TYPES[schema_type])()
 
 
-def arrow_schema(spec: TableSpec):
+def arrow_schema(spec: TableSpec) -> Any:  # a pyarrow.Schema
     """The table's Arrow schema, from graph/schema.py (so an empty or all-NULL column keeps its type)."""
     import pyarrow as pa
 
     return pa.schema([pa.field(c, arrow_type(t)) for c, t in zip(spec.columns, spec.types)])
 
 
-def iter_batches(path: Path, spec: TableSpec, batch_rows: int = 65_536):
+def iter_batches(path: Path, spec: TableSpec, batch_rows: int = 65_536) -> Iterator[Any]:  # pyarrow.RecordBatch
     """Record batches of the engine's Parquet file, renamed to :attr:`TableSpec.columns`, schema-typed."""
     import pyarrow as pa
     import pyarrow.parquet as pq

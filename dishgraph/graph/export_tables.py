@@ -18,7 +18,9 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
+from dishgraph.graph.base import GraphStore
 from dishgraph.graph.export_scan import (
     TableSpec,
     arrow_schema,
@@ -63,7 +65,7 @@ class TablesExport:
     def bytes(self) -> int:
         return sum(t.bytes for t in self.tables)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"directory": self.directory, "format": self.format, "seconds": round(self.seconds, 3),
                 "rows": self.rows, "bytes": self.bytes,
                 "rows_per_s": round(self.rows / self.seconds, 1) if self.seconds else None,
@@ -76,7 +78,7 @@ def table_file(spec: TableSpec, fmt: str, compress: bool) -> str:
     return f"{spec.name}.csv" + (".gz" if compress else "")
 
 
-def _csv_batch(batch, spec: TableSpec):
+def _csv_batch(batch: Any, spec: TableSpec) -> Any:  # pyarrow.RecordBatch in and out
     """Lists as JSON arrays (CSV has no list type); everything else as Arrow writes it."""
     import pyarrow as pa
 
@@ -89,14 +91,14 @@ def _csv_batch(batch, spec: TableSpec):
     return pa.RecordBatch.from_arrays(cols, names=spec.columns)
 
 
-def _csv_schema(spec: TableSpec):
+def _csv_schema(spec: TableSpec) -> Any:  # a pyarrow.Schema
     import pyarrow as pa
 
     return pa.schema([pa.field(f.name, pa.string() if t.endswith("[]") else f.type)
                       for f, t in zip(arrow_schema(spec), spec.types)])
 
 
-def export_tables(store, directory: str | Path, fmt: str = "parquet", *, compress: bool = True,
+def export_tables(store: GraphStore, directory: str | Path, fmt: str = "parquet", *, compress: bool = True,
                   progress: Progress | None = None, batch_rows: int = 65_536) -> TablesExport:
     """Write every label and relationship table of the schema (empty ones too, with their columns).
 

@@ -1,15 +1,17 @@
 """What `db info` and `stats` report: backend, location, counts, and action-graph statistics."""
 from __future__ import annotations
 
+from typing import Any
+
 from dishgraph.graph.base import GraphStore
 
 
-def database_info(store: GraphStore) -> dict:
+def database_info(store: GraphStore) -> dict[str, Any]:
     return {"backend": store.backend, "location": store.location(), "version": store.version(),
             "counts": store.counts()}
 
 
-def graph_stats(store: GraphStore, top: int = 5) -> dict:
+def graph_stats(store: GraphStore, top: int = 5) -> dict[str, Any]:
     """Counts plus the action-graph figures of issue 3 (recipes with actions, steps and omissions)."""
     counts = store.counts()
     recipes = store.query("stats_recipe_actions")
@@ -18,7 +20,7 @@ def graph_stats(store: GraphStore, top: int = 5) -> dict:
     steps = sum(r["steps"] for r in recipes)
     inherited = sum(r["inherited"] for r in recipes)
     top_rows = store.query("stats_top_actions_per_dish")
-    per_dish: dict[str, list] = {}
+    per_dish: dict[str, list[dict[str, Any]]] = {}
     for r in top_rows:
         lst = per_dish.setdefault(r["dish"], [])
         if len(lst) < top:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import ladybug
 
@@ -24,7 +25,7 @@ BULK_SOURCES = ("csv", "frame")
 class LadybugStore(GraphStore):
     backend = "ladybug"
 
-    def __init__(self, path: str | os.PathLike, read_only: bool = False, bulk_source: str = "csv",
+    def __init__(self, path: str | os.PathLike[str], read_only: bool = False, bulk_source: str = "csv",
                  buffer_pool_bytes: int | None = None):
         if bulk_source not in BULK_SOURCES:
             raise ValueError(f"bulk_source must be one of {BULK_SOURCES}, not {bulk_source!r}")
@@ -43,7 +44,7 @@ class LadybugStore(GraphStore):
         try:
             # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
             # the exporter caps it so that its memory stays flat however large the database is.
-            extra = {"buffer_pool_size": int(buffer_pool_bytes)} if buffer_pool_bytes else {}
+            extra: dict[str, Any] = {"buffer_pool_size": int(buffer_pool_bytes)} if buffer_pool_bytes else {}
             try:
                 self._db = ladybug.Database(str(self.path), read_only=read_only, **extra)
             except RuntimeError as e:
@@ -78,7 +79,7 @@ class LadybugStore(GraphStore):
         self._lock.acquire()
         self._db = ladybug.Database(str(self.path), read_only=True)
 
-    def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
+    def execute(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         if self.read_only:
             check_read_only(cypher)  # CHECKPOINT / INSTALL / LOAD FROM / writes never reach a read-only open
         if (self._unsaved_copy or self._bulk_depth) and _is_write(cypher):
@@ -87,7 +88,7 @@ class LadybugStore(GraphStore):
             self._unsaved_log = self._bulk_depth > 0
         result = self._conn.execute(cypher, params or {})
         results = result if isinstance(result, list) else [result]
-        rows: list[dict] = []
+        rows: list[dict[str, Any]] = []
         for res in results:  # a multi-statement text returns one result per statement
             cols = res.get_column_names()
             rows = []
@@ -123,8 +124,10 @@ class LadybugStore(GraphStore):
     def _missing_columns(self, table: str, props: dict[str, str]) -> list[str]:
         result = self._conn.execute(f"CALL table_info('{table}') RETURN name")
         have = set()
-        while result.has_next():
-            have.add(result.get_next()[0])
+        for res in result if isinstance(result, list) else [result]:
+            while res.has_next():
+                row = res.get_next()
+                have.add(row[0] if isinstance(row, list) else row["name"])
         return [p for p in props if p not in have]
 
     def missing_properties(self, label: str) -> list[str]:
@@ -181,7 +184,7 @@ class LadybugStore(GraphStore):
         self._unsaved_copy = self._unsaved_log = False
 
     # --- bulk path: COPY from a temp CSV file (default) or an in-memory data frame ------------------
-    def _copy(self, table: str, types: dict[str, str], rows: Sequence[dict], options: str = "") -> int:
+    def _copy(self, table: str, types: dict[str, str], rows: Sequence[dict[str, Any]], options: str = "") -> int:
         """COPY rows into a table in one transaction (atomic: a kill leaves all of them or none).
 
         ``bulk_source="frame"`` passes a pandas data frame as a query parameter: no CSV to format and parse
@@ -192,7 +195,7 @@ class LadybugStore(GraphStore):
         if not rows:
             return 0
         n = len(rows)
-        exact: Sequence[dict] = ()
+        exact: Sequence[dict[str, Any]] = ()
         if self.bulk_source == "csv":
             # A list cell is a literal [a,b] that Ladybug splits itself: an item holding a comma, bracket,
             # quote or edge whitespace would not come back as written (surface forms are arbitrary text), so
@@ -215,7 +218,7 @@ class LadybugStore(GraphStore):
         self._unsaved_copy = self._bulk_depth > 0
         return n
 
-    def _copy_csv(self, table: str, header: list[str], rows: Sequence[dict], options: str) -> None:
+    def _copy_csv(self, table: str, header: list[str], rows: Sequence[dict[str, Any]], options: str) -> None:
         """COPY from a temp CSV file (the issue's reference bulk path).
 
         Strings are always quoted so "" stays an empty string (an unquoted empty cell is NULL, as for
@@ -236,11 +239,11 @@ class LadybugStore(GraphStore):
             extra = (", PARALLEL=FALSE" if multiline else "") + (f", {options}" if options else "")
             self._conn.execute(f"COPY {table} FROM '{literal}' (HEADER=true, ESCAPE='\"'{extra})")
 
-    def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
+    def bulk_load_nodes(self, label: str, rows: Sequence[dict[str, Any]]) -> int:
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
         return self._copy(node.label, node.props, rows)
 
-    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict]) -> int:
+    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict[str, Any]]) -> int:
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         if (src, dst) not in r.ends:
             raise ValueError(f"{rel} does not connect {src} to {dst}")
@@ -250,13 +253,13 @@ class LadybugStore(GraphStore):
     def close(self) -> None:
         if getattr(self, "_conn", None) is not None:
             self._conn.close()
-            self._conn = None
+            self._conn = None  # type: ignore[assignment]  # closed: a second close() finds nothing to do
             self._db.close()
-            self._db = None
+            self._db = None  # type: ignore[assignment]
         self._lock.release()
 
 
-def recover(path: str | os.PathLike, *, _locked: bool = False) -> str:
+def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
     """Finish an interrupted checkpoint (``<db>.shadow`` / ``<db>.wal`` left by a kill) with one read-write
     open; what `dishgraph db recover` runs. Returns what was done, in words."""
     path = Path(path).expanduser().resolve()
@@ -290,7 +293,7 @@ def _quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def _csv_cell(v) -> str:
+def _csv_cell(v: Any) -> str:
     if type(v) is str:  # most cells: checked first (bulk loads write millions of them)
         return '"' + v.replace('"', '""') + '"'
     if v is None:
@@ -314,7 +317,7 @@ def _csv_cell(v) -> str:
 _CSV_LIST_UNSAFE = re.compile(r"""[,\[\]{}'"\\\r\n]|^\s|\s$|^$|^null$""", re.IGNORECASE)
 
 
-def _csv_list_safe(v) -> bool:
+def _csv_list_safe(v: Any) -> bool:
     """Whether a list value survives the CSV list literal exactly (non-lists always do)."""
     if not isinstance(v, (list, tuple, set, frozenset)):
         return True
@@ -330,7 +333,7 @@ def _is_write(cypher: str) -> bool:
     return bool(_WRITE_CLAUSE.search(cypher))
 
 
-def _frame(types: dict[str, str], rows: Sequence[dict]):
+def _frame(types: dict[str, str], rows: Sequence[dict[str, Any]]) -> Any:  # a pandas.DataFrame
     """A data frame with one column per schema property, in the dtypes Ladybug's scanner reads exactly.
 
     Object columns carry NULLs as None (pandas' nullable dtypes are not scannable); INT64 with a NULL stays
@@ -340,7 +343,7 @@ def _frame(types: dict[str, str], rows: Sequence[dict]):
     import numpy as np
     import pandas as pd
 
-    cols = {}
+    cols: dict[str, Any] = {}
     for name, typ in types.items():
         vals = [r.get(name) for r in rows]
         if typ == "DOUBLE":

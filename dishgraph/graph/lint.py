@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dishgraph.graph import queries, schema
 
@@ -88,7 +89,7 @@ class LintReport:
     def ok(self) -> bool:
         return not self.errors
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "linter": self.linter, "cypher_version": self.cypher_version, "seconds": round(self.seconds, 2),
             "statements": len(self.results), "errors": len(self.errors), "warnings": len(self.warnings),
@@ -144,7 +145,7 @@ def ddl_statements() -> list[Statement]:
     return out
 
 
-def schema_for_linter() -> dict:
+def schema_for_linter() -> dict[str, Any]:
     """dishgraph's schema in the shape the package's DbSchema wants (labels, types, keys, endpoints)."""
     props = sorted({p for n in schema.NODES for p in n.props} | {p for r in schema.RELS for p in r.props})
     return {
@@ -191,7 +192,7 @@ def lint_statements(statements: list[Statement], tool_dir: Path = TOOL_DIR, time
     return LintReport(out["linter"], out["cypherVersion"], seconds, results)
 
 
-def _to_file_position(stmt: Statement, d: dict) -> Diagnostic:
+def _to_file_position(stmt: Statement, d: dict[str, Any]) -> Diagnostic:
     line, col = int(d.get("line") or 1), int(d.get("column") or 1)
     if stmt.line_map:
         if line == 1:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import os
 from pathlib import Path
+from typing import IO
 
 
 class DatabaseInUse(RuntimeError):
@@ -42,7 +43,7 @@ class ProcessLock:
     def __init__(self, path: Path, shared: bool = False):
         self.path = path
         self.shared = shared
-        self._fh = None
+        self._fh: IO[str] | None = None
 
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from dishgraph.graph import schema
 from dishgraph.graph.base import GraphStore
@@ -31,9 +32,9 @@ class Neo4jStore(GraphStore):
                 self._driver.close()
             raise DatabaseError(f"cannot connect to {uri}: {type(e).__name__}: {e}") from e
 
-    def execute(self, cypher: str, params: dict | None = None) -> list[dict]:
+    def execute(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         records, _, _ = self._driver.execute_query(cypher, parameters_=params or {}, database_=self.database)
-        return [{k: plain(v) for k, v in r.items()} for r in records]
+        return [{k: plain(v) for k, v in r.items()} for r in records]  # type: ignore[no-untyped-call]
 
     def init_schema(self) -> None:
         for stmt in schema.neo4j_ddl():
@@ -46,7 +47,7 @@ class Neo4jStore(GraphStore):
         info = self._driver.get_server_info()
         return f"{info.agent} (protocol {'.'.join(map(str, info.protocol_version))})"
 
-    def bulk_load_nodes(self, label: str, rows: Sequence[dict]) -> int:
+    def bulk_load_nodes(self, label: str, rows: Sequence[dict[str, Any]]) -> int:
         # For very large loads use `neo4j-admin database import full` with the CSVs of
         # `dishgraph export neo4j-import DIR` (docs/neo4j.md, section 5).
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
@@ -57,7 +58,7 @@ class Neo4jStore(GraphStore):
             n += len(b)
         return n
 
-    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict]) -> int:
+    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict[str, Any]]) -> int:
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         a, b = schema.NODE_BY_LABEL[src], schema.NODE_BY_LABEL[dst]
         q = (f"UNWIND $rows AS r MATCH (a:{a.label} {{{a.key}: r.`from`}}) MATCH (b:{b.label} {{{b.key}: r.`to`}}) "

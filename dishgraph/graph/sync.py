@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dishgraph.graph import schema
 from dishgraph.graph.base import GraphStore
@@ -71,8 +72,8 @@ class SyncItem:
 @dataclass
 class SyncReport:
     items: list[SyncItem] = field(default_factory=list)
-    source_counts: dict = field(default_factory=dict)
-    target_counts: dict = field(default_factory=dict)
+    source_counts: dict[str, Any] = field(default_factory=dict)
+    target_counts: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
     @property
@@ -86,7 +87,7 @@ class SyncReport:
                     out[k] = (v, t)
         return out
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"items": [asdict(i) for i in self.items], "source_counts": self.source_counts,
                 "target_counts": self.target_counts, "mismatches": self.mismatches, "seconds": self.seconds}
 
@@ -94,7 +95,7 @@ class SyncReport:
 Progress = Callable[[str, int, int], None]  # (item name, rows done, rows total)
 
 
-def _node_pages(store: GraphStore, label: str, page: int) -> Iterator[list[dict]]:
+def _node_pages(store: GraphStore, label: str, page: int) -> Iterator[list[dict[str, Any]]]:
     """Keyset pagination in key order (``$first`` lets the first page include an empty-string key)."""
     key = schema.NODE_BY_LABEL[label].key
     after, first = "", True
@@ -122,7 +123,7 @@ def sync_stores(source: GraphStore, target: GraphStore, batch: int = DEFAULT_BAT
     for n in schema.NODES:
         total = rep.source_counts["nodes"][n.label]
         item = SyncItem("node", n.label, source=0)
-        ranges = []
+        ranges: list[tuple[str, bool, str]] = []
         for rows in _node_pages(source, n.label, batch):
             ranges.append((ranges[-1][2] if ranges else "", not ranges, rows[-1][n.key]))
             item.source += len(rows)
@@ -153,7 +154,7 @@ def sync_stores(source: GraphStore, target: GraphStore, batch: int = DEFAULT_BAT
     return rep
 
 
-def _check_identity(rel: str, rows: list[dict]) -> None:
+def _check_identity(rel: str, rows: list[dict[str, Any]]) -> None:
     strict = [p for p in REL_IDENTITY.get(rel, ()) if p not in NULLABLE_IDENTITY.get(rel, ())]
     for row in rows:
         for p in strict:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from dishgraph.graph import queries, schema
 
@@ -73,7 +76,7 @@ def _q(prop: str) -> str:
     """A property name as it may appear in Cypher: backticked where it is (or may become) a keyword."""
     return f"`{prop}`" if prop in _RESERVED else prop
 
-def _header(example: dict, lines: list[str], params: str) -> str:
+def _header(example: dict[str, Any], lines: list[str], params: str) -> str:
     text = json.dumps(example, ensure_ascii=False).replace("\uffff", "\\uffff")
     return "\n".join([f"// example: {text}", *(f"// {ln}" for ln in lines),
                       f"// params: {params}", ""])
@@ -159,9 +162,9 @@ def _rel_write(r: schema.RelType, src: str, dst: str, ladybug: bool = False) -> 
 
 def render_queries() -> dict[str, str]:
     """File name -> text of every generated sync query (a write with typed columns gets two engine variants)."""
-    out = {}
+    out: dict[str, str] = {}
 
-    def put(name: str, typed: bool, make) -> None:
+    def put(name: str, typed: bool, make: Callable[[bool], str]) -> None:
         if typed:
             out[name + ".neo4j.cypher"] = make(False)
             out[name + ".ladybug.cypher"] = make(True)
@@ -170,11 +173,11 @@ def render_queries() -> dict[str, str]:
 
     for n in schema.NODES:
         out[node_read_name(n.label) + ".cypher"] = _node_read(n)
-        put(node_write_name(n.label), _needs_cast(n.props), lambda lb, n=n: _node_write(n, lb))
+        put(node_write_name(n.label), _needs_cast(n.props), partial(_node_write, n))
     for r in schema.RELS:
         for a, b in r.ends:
             out[rel_read_name(r.type, a, b) + ".cypher"] = _rel_read(r, a, b)
-            put(rel_write_name(r.type, a, b), _needs_cast(r.props), lambda lb, r=r, a=a, b=b: _rel_write(r, a, b, lb))
+            put(rel_write_name(r.type, a, b), _needs_cast(r.props), partial(_rel_write, r, a, b))
     return out
 
 
