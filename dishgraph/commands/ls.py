@@ -5,7 +5,8 @@ import typer
 
 from dishgraph.commands._common import JsonOpt, console, emit_json, rows_table
 
-app = typer.Typer(help="List the registered implementations of each kind (dishgraph ls KIND).",
+app = typer.Typer(help="List what each registry holds: every registry without KIND, one in detail with "
+                       "`dishgraph ls KIND`.",
                   no_args_is_help=False, invoke_without_command=True)
 
 
