@@ -49,8 +49,8 @@ JsonOutOpt = typer.Option(None, "--json-out", help="Also write the result as JSO
 
 
 def open_store(db: Optional[str], uri: Optional[str], read_only: bool = False):
-    from dishgraph.graph.lock import DatabaseInUse
     from dishgraph.graph.factory import open_store as _open
+    from dishgraph.graph.lock import DatabaseInUse
 
     try:
         return _open(uri=uri, db=db, read_only=read_only)

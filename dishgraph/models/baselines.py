@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from dishgraph.eval.outputs import REPLACE, Instance
 from dishgraph.ingest.glossary import Glossary
 from dishgraph.models.registry import register
+from dishgraph.task import REPLACE, Instance
 
 SYNONYM_MODES = ("class", "form", "none")
 

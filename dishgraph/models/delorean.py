@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dishgraph.eval.outputs import Instance
 from dishgraph.models import prompts
 from dishgraph.models.gpt2 import encode_plain, load_causal_lm
 from dishgraph.models.registry import register
 from dishgraph.models.tokenizer import end_id, start_id
+from dishgraph.task import Instance
 
 SMALL_CONST = 1e-15
 

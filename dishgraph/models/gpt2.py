@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from dishgraph.eval.outputs import Instance
 from dishgraph.models import prompts
 from dishgraph.models.registry import register
 from dishgraph.models.tokenizer import end_id, ensure_lm_special_tokens, start_id
+from dishgraph.task import Instance
 
 DTYPES = ("float32", "bfloat16", "float16")
 
