@@ -293,6 +293,8 @@ def first_dependency_parser(glossary: Glossary, segmenter: str | Segmenter = "au
 
 
 def _dependency_parser(backend: str) -> Callable[..., Parser]:
+    """The factory of one backend's parser (every parser factory takes ``segmenter``; a dependency parser
+    segments with its own model and ignores it)."""
     def build(glossary: Glossary, segmenter: str | Segmenter = "auto") -> Parser:
         return DependencyParser(glossary, backend)
 
