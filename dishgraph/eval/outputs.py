@@ -9,8 +9,8 @@ instances so a shuffled or truncated file fails loudly instead of being scored a
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from dishgraph import config
 from dishgraph.task import ADD, REPLACE, Instance  # the task's types (importable from here too)
