@@ -9,11 +9,10 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
 
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from dishgraph.graph.store import GraphStore, batched
 from dishgraph.ingest.glossary import Glossary
@@ -207,8 +206,3 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
                 pool.join()
     stats.seconds = time.perf_counter() - t0
     return stats
-
-
-def iter_unparsed(store: GraphStore) -> Iterator[RecipeRecord]:
-    for row in store.query("unparsed_recipes"):
-        yield RecipeRecord(row["id"], row["dish"], row["text"], source="", line=0)

@@ -611,9 +611,6 @@ class CrgRelease:
         return read_base_recipes(self.recipes_path, report=report if report is not None else self.report,
                                  strict=self.strict)
 
-    def pair_of_target(self) -> dict[str, DishPair]:
-        return {p.target: p for p in self.pairs}
-
 
 def _first(root: Path, names: Iterable[str]) -> Path | None:
     return next((root / n for n in names if (root / n).exists()), None)

@@ -69,9 +69,6 @@ class PairKnowledge:
     # edit would otherwise change nothing L2 counts (an unchanged recipe is an abstention, not an answer)
     fallback: list[ProtoAction] = field(default_factory=list)
 
-    def kind_of(self) -> dict[ProtoAction, str]:
-        return {p: k for p, k in self.pivots}
-
     def position(self, proto: ProtoAction) -> float:
         return self.positions.get(proto.key, self.verb_positions.get(proto.verb, 0.5))
 
