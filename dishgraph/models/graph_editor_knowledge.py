@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 from dishgraph.actions import ProtoAction
 from dishgraph.eval.l2 import INSERT, REMOVE, OrderConstraint, normalise_constraints
 from dishgraph.graph.store import GraphStore
+from dishgraph.ingest import crg
 from dishgraph.ingest.loader import pair_key
+from dishgraph.knowledge.order import ESTIMATED
+from dishgraph.knowledge.pivots import ANNOTATED, COMPOSED, MINED
 
-PIVOT_SOURCES = ("crg-release", "annotated", "mined")
-COMPOSED = "composed"     # PIVOT / MUST_PRECEDE source written by `dishgraph pivots mine --knowledge composed`
-ESTIMATED = "estimated"   # MUST_PRECEDE source written by `dishgraph order estimate` (base dishes only)
+# Pivot sources in order of trust. COMPOSED: PIVOT / MUST_PRECEDE edges written by `dishgraph pivots mine --knowledge
+# composed`; ESTIMATED: MUST_PRECEDE edges written by `dishgraph order estimate` (base dishes only).
+PIVOT_SOURCES = (crg.SOURCE, ANNOTATED, MINED)
 MAX_EXAMPLES = 40
 # Association mode: how many of the new class's most common single-ingredient actions (in other dishes'
 # recipes, absent from the base recipe) become pseudo insert-pivots. Tuned on the even dish pairs.
