@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _report import emit  # noqa: E402
 from dishgraph.graph.ladybug_store import LadybugStore  # noqa: E402
 from dishgraph.knowledge import pivots  # noqa: E402
-from dishgraph.knowledge.planted import load_planted, planted_pivot_corpus  # noqa: E402
+from dishgraph.testing.planted import load_planted, planted_pivot_corpus  # noqa: E402
 
 
 def main() -> None:

@@ -13,9 +13,9 @@ import json
 import math
 import random
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from dishgraph.models import prompts
 from dishgraph.models.tokenizer import end_id, ensure_lm_special_tokens, start_id
@@ -201,7 +201,7 @@ def _mask_tokens(ids, labels, tokenizer, prob: float, seed: int):
 def _load_or_create(config: TrainConfig, texts: list[str], start_dir: Path | None):
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-    from dishgraph.models.tiny import new_bert_mlm, new_gpt2
+    from dishgraph.models.scratch import new_bert_mlm, new_gpt2
     from dishgraph.models.tokenizer import build_char_tokenizer
 
     if config.objective == "masked":
