@@ -9,11 +9,12 @@ instances so a shuffled or truncated file fails loudly instead of being scored a
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from dishgraph import config
+from dishgraph.jsonl import objects_in_lines
 
 ADD = "add"
 REPLACE = "replace"
@@ -131,15 +132,10 @@ def read_present(path: str | Path, instances: Sequence[Instance]) -> tuple[list[
 
 def _read_jsonl(path: Path, lines: list[str], instances: Sequence[Instance], partial: bool = False) -> list:
     texts: list[str | None] = [None] * len(instances)
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
-        if not isinstance(rec, dict) or "text" not in rec:
-            raise ValueError(f"{path}:{n}: expected an object with 'text'")
+    what = "an object with 'text'"
+    for n, rec in objects_in_lines(lines, path, what, bad_json="not valid JSON"):
+        if "text" not in rec:
+            raise ValueError(f"{path}:{n}: expected {what}")
         idx = rec.get("index", n - 1)
         if not isinstance(idx, int) or not 0 <= idx < len(instances):
             raise ValueError(f"{path}:{n}: index {idx!r} out of range 0..{len(instances) - 1}")
