@@ -33,6 +33,7 @@ _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # undecodable bytes under errors=
 _STEP_FIELDS = ("recipeInstructions", "instructions", "steps")
 _TITLE_FIELDS = ("title", "name")
 _ID_FIELDS = ("id", "_id", "recipe_id")
+_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -173,96 +174,117 @@ def _json_refusal(e: BaseException) -> str:
 def _json_array_records(ctx: ReadContext, max_record_chars: int, chunk_chars: int = 1 << 18
                         ) -> Iterator[tuple[int, Any]]:
     """Elements of a top-level JSON array, parsed incrementally (memory ~ chunk + largest element)."""
-    import codecs
-
-    decoder = json.JSONDecoder()
     ctx.damaged = None
-    chunks = raw_chunks(ctx)
-    utf8 = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
-    pending_text = ""
-    buf, pos, eof, line = "", 0, False, 1  # line = line number at buf[pos]
+    scanner = _JsonArrayScanner(ctx, chunk_chars)
+    try:
+        yield from scanner.elements(max_record_chars)
+    finally:
+        scanner.close()
 
-    def read_text() -> str:
-        nonlocal pending_text
-        while len(pending_text) < chunk_chars:
-            raw = next(chunks, None)
+
+class _JsonArrayScanner:
+    """A cursor over a file's decoded text, read a chunk at a time: ``buf[pos:]`` is not consumed yet and
+    ``line`` is the line number at ``pos``."""
+
+    def __init__(self, ctx: ReadContext, chunk_chars: int):
+        import codecs
+
+        self.ctx, self.chunk_chars = ctx, chunk_chars
+        self.chunks = raw_chunks(ctx)
+        self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+        self.pending_text = ""
+        self.buf, self.pos, self.eof, self.line = "", 0, False, 1
+
+    def close(self) -> None:
+        self.chunks.close()
+
+    def _read_text(self) -> str:
+        while len(self.pending_text) < self.chunk_chars:
+            raw = next(self.chunks, None)
             if raw is None:
-                pending_text += utf8.decode(b"", final=True)
+                self.pending_text += self.utf8.decode(b"", final=True)
                 break
-            pending_text += utf8.decode(raw)
-        out, pending_text = pending_text[:chunk_chars], pending_text[chunk_chars:]
+            self.pending_text += self.utf8.decode(raw)
+        out, self.pending_text = self.pending_text[:self.chunk_chars], self.pending_text[self.chunk_chars:]
         return out
 
-    def fill() -> bool:
-        nonlocal buf, pos, eof
-        if eof:
+    def fill(self) -> bool:
+        """Append the next chunk to the unconsumed text; False at the end of the file."""
+        if self.eof:
             return False
-        chunk = read_text()
+        chunk = self._read_text()
         if not chunk:
-            eof = True
+            self.eof = True
             return False
-        buf = buf[pos:] + chunk
-        pos = 0
+        self.buf = self.buf[self.pos:] + chunk
+        self.pos = 0
         return True
 
-    def skip_ws() -> str | None:
-        nonlocal pos, line
+    def skip_ws(self) -> str | None:
+        """The next character that is not whitespace (not consumed), or None at the end of the file."""
         while True:
-            m = _WS.match(buf, pos)
-            line += buf.count("\n", pos, m.end())
-            pos = m.end()
-            if pos < len(buf):
-                return buf[pos]
-            if not fill():
+            m = _WS.match(self.buf, self.pos)
+            self.line += self.buf.count("\n", self.pos, m.end())
+            self.pos = m.end()
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.fill():
                 return None
 
-    def stop(at_line: int, message: str) -> None:
+    def stop(self, at_line: int, message: str) -> None:
         """Broken array syntax: the elements before were read (and are kept); resynchronising inside JSON
         is guesswork, so the rest of the file is one skip (strict: an error)."""
-        if getattr(ctx, "damaged", None) is not None:
-            report_damage(ctx, at_line)
+        if getattr(self.ctx, "damaged", None) is not None:
+            report_damage(self.ctx, at_line)
         else:
-            ctx.skip(at_line, "json", message + "; elements before it were read, the rest of the file was not")
+            self.ctx.skip(at_line, "json", message + "; elements before it were read, the rest of the file was not")
 
-    try:
-        if skip_ws() != "[":
-            raise ReadError(ctx.file, line, "json", "a .json corpus must be one top-level array "
-                                                    "(or use JSONL: one object per line, --format jsonl)")
-        pos += 1
+    def elements(self, max_record_chars: int) -> Iterator[tuple[int, Any]]:
+        if self.skip_ws() != "[":
+            raise ReadError(self.ctx.file, self.line, "json", "a .json corpus must be one top-level array "
+                                                              "(or use JSONL: one object per line, --format jsonl)")
+        self.pos += 1
         first = True
         while True:
-            ch = skip_ws()
+            ch = self.skip_ws()
             if ch is None:
-                return stop(line, "unexpected end of file inside the top-level array")
+                return self.stop(self.line, "unexpected end of file inside the top-level array")
             if ch == "]":
                 return
             if not first:
                 if ch != ",":
-                    return stop(line, f"expected ',' or ']' between elements, found {ch!r}")
-                pos += 1
-                if skip_ws() is None:
-                    return stop(line, "unexpected end of file after ','")
+                    return self.stop(self.line, f"expected ',' or ']' between elements, found {ch!r}")
+                self.pos += 1
+                if self.skip_ws() is None:
+                    return self.stop(self.line, "unexpected end of file after ','")
             first = False
-            start_line = line
-            while True:  # decode one element, reading more until it is complete and followed by , or ]
-                try:
-                    value, end = decoder.raw_decode(buf, pos)
-                    tail = _WS.match(buf, end).end()
-                    if tail < len(buf) or eof:
-                        break
-                except json.JSONDecodeError as e:
-                    if eof or len(buf) - pos > max_record_chars:
-                        return stop(start_line + buf.count("\n", pos, e.pos),
-                                    f"malformed JSON element, or one over {max_record_chars} characters ({e.msg})")
-                except (ValueError, RecursionError) as e:
-                    return stop(start_line, f"JSON element this reader refuses ({_json_refusal(e)})")
-                if not fill():
-                    eof = True
-            line += buf.count("\n", pos, end)
-            pos = end
+            start_line = self.line
+            got = self._decode_element(start_line, max_record_chars)
+            if got is None:
+                return
+            value, end = got
+            self.line += self.buf.count("\n", self.pos, end)
+            self.pos = end
             yield start_line, value
-    finally:
-        chunks.close()
+
+    def _decode_element(self, start_line: int, max_record_chars: int) -> tuple[Any, int] | None:
+        """The element at ``pos`` and where it ends, reading on until it is complete and followed by ``,`` or
+        ``]``; None once it cannot be (reported with `stop`)."""
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
+                if _WS.match(self.buf, end).end() < len(self.buf) or self.eof:
+                    return value, end
+            except json.JSONDecodeError as e:
+                if self.eof or len(self.buf) - self.pos > max_record_chars:
+                    self.stop(start_line + self.buf.count("\n", self.pos, e.pos),
+                              f"malformed JSON element, or one over {max_record_chars} characters ({e.msg})")
+                    return None
+            except (ValueError, RecursionError) as e:
+                self.stop(start_line, f"JSON element this reader refuses ({_json_refusal(e)})")
+                return None
+            if not self.fill():
+                self.eof = True
 
 
 def _tsv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[tuple[int, Any]]:

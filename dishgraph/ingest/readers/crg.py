@@ -153,6 +153,20 @@ def read_crg_release(root: str | Path, *, source: Literal["auto", "json", "pkl"]
     if missing:
         raise FileNotFoundError(f"{root}: not a CRG release directory (missing {', '.join(missing)}); "
                                 "run `dishgraph data fetch`")
+    pairs = _aligned_pairs(root, report, strict)
+    glossary_path, pivots_path = _knowledge_paths(root, source)
+    try:
+        glossary = Glossary.load(glossary_path)
+    except ValueError as e:
+        raise ReadError(str(glossary_path), None, "glossary", str(e)) from None
+    pivots, constraints = read_pivots(pivots_path, report=report, strict=strict)
+    _drop_unknown_targets(pivots, constraints, {p.target for p in pairs}, pivots_path, report, strict)
+    return CrgRelease(root, pairs, glossary, pivots, constraints, root / "base_recipes.txt", report,
+                      {"glossary": str(glossary_path), "pivots": str(pivots_path)}, strict)
+
+
+def _aligned_pairs(root: Path, report: ReadReport, strict: bool) -> list[DishPair]:
+    """The dish pairs, each with the change on its line of ``changing_ingres.txt``."""
     pairs = read_dish_pairs(root / "dish_pairs.txt", report=report, strict=strict)
     changes = read_changing_ingredients(root / "changing_ingres.txt", report=report, strict=strict)
     by_line = {c.line: c for c in changes}
@@ -162,8 +176,11 @@ def read_crg_release(root: str | Path, *, source: Literal["auto", "json", "pkl"]
         raise ReadError(str(root / "changing_ingres.txt"), None, "alignment",
                         f"{len(changes)} changes for {len(pairs)} dish pairs; pair lines without a change: "
                         f"{only_p[:10]}, change lines without a pair: {only_c[:10]}")
-    pairs = [replace(p, change=by_line[p.line]) for p in pairs]
+    return [replace(p, change=by_line[p.line]) for p in pairs]
 
+
+def _knowledge_paths(root: Path, source: str) -> tuple[Path, Path]:
+    """The glossary and pivot files ``source`` asks for (JSON, the original pickles, or JSON when present)."""
     pkl_dirs = ("original/", "")
     json_glossary, json_pivots = _first(root, ["glossary.json"]), _first(root, ["pivot_actions.json"])
     pkl_glossary = _first(root, [d + "glossary_dict.pkl" for d in pkl_dirs])
@@ -176,13 +193,12 @@ def read_crg_release(root: str | Path, *, source: Literal["auto", "json", "pkl"]
         raise FileNotFoundError(f"{root}: no {'glossary' if glossary_path is None else 'pivot actions'} "
                                 f"({source}) found; expected glossary.json / pivot_actions.json or "
                                 "original/glossary_dict.pkl / original/pivot_actions.pkl")
-    try:
-        glossary = Glossary.load(glossary_path)
-    except ValueError as e:
-        raise ReadError(str(glossary_path), None, "glossary", str(e)) from None
-    pivots, constraints = read_pivots(pivots_path, report=report, strict=strict)
+    return glossary_path, pivots_path
 
-    targets = {p.target for p in pairs}
+
+def _drop_unknown_targets(pivots: Pivots, constraints: Constraints, targets: set[str], pivots_path: Path,
+                          report: ReadReport, strict: bool) -> None:
+    """Pivots and constraints of a dish that is no pair's target are skipped (strict: an error)."""
     for t in dict.fromkeys(t for t in (*pivots, *constraints) if t not in targets):
         msg = f"target dish {t!r} is not in dish_pairs.txt; its pivots and constraints are skipped"
         if strict:
@@ -190,5 +206,3 @@ def read_crg_release(root: str | Path, *, source: Literal["auto", "json", "pkl"]
         report.note(str(pivots_path), f"[{t!r}]", "unknown-dish", msg, skip=True)
         pivots.pop(t, None)
         constraints.pop(t, None)
-    return CrgRelease(root, pairs, glossary, pivots, constraints, root / "base_recipes.txt", report,
-                      {"glossary": str(glossary_path), "pivots": str(pivots_path)}, strict)
