@@ -40,7 +40,7 @@ def speed(args) -> None:
 
     from dishgraph.eval.outputs import load_instances
     from dishgraph.models import prompts, registry
-    from dishgraph.models.tiny import build_tiny_models
+    from dishgraph.testing.tiny_models import build_tiny_models
 
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     hf_logging.disable_progress_bar()

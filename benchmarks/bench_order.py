@@ -20,10 +20,11 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _report import emit  # noqa: E402
+
 from dishgraph.graph.ladybug_store import LadybugStore  # noqa: E402
 from dishgraph.knowledge import causal, frequencies, order  # noqa: E402
 from dishgraph.knowledge.order import OrderSettings  # noqa: E402
-from dishgraph.knowledge.planted import load_planted, planted_order_corpus  # noqa: E402
+from dishgraph.testing.planted import load_planted, planted_order_corpus  # noqa: E402
 
 
 def run(store, dishes, settings, workers):

@@ -18,9 +18,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _report import emit  # noqa: E402
+
 from dishgraph.graph.ladybug_store import LadybugStore  # noqa: E402
 from dishgraph.knowledge import pivots  # noqa: E402
-from dishgraph.knowledge.planted import load_planted, planted_pivot_corpus  # noqa: E402
+from dishgraph.testing.planted import load_planted, planted_pivot_corpus  # noqa: E402
 
 
 def main() -> None:

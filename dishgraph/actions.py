@@ -7,9 +7,9 @@ what the graph stores, counts and compares; `ProtoAction.key` is their stable pr
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Mapping
 
 KEY_SEP = "|"
 SET_SEP = "+"
@@ -29,12 +29,12 @@ class ProtoAction:
         )
 
     @classmethod
-    def from_key(cls, key: str) -> "ProtoAction":
+    def from_key(cls, key: str) -> ProtoAction:
         verb, ingr, tools = key.split(KEY_SEP)
         return cls(verb, frozenset(filter(None, ingr.split(SET_SEP))), frozenset(filter(None, tools.split(SET_SEP))))
 
     @classmethod
-    def from_release(cls, d: Mapping) -> "ProtoAction":
+    def from_release(cls, d: Mapping) -> ProtoAction:
         """From the released JSON shape ``{"verb":…, "ingredients":[…], "tools":[…]}``."""
         return cls(d["verb"], frozenset(d.get("ingredients") or ()), frozenset(d.get("tools") or ()))
 
@@ -62,7 +62,3 @@ class Action:
     step: int = 0                               # index of the numbered step / sentence
     clause: int = 0                             # index of the clause in the recipe
     inherited: bool = False                     # ingredients inherited from a previous action (omission)
-
-
-def proto_set(actions: Iterable[Action]) -> set[ProtoAction]:
-    return {a.proto for a in actions if a.proto is not None}

@@ -11,12 +11,11 @@ API the CLI commands wrap.
 """
 from __future__ import annotations
 
-import inspect
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from dishgraph.graph.base import GraphStore
 from dishgraph.jsonsafe import json_safe
@@ -85,12 +84,12 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
              show_progress: bool = True) -> DemoReport:
     """Run every step of the main job on ``store`` and write ``out_dir``/index.html and report.json."""
     from dishgraph.api import DishGraph
-    from dishgraph.diner.graph import list_splits, split_graph, store_components, split_info
+    from dishgraph.diner.graph import list_splits, split_graph, split_info, store_components
     from dishgraph.diner.names import DinerGlossary
-    from dishgraph.ingest.crg import ingest_counterfactual
-    from dishgraph.knowledge.order import OrderSettings, dishes_with_constraints
+    from dishgraph.ingest.crg import RECIPES_SOURCE, ingest_counterfactual
     from dishgraph.knowledge.compose import composed_state
     from dishgraph.knowledge.frequencies import dishes_with_recipes
+    from dishgraph.knowledge.order import OrderSettings, dishes_with_constraints
     from dishgraph.knowledge.pivots import all_pairs, parse_pair
 
     t_all = time.perf_counter()
@@ -104,7 +103,7 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
     (progress,) = store.query("recipes_parsed")
     n_recipes, n_parsed = int(progress["recipes"]), int(progress["parsed"] or 0)
     by_source = {r["source"]: int(r["recipes"]) for r in store.query("recipes_by_source")}
-    steps.run("ingest + parse the CRG release", by_source.get(RELEASE_SOURCE, 0) > 0 and n_parsed >= n_recipes,
+    steps.run("ingest + parse the CRG release", by_source.get(RECIPES_SOURCE, 0) > 0 and n_parsed >= n_recipes,
               lambda: _ingest(store, crg, workers, show_progress, ingest_counterfactual))
     sample = data_dir.joinpath(*SAMPLE)
     steps.run("ingest + parse the XiaChuFang sample", not sample.exists() or by_source.get(sample.name, 0) > 0,
@@ -143,9 +142,6 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
 
     write_html(rep, out_dir / "index.html")
     return rep
-
-
-RELEASE_SOURCE = "crg-release/base_recipes.txt"
 
 
 def _has_mined(store: GraphStore, g, pairs: list[str]) -> bool:
@@ -218,8 +214,8 @@ def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generat
         if name not in registry.names():
             continue
         t0 = time.perf_counter()
-        options = {"store": store} if "store" in inspect.signature(registry.get(name)).parameters else {}
-        gen = registry.create(name, glossary=glossary, data_dir=str(data_dir), **options, **DEMO_OPTIONS.get(name, {}))
+        gen = registry.create(name, glossary=glossary, data_dir=str(data_dir), store=store,
+                              **DEMO_OPTIONS.get(name, {}))  # create() passes only what the generator takes
         texts = registry.generate_all(gen, instances)
         gen_s = time.perf_counter() - t0
         write_outputs(out_dir / f"{name}.txt", texts, instances)

@@ -5,8 +5,8 @@ Standard library only, so file-only paths (the GPU bundle) can use it without th
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterator
 
 
 def json_objects(path: str | Path, what: str = "a JSON object") -> Iterator[tuple[int, dict]]:
@@ -14,13 +14,20 @@ def json_objects(path: str | Path, what: str = "a JSON object") -> Iterator[tupl
     ValueError naming the file and line (``what`` says what the line should have been)."""
     path = Path(path)
     with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}:{lineno}: expected {what}")
-            yield lineno, obj
+        yield from objects_in_lines(fh, path, what)
+
+
+def objects_in_lines(lines: Iterable[str], source: str | Path, what: str = "a JSON object", *,
+                     bad_json: str = "invalid JSON") -> Iterator[tuple[int, dict]]:
+    """`json_objects` over lines already read (``source`` names them in errors; ``bad_json`` is how a line
+    that does not parse is described)."""
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{source}:{lineno}: {bad_json} ({e.msg})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{source}:{lineno}: expected {what}")
+        yield lineno, obj

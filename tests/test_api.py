@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from dishgraph import DishGraph
 from dishgraph.knowledge.order import OrderSettings
-from dishgraph.knowledge.planted import load_planted, planted_order_corpus, planted_pivot_corpus
+from dishgraph.testing.planted import load_planted, planted_order_corpus, planted_pivot_corpus
 
 
 @pytest.fixture

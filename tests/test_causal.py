@@ -5,7 +5,7 @@ import pytest
 
 from dishgraph.eval.parse_recall import read_base_recipes
 from dishgraph.knowledge import causal
-from dishgraph.knowledge.planted import planted_order_corpus
+from dishgraph.testing.planted import planted_order_corpus
 
 
 def _dish(corpus, dish):

@@ -63,6 +63,7 @@ def test_glossary_sizes(diner_glossary):
     assert diner_glossary.sizes() == {"action": {"surfaces": 40, "clusters": 31},
                                       "flavour": {"surfaces": 35, "clusters": 35},
                                       "food": {"surfaces": 535, "clusters": 413}}
+    assert diner_glossary.tables["food"]["老鸭"] == "鸭" and diner_glossary.tables["action"]["清蒸"] == "蒸"
 
 
 @pytest.mark.parametrize("name", sorted(HAND_CHECKED))

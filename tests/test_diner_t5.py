@@ -10,30 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dishgraph.diner.dataset import write_jsonl
-from dishgraph.diner.t5 import (DinerT5Config, compositional_prompt, component_target, span_corrupt, train_diner)
-
-
-def build_tiny_t5(directory, texts, seed=0):
-    """A 2-layer T5 (d_model 32) and a char-level fast tokenizer with sentinels, saved like a hub checkpoint."""
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
-    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
-
-    sentinels = [f"<extra_id_{i}>" for i in range(100)]
-    specials = ["<pad>", "</s>", "<unk>", *sentinels]
-    chars = sorted({c for t in texts for c in t})
-    vocab = {tok: i for i, tok in enumerate(specials + [c for c in chars if c not in specials])}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
-    tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
-    tok.decoder = decoders.Fuse()
-    PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
-                            additional_special_tokens=sentinels).save_pretrained(directory)
-    cfg = T5Config(vocab_size=len(vocab), d_model=32, d_ff=64, d_kv=8, num_layers=2, num_decoder_layers=2,
-                   num_heads=2, dropout_rate=0.0, decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
-    torch.manual_seed(seed)
-    T5ForConditionalGeneration(cfg).save_pretrained(directory)
-    return str(directory)
+from dishgraph.diner.t5 import DinerT5Config, component_target, compositional_prompt, span_corrupt, train_diner
+from dishgraph.testing.tiny_models import build_tiny_t5
 
 
 def _ex(i, name, comps, text, form=None):

@@ -68,9 +68,10 @@ def _pool() -> list[dict]:
             rep = ReadReport()
             tmp = Path(__file__).parent / ".." / "__never_written__"
             del tmp
-            from dishgraph.ingest.readers import _Ctx, _Fields
+            from dishgraph.ingest.readers.corpus import _Fields
+            from dishgraph.ingest.readers.report import ReadContext
 
-            r = _Fields("dish", None, "text", None, None).extract(json.loads(line_json), _Ctx(path, rep, False),
+            r = _Fields("dish", None, "text", None, None).extract(json.loads(line_json), ReadContext(path, rep, False),
                                                                   1, 100)
             if r is not None and rep.warned == 0 and rep.skipped == 0 and r.dish == rec["dish"]:
                 out.append({"dish": rec["dish"], "text": r.text, "line": line_json})

@@ -14,7 +14,7 @@ from dishgraph.eval.outputs import load_instances
 from dishgraph.models import prompts, registry
 from dishgraph.models.lm import (TrainConfig, held_out_from_store, recipes_from_release, recipes_from_store,
                                  split_held_out, train_lm)
-from dishgraph.models.tiny import build_tiny_models
+from dishgraph.testing.tiny_models import build_tiny_models
 from dishgraph.models.tokenizer import build_char_tokenizer
 
 

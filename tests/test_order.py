@@ -8,7 +8,7 @@ from dishgraph.eval.parse_recall import read_base_recipes
 from dishgraph.ingest import loader
 from dishgraph.knowledge import order
 from dishgraph.knowledge.order import Constraint, OrderSettings, check_sequence, resolve_action
-from dishgraph.knowledge.planted import load_planted, planted_order_corpus
+from dishgraph.testing.planted import load_planted, planted_order_corpus
 
 
 @pytest.fixture

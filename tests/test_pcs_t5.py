@@ -7,32 +7,9 @@ import pytest
 from dishgraph.pcs.serialize import CELL_SEP, ROW_SEP, serialize_table
 from dishgraph.pcs.t5 import T5Config, evaluate_tables, load_model, predict_tables, train_pcs, train_t5
 from dishgraph.pcs.tables import PCSRow, PCSTable, read_pcs, write_pcs
+from dishgraph.testing.tiny_models import build_tiny_t5
 
 PAPER = "tests/fixtures/pcs/paper"
-
-
-def build_tiny_t5(directory, texts, seed=0):
-    """A 2-layer T5 (d_model 32) and a char-level fast tokenizer saved like any hub checkpoint."""
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
-    from transformers import PreTrainedTokenizerFast, T5Config as HFT5Config, T5ForConditionalGeneration
-
-    sentinels = [f"<extra_id_{i}>" for i in range(100)]
-    specials = ["<pad>", "</s>", "<unk>", *sentinels]
-    chars = sorted({c for t in texts for c in t})
-    vocab = {tok: i for i, tok in enumerate(specials + [c for c in chars if c not in specials])}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
-    tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
-    tok.decoder = decoders.Fuse()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
-                                   additional_special_tokens=sentinels)
-    fast.save_pretrained(directory)
-    cfg = HFT5Config(vocab_size=len(vocab), d_model=64, d_ff=128, d_kv=16, num_layers=2, num_decoder_layers=2,
-                     num_heads=2, dropout_rate=0.0, decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
-    torch.manual_seed(seed)  # the random init decides how fast the tiny model memorises
-    T5ForConditionalGeneration(cfg).save_pretrained(directory)
-    return str(directory)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +21,7 @@ def paper_tables():
 def tiny_model(tmp_path_factory, paper_tables):
     texts = [r.instruction + r.action + (r.output or "") + "".join(r.inputs) + "NA; " for t in paper_tables
              for r in t.rows]
-    return build_tiny_t5(tmp_path_factory.mktemp("tiny_t5"), texts)
+    return build_tiny_t5(tmp_path_factory.mktemp("tiny_t5"), texts, d_model=64)
 
 
 def test_markup_becomes_single_tokens_and_embeddings_grow(tiny_model):

@@ -8,7 +8,7 @@ from dishgraph.eval.parse_recall import read_base_recipes
 from dishgraph.ingest import loader
 from dishgraph.knowledge import frequencies, pivots
 from dishgraph.knowledge.pivots import PivotThresholds, classify
-from dishgraph.knowledge.planted import load_planted, planted_pivot_corpus, proto
+from dishgraph.testing.planted import load_planted, planted_pivot_corpus, proto
 
 
 def test_planted_pairs_recover_exactly(store):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from dishgraph.knowledge import annotation, pivots
-from dishgraph.knowledge.planted import load_planted, planted_pivot_corpus
+from dishgraph.testing.planted import load_planted, planted_pivot_corpus
 
 
 @pytest.fixture

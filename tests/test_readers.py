@@ -12,10 +12,11 @@ import pytest
 
 from dishgraph.actions import ProtoAction
 from dishgraph.ingest.readers import (
-    BaseRecipe, Change, CorpusRecipe, ReadError, ReadReport, _Ctx, _json_array_records, clean_name, join_steps,
-    read_base_recipes, read_changing_ingredients, read_corpus, read_crg_release, read_dish_pairs,
-    read_diner_glossary, read_pivots,
+    BaseRecipe, Change, CorpusRecipe, ReadError, ReadReport, clean_name, join_steps, read_base_recipes,
+    read_changing_ingredients, read_corpus, read_crg_release, read_dish_pairs, read_pivots,
 )
+from dishgraph.ingest.readers.corpus import _json_array_records
+from dishgraph.ingest.readers.report import ReadContext
 
 FIX = Path(__file__).parent / "fixtures" / "readers"
 
@@ -128,21 +129,6 @@ def test_malformed_pivot_entries_are_skipped_with_location(tmp_path):
     (tmp_path / "pivot_actions.json").write_text('{"a": [\n  {"verb": }\n]}', encoding="utf-8")
     with pytest.raises(ReadError, match=r"pivot_actions.json:2: not valid JSON"):
         read_pivots(tmp_path / "pivot_actions.json")
-
-
-def test_diner_glossary(data_dir):
-    g = read_diner_glossary(data_dir / "diner" / "glossary.json")
-    assert (len(g.food), len(g.action), len(g.flavour)) == (535, 40, 35)
-    assert g.table("food")["老鸭"] == "鸭" and g.action["清蒸"] == "蒸"
-    assert "鸭" in g.clusters("food")
-    with pytest.raises(ValueError):
-        g.table("ingredient")
-
-
-def test_diner_glossary_bad_shape(tmp_path):
-    (tmp_path / "g.json").write_text('{"food": {}}', encoding="utf-8")
-    with pytest.raises(ReadError, match="g.json: DiNeR glossary must map"):
-        read_diner_glossary(tmp_path / "g.json")
 
 
 # ------------------------------------------------------------------------------------------ bad input
@@ -259,9 +245,9 @@ def test_json_array_corpus_same_records_with_line_numbers():
 
 @pytest.mark.parametrize("chunk", [1, 3, 7, 64])
 def test_json_array_parser_across_chunk_boundaries(chunk):
-    ctx = _Ctx(FIX / "corpus.json", None, False)
+    ctx = ReadContext(FIX / "corpus.json", None, False)
     small = list(_json_array_records(ctx, 1 << 20, chunk_chars=chunk))
-    whole = list(_json_array_records(_Ctx(FIX / "corpus.json", None, False), 1 << 20))
+    whole = list(_json_array_records(ReadContext(FIX / "corpus.json", None, False), 1 << 20))
     assert small == whole and [line for line, _ in small] == [2, 12, 23, 28, 32, 36]
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dishgraph import config
+from dishgraph.jsonl import objects_in_lines
 from dishgraph.task import ADD, REPLACE, Instance  # the task's types (importable from here too)
 
 
@@ -117,15 +118,10 @@ def read_present(path: str | Path, instances: Sequence[Instance]) -> tuple[list[
 
 def _read_jsonl(path: Path, lines: list[str], instances: Sequence[Instance], partial: bool = False) -> list:
     texts: list[str | None] = [None] * len(instances)
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
-        if not isinstance(rec, dict) or "text" not in rec:
-            raise ValueError(f"{path}:{n}: expected an object with 'text'")
+    what = "an object with 'text'"
+    for n, rec in objects_in_lines(lines, path, what, bad_json="not valid JSON"):
+        if "text" not in rec:
+            raise ValueError(f"{path}:{n}: expected {what}")
         idx = rec.get("index", n - 1)
         if not isinstance(idx, int) or not 0 <= idx < len(instances):
             raise ValueError(f"{path}:{n}: index {idx!r} out of range 0..{len(instances) - 1}")

@@ -15,8 +15,8 @@ import csv
 import json
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -76,11 +76,6 @@ def normalise_item(item: str) -> str:
 def item_set(text: str) -> frozenset[str]:
     """``"flour; water ;Yeast"`` → {"flour", "water", "yeast"}; empty items dropped."""
     return frozenset(x for x in (normalise_item(p) for p in str(text).split(";")) if x)
-
-
-def set_prf(pred: frozenset[str], gold: frozenset[str]) -> tuple[int, int, int]:
-    """(true positives, predicted, gold) item counts for micro-averaged set P/R/F1."""
-    return len(pred & gold), len(pred), len(gold)
 
 
 class _NoWordNet:
@@ -185,7 +180,8 @@ def evaluate_pcs(pred: list[dict], gold: list[dict], fields: Sequence[str] = FIE
         scores = {
             "exact_match": 100.0 * float(np.mean([a == b for a, b in zip(hs, rs)])) if gold else math.nan,
             "set_p": 100.0 * p, "set_r": 100.0 * r,
-            "set_f1": 100.0 * (2 * p * r / (p + r)) if p and r else (0.0 if tp == 0 and n_pred and n_gold else math.nan),
+            "set_f1": (100.0 * (2 * p * r / (p + r)) if p and r
+                       else (0.0 if tp == 0 and n_pred and n_gold else math.nan)),
             "rouge_l": 100.0 * float(np.mean(rouge_l(hyp, ref, tokenize))) if gold else math.nan,
             "bleu4": corpus_bleu4(hyp, ref, tokenize) if gold else math.nan,
             "meteor": 100.0 * float(np.mean(met)) if gold else math.nan,

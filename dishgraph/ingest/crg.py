@@ -15,7 +15,8 @@ from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import loader
 from dishgraph.ingest.readers import read_crg_release
 
-SOURCE = "crg-release"
+SOURCE = "crg-release"  # the one name of the release as a source: oracle knowledge, never a result
+RECIPES_SOURCE = f"{SOURCE}/base_recipes.txt"  # provenance of the release's recipe records
 
 
 @dataclass
@@ -50,7 +51,7 @@ def release_records(crg_dir: str | Path, dishes=None, per_dish: int | None = Non
             continue
         taken[r.base] = taken.get(r.base, 0) + 1
         out.append(loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                                       source=f"{SOURCE}/base_recipes.txt", line=r.line))
+                                       source=RECIPES_SOURCE, line=r.line))
     return out
 
 

@@ -18,8 +18,8 @@ into rows. Two write paths, same resulting graph:
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from dishgraph.actions import Action, ProtoAction
 from dishgraph.graph.base import GraphStore
@@ -33,7 +33,7 @@ MODES = ("auto", "merge", "create", "copy")
 
 def recipe_id(source: str, dish: str, text: str) -> str:
     """Stable id: source tag + content hash, so re-ingesting the same corpus never duplicates a recipe."""
-    h = hashlib.sha1(f"{dish}\x00{text}".encode("utf-8")).hexdigest()[:16]
+    h = hashlib.sha1(f"{dish}\x00{text}".encode()).hexdigest()[:16]
     return f"{source}:{h}"
 
 
@@ -280,7 +280,7 @@ class ParsedRows:
     marks: list[dict] = field(default_factory=list)               # {"id", "n"}: n actions became steps
 
     @classmethod
-    def of(cls, parsed: Sequence[ParsedRecipe]) -> "ParsedRows":
+    def of(cls, parsed: Sequence[ParsedRecipe]) -> ParsedRows:
         parsed = _unique(parsed, lambda p: p.id)
         steps, nexts = step_rows(parsed)
         protos = {a.proto.key: a.proto for pr in parsed for a in pr.actions if a.proto is not None}
@@ -288,13 +288,13 @@ class ParsedRows:
         return cls(steps, nexts, protos, marks)
 
     @classmethod
-    def concat(cls, parts: Iterable["ParsedRows"]) -> "ParsedRows":
+    def concat(cls, parts: Iterable[ParsedRows]) -> ParsedRows:
         """One batch of several; a recipe given twice keeps its first rows (a COPY must not repeat a key)."""
         out, seen = cls(), set()
         for part in parts:
             dup = {m["id"] for m in part.marks if m["id"] in seen}
             seen.update(m["id"] for m in part.marks)
-            keep = (lambda rid: rid not in dup) if dup else (lambda rid: True)
+            keep = (lambda rid, dup=dup: rid not in dup) if dup else (lambda rid: True)
             out.steps.extend(s for s in part.steps if keep(s["recipe"]))
             out.nexts.extend(r for r in part.nexts if keep(_step_recipe(r["src"])))
             out.marks.extend(m for m in part.marks if keep(m["id"]))

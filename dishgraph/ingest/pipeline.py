@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import time
 from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
@@ -118,98 +119,121 @@ def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary:
     dependency backend, see ``parser.make_parser``) or a parser object; a recipe already marked parsed is
     not parsed again by another parser.
     """
-    import time
-
     stats = ParseStats()
-    load_batch = load_batch or default_load_batch(store, mode, batch_size)
+    loads = _Loads(store, stats, load_batch or default_load_batch(store, mode, batch_size), mode)
     t0 = time.perf_counter()
-    pool = None
-    from dishgraph.ingest.parser import check_parser
-
-    check_parser(parser)  # fail here, not in a pool initializer (a failing one is retried forever)
-    if workers > 1:
-        pool = worker_context(parser).Pool(workers, initializer=_init_worker,
-                                           initargs=(glossary, segmenter, parser))
-    else:
-        _init_worker(glossary, segmenter, parser)
-
+    pool = _start_parsers(glossary, segmenter, parser, workers)
     with progress_bar(disable=not show_progress) as bar, store.bulk_session():
         task = bar.add_task("parse+load", total=total, rate="")
 
-        buffer: list[ParsedRows] = []     # parsed, not yet loaded
-        n_buffered = 0
-        buffered: set[str] = set()
-        unmarked: dict[str, dict] = {}    # loaded, waiting for their checkpoint and mark
-        durable = 0
-
-        def commit() -> None:
-            nonlocal durable
-            if not unmarked:
-                return  # COPYs left (records already parsed) are made durable as the session ends
-            store.make_durable()
-            mark_parsed(store, unmarked.values())
-            durable += len(unmarked)
-            unmarked.clear()
-
-        def flush() -> None:
-            nonlocal n_buffered
-            if buffer:
-                rows = ParsedRows.concat(buffer)
-                stats.steps += write_parsed(store, rows, mode=mode)
-                stats.with_actions += rows.with_actions
-                unmarked.update((row["id"], row) for row in rows.marks)
-            buffer.clear()
-            buffered.clear()
-            n_buffered = 0
-            if len(unmarked) >= durable_every(store, durable, load_batch, mode):
-                commit()
-
-        def collect(job) -> None:
-            nonlocal n_buffered
-            n_batch, result, _ = job
-            parts = result.get() if pool is not None else [result]
-            for part in parts:
-                buffer.append(part)
-                buffered.update(part.ids)
-                n_buffered += len(part.marks)
-            if n_buffered >= load_batch:
-                flush()
-            stats.recipes += n_batch
+        def collect(job: _Job) -> None:
+            loads.add(job.result.get() if pool is not None else [job.result])
+            stats.recipes += job.n_records
             elapsed = time.perf_counter() - t0
-            bar.update(task, advance=n_batch, rate=f"{stats.recipes / max(elapsed, 1e-9):,.0f} recipes/s")
+            bar.update(task, advance=job.n_records, rate=f"{stats.recipes / max(elapsed, 1e-9):,.0f} recipes/s")
             if on_progress is not None:
                 stats.seconds = elapsed
                 on_progress(stats)
 
-        pending: deque = deque()  # (n records, parse result, ids): submitted, not yet collected
+        pending: deque[_Job] = deque()  # submitted, not yet collected
         try:
             for batch in batched(recipes, batch_size):
-                ids = [r.id for r in batch]
-                in_flight = {rid for job in pending for rid in job[2]}  # a repeat waits for these
-                done = ({row["id"] for row in store.query("parsed_recipe_ids", ids=ids)} | in_flight | buffered
-                        | unmarked.keys())
-                todo = list({r.id: (r.id, r.text) for r in batch if r.id not in done}.values())
-                stats.skipped_already_parsed += len(batch) - len(todo)
-                result = (pool.map_async(_parse_chunk_rows, _chunks(todo, workers)) if pool is not None
-                          else _parse_chunk_rows(todo))
-                pending.append((len(batch), result, [rid for rid, _ in todo]))
+                pending.append(_submit(store, batch, pending, loads, pool, workers))
                 while len(pending) > PARSE_AHEAD:  # workers keep parsing while this thread loads
                     collect(pending.popleft())
             while pending:
                 collect(pending.popleft())
-            flush()
-            commit()
+            loads.flush()
+            loads.commit()
         finally:
-            if pool is not None:
-                if any(not job[1].ready() for job in pending):
-                    pool.terminate()  # an error mid-run: do not wait for parses nobody will load
-                else:
-                    pool.close()
-                pool.join()
+            _stop_parsers(pool, pending)
     stats.seconds = time.perf_counter() - t0
     return stats
 
 
-def iter_unparsed(store: GraphStore) -> Iterator[RecipeRecord]:
-    for row in store.query("unparsed_recipes"):
-        yield RecipeRecord(row["id"], row["dish"], row["text"], source="", line=0)
+@dataclass
+class _Job:
+    """One submitted parse batch: how many records it covered, the (async) parse result, the ids parsed."""
+
+    n_records: int
+    result: Any
+    ids: list[str]
+
+
+def _start_parsers(glossary: Glossary, segmenter: str, parser, workers: int):
+    """A pool of parse workers (None when parsing in this process, whose parser is then set up here)."""
+    from dishgraph.ingest.parser import check_parser
+
+    check_parser(parser)  # fail here, not in a pool initializer (a failing one is retried forever)
+    if workers > 1:
+        return worker_context(parser).Pool(workers, initializer=_init_worker, initargs=(glossary, segmenter, parser))
+    _init_worker(glossary, segmenter, parser)
+    return None
+
+
+def _stop_parsers(pool, pending: deque[_Job]) -> None:
+    if pool is None:
+        return
+    if any(not job.result.ready() for job in pending):
+        pool.terminate()  # an error mid-run: do not wait for parses nobody will load
+    else:
+        pool.close()
+    pool.join()
+
+
+def _submit(store: GraphStore, batch: list[RecipeRecord], pending: deque[_Job], loads: _Loads, pool,
+            workers: int) -> _Job:
+    """Start parsing the batch's recipes that are neither marked parsed, nor in flight, nor waiting to load."""
+    ids = [r.id for r in batch]
+    in_flight = {rid for job in pending for rid in job.ids}  # a repeat waits for these
+    done = {row["id"] for row in store.query("parsed_recipe_ids", ids=ids)} | in_flight | loads.holding()
+    todo = list({r.id: (r.id, r.text) for r in batch if r.id not in done}.values())
+    loads.stats.skipped_already_parsed += len(batch) - len(todo)
+    result = pool.map_async(_parse_chunk_rows, _chunks(todo, workers)) if pool is not None else _parse_chunk_rows(todo)
+    return _Job(len(batch), result, [rid for rid, _ in todo])
+
+
+class _Loads:
+    """Parsed recipes on their way into the graph: buffered (parsed, not loaded) until ``load_batch`` of them
+    are loaded at once, then unmarked (loaded, waiting for the checkpoint after which they are marked parsed;
+    ``durable_every`` spaces the checkpoints out)."""
+
+    def __init__(self, store: GraphStore, stats: ParseStats, load_batch: int, mode: str):
+        self.store, self.stats, self.load_batch, self.mode = store, stats, load_batch, mode
+        self.buffer: list[ParsedRows] = []
+        self.n_buffered = 0
+        self.buffered: set[str] = set()
+        self.unmarked: dict[str, dict] = {}
+        self.durable = 0
+
+    def holding(self) -> set[str]:
+        """Ids parsed in this run and not yet marked parsed in the graph."""
+        return self.buffered | self.unmarked.keys()
+
+    def add(self, parts: Iterable[ParsedRows]) -> None:
+        for part in parts:
+            self.buffer.append(part)
+            self.buffered.update(part.ids)
+            self.n_buffered += len(part.marks)
+        if self.n_buffered >= self.load_batch:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffer:
+            rows = ParsedRows.concat(self.buffer)
+            self.stats.steps += write_parsed(self.store, rows, mode=self.mode)
+            self.stats.with_actions += rows.with_actions
+            self.unmarked.update((row["id"], row) for row in rows.marks)
+        self.buffer.clear()
+        self.buffered.clear()
+        self.n_buffered = 0
+        if len(self.unmarked) >= durable_every(self.store, self.durable, self.load_batch, self.mode):
+            self.commit()
+
+    def commit(self) -> None:
+        if not self.unmarked:
+            return  # COPYs left (records already parsed) are made durable as the session ends
+        self.store.make_durable()
+        mark_parsed(self.store, self.unmarked.values())
+        self.durable += len(self.unmarked)
+        self.unmarked.clear()

@@ -2,5 +2,5 @@
 
 ``frequencies`` (dish-level USES edges), ``pivots`` + ``annotation`` (PIVOT edges of dish pairs),
 ``causal`` (propensity-score estimates of action-order effects), ``order`` (MUST_PRECEDE edges and
-order checks), ``planted`` (generated corpora with known answers, for tests and benchmarks).
+order checks). Generated corpora with known answers, for tests and benchmarks: `dishgraph.testing.planted`.
 """

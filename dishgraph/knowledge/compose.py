@@ -25,13 +25,13 @@ from the contributing dishes as ``MUST_PRECEDE {source: "composed"}``.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
 
 from dishgraph.actions import KEY_SEP, ProtoAction
 from dishgraph.graph.base import GraphStore
+from dishgraph.knowledge.pivots import COMPOSED
 
-COMPOSED = "composed"
 KINDS = ("base", "action", "flavour", "food", "class", "own")
 # Composed frequencies below this are not stored: absent reads as 0, which changes no pivot (a remove-pivot
 # needs a base share of min_fb >= 0.05 >> alpha * 0.005, an insert-pivot a composed share above tau_i).

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
 
 from dishgraph.actions import Action, ProtoAction
 from dishgraph.graph.base import GraphStore
+from dishgraph.ingest import crg
 from dishgraph.knowledge import causal
 from dishgraph.knowledge.frequencies import dish_actions, dishes_with_recipes, materialize_uses
 
 ESTIMATED = "estimated"
-RELEASE = "crg-release"
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,9 @@ def resolve_action(action: str | ProtoAction | Mapping) -> str:
     if m:
         inner = m.group(2)
         ingr, _, tools = inner.partition(";")
-        split = lambda s: frozenset(x.strip() for x in re.split(r"[,，+]", s) if x.strip())
+        def split(s: str) -> frozenset[str]:
+            return frozenset(x.strip() for x in re.split(r"[,，+]", s) if x.strip())
+
         return ProtoAction(m.group(1).strip(), split(ingr), split(tools)).key
     return ProtoAction(action.strip()).key
 
@@ -218,7 +220,7 @@ def action_sequence(actions_or_text, parser_factory: Callable[[], object] | None
     return keys, phrases
 
 
-def compare_constraints(store: GraphStore, dish: str, ours: str = ESTIMATED, reference: str = RELEASE,
+def compare_constraints(store: GraphStore, dish: str, ours: str = ESTIMATED, reference: str = crg.SOURCE,
                         window: str | None = None) -> dict:
     """Precision / recall of our cause->effect pairs against the reference pairs of the same dish."""
     cons = dish_constraints(store, dish)

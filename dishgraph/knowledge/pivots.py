@@ -8,12 +8,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from dishgraph.graph.base import GraphStore
+from dishgraph.ingest import crg
+from dishgraph.ingest.loader import pair_key
 from dishgraph.knowledge.frequencies import materialize_uses
 
 MINED = "mined"
 COMPOSED = "composed"
 ANNOTATED = "annotated"
-RELEASE = "crg-release"
+RELEASE = crg.SOURCE  # kept as a name here: callers compare pivots against it
 KINDS = ("remove", "insert", "manual")
 
 
@@ -76,10 +78,6 @@ def parse_pair(pair: str) -> tuple[str, str]:
             if base and target:
                 return base, target
     raise ValueError(f"pair {pair!r} is not 'BASE->TARGET'")
-
-
-def pair_key(base: str, target: str) -> str:
-    return f"{base}->{target}"
 
 
 def pair_info(store: GraphStore, pair: str) -> dict:

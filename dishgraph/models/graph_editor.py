@@ -25,8 +25,14 @@ from dishgraph.eval.outputs import REPLACE, Instance
 from dishgraph.ingest.glossary import Glossary
 from dishgraph.ingest.parser import Clause, RecipeParser
 from dishgraph.models.baselines import ReplaceGenerator
-from dishgraph.models.graph_editor_knowledge import (ASSOC_INSERTS, COMPOSED, PIVOT_SOURCES, PairKnowledge,
-                                                     association_pivots, load_pair_knowledge)
+from dishgraph.models.graph_editor_knowledge import (
+    ASSOC_INSERTS,
+    COMPOSED,
+    PIVOT_SOURCES,
+    PairKnowledge,
+    association_pivots,
+    load_pair_knowledge,
+)
 from dishgraph.models.registry import register
 
 SEP = "，"
@@ -70,6 +76,25 @@ class EditStats:
     inserted: int = 0
     coverage_inserts: int = 0
     parses: int = 0
+
+
+@dataclass(frozen=True)
+class _EditJob:
+    """What one edit works from: the instance, the pair's graph knowledge, the base parse and the pivots."""
+
+    inst: Instance
+    pk: PairKnowledge
+    base_actions: list[Action]
+    pivots: list[tuple[ProtoAction, str]]
+
+
+@dataclass
+class _Draft:
+    """The edit so far: its text, that text's objective score and its parse."""
+
+    text: str
+    score: float
+    gen: list[Action]
 
 
 @register("graph")
@@ -292,60 +317,71 @@ class GraphEditor:
         text = self.replacer.replace(base, inst.old, inst.new) if inst.change_kind == REPLACE and inst.old else base
         base_actions = self.parse(base)
         pivots = self._pivots_for(pk, base_actions)
-        best, gen = self._objective(inst, base_actions, text, pivots, pk)
-        base_protos = {a.proto for a in base_actions}
+        job = _EditJob(inst, pk, base_actions, pivots)
+        draft = _Draft(text, *self._objective(inst, base_actions, text, pivots, pk))
         if self.abstain and pk.pivot_source == "association" and inst.new in text \
-                and not self._exposed(inst, base_actions, gen):
+                and not self._exposed(inst, base_actions, draft.gen):
             return text  # the swap alone reads as no change to L2: abstain (see _exposed and the module doc)
+        self._remove_pivots(job, draft)
+        self._insert_pivots(job, draft)
+        if inst.new and inst.new not in draft.text:
+            return self._cover_new(inst, pk, draft.text, draft.gen, base_actions, pivots)
+        if self.ensure_change and pk.fallback and not self._exposed(inst, base_actions, draft.gen):
+            return self._guess(inst, pk, draft.text, draft.gen, base_actions)
+        return draft.text
 
-        # (b) removals: every clause still holding a remove-pivot of the base; whole clauses first.
-        for proto in [p for p, k in pivots if k == REMOVE and p in base_protos]:
-            hits = [a for a in gen if a.proto == proto]
+    def _improves(self, job: _EditJob, draft: _Draft, cand: str) -> bool:
+        """Adopt `cand` into the draft if it scores better against the pair's graph pivots."""
+        score, cand_gen = self._objective(job.inst, job.base_actions, cand, job.pivots, job.pk)
+        if score <= draft.score:
+            return False
+        draft.text, draft.score, draft.gen = cand, score, cand_gen
+        return True
+
+    def _remove_pivots(self, job: _EditJob, draft: _Draft) -> None:
+        """(b) removals: every clause still holding a remove-pivot of the base; whole clauses first."""
+        base_protos = {a.proto for a in job.base_actions}
+        for proto in [p for p, k in job.pivots if k == REMOVE and p in base_protos]:
+            hits = [a for a in draft.gen if a.proto == proto]
             if not hits:
                 continue
-            clauses = {c.index: c for c in self._clauses(text)}
+            clauses = {c.index: c for c in self._clauses(draft.text)}
             whole = [(clauses[a.clause].start, clauses[a.clause].end) for a in hits if a.clause in clauses]
-            variants = [whole, [(a.start, a.end) for a in hits], whole + self._heirs(gen, hits, clauses)]
+            variants = [whole, [(a.start, a.end) for a in hits], whole + self._heirs(draft.gen, hits, clauses)]
             for spans in variants:
-                cand = self.remove_spans(text, spans)
-                score, cand_gen = self._objective(inst, base_actions, cand, pivots, pk)
-                if score > best:
-                    text, best, gen = cand, score, cand_gen
+                if self._improves(job, draft, self.remove_spans(draft.text, spans)):
                     self.stats.removed += 1
                     break
 
-        # (c) insertions: the new ingredient's actions, phrased from real examples, placed in order.
-        inserts = [p for p, k in pivots if k == INSERT and p not in base_protos]
-        new_cls = self.cls(inst.new)
-        inserts.sort(key=lambda p: (new_cls not in p.ingredients, pk.position(p), p.key))
+    def _insert_pivots(self, job: _EditJob, draft: _Draft) -> None:
+        """(c) insertions: the new ingredient's actions, phrased from real examples, placed in order."""
+        base_protos = {a.proto for a in job.base_actions}
+        inserts = [p for p, k in job.pivots if k == INSERT and p not in base_protos]
+        new_cls = self.cls(job.inst.new)
+        inserts.sort(key=lambda p: (new_cls not in p.ingredients, job.pk.position(p), p.key))
         added = inserted_chars = 0
         for proto in inserts:
             if self.max_inserts is not None and added >= self.max_inserts:
                 break  # every inserted clause costs preservation (BLEU): keep the most telling ones
-            if any(a.proto == proto for a in gen):
+            if any(a.proto == proto for a in draft.gen):
                 continue
-            budget = None if self.max_insert_ratio is None else self.max_insert_ratio * len(base) - inserted_chars
-            done = False
-            for phrase in self.realizations(proto, pk, inst.new, inst.old):
-                if budget is not None and len(phrase) + 1 > budget:
-                    continue
-                for k in self.positions(proto, pk, text, gen):
-                    cand = self.insert_clause(text, self._clauses(text), k, phrase)
-                    score, cand_gen = self._objective(inst, base_actions, cand, pivots, pk)
-                    if score > best:
-                        text, best, gen, done = cand, score, cand_gen, True
-                        self.stats.inserted += 1
-                        added += 1
-                        inserted_chars += len(phrase) + 1
-                        break
-                if done:
-                    break
+            budget = None if self.max_insert_ratio is None else \
+                self.max_insert_ratio * len(job.inst.base_recipe) - inserted_chars
+            phrase = self._insert_one(job, draft, proto, budget)
+            if phrase is not None:
+                self.stats.inserted += 1
+                added += 1
+                inserted_chars += len(phrase) + 1
 
-        if inst.new and inst.new not in text:
-            text = self._cover_new(inst, pk, text, gen, base_actions, pivots)
-        elif self.ensure_change and pk.fallback and not self._exposed(inst, base_actions, gen):
-            text = self._guess(inst, pk, text, gen, base_actions)
-        return text
+    def _insert_one(self, job: _EditJob, draft: _Draft, proto: ProtoAction, budget: float | None) -> str | None:
+        """The first phrase and position of `proto` (within the character budget) that improve the draft."""
+        for phrase in self.realizations(proto, job.pk, job.inst.new, job.inst.old):
+            if budget is not None and len(phrase) + 1 > budget:
+                continue
+            for k in self.positions(proto, job.pk, draft.text, draft.gen):
+                if self._improves(job, draft, self.insert_clause(draft.text, self._clauses(draft.text), k, phrase)):
+                    return phrase
+        return None
 
     def _guess(self, inst, pk, text, gen, base_actions) -> str:
         """No change L2 would count: insert the target's likeliest action the recipe lacks (composed mode), so

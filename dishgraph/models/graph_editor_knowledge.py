@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 from dishgraph.actions import ProtoAction
 from dishgraph.eval.l2 import INSERT, REMOVE, OrderConstraint, normalise_constraints
 from dishgraph.graph.base import GraphStore
+from dishgraph.ingest import crg
 from dishgraph.ingest.loader import pair_key
+from dishgraph.knowledge.order import ESTIMATED
+from dishgraph.knowledge.pivots import ANNOTATED, COMPOSED, MINED
 
-PIVOT_SOURCES = ("crg-release", "annotated", "mined")
-COMPOSED = "composed"     # PIVOT / MUST_PRECEDE source written by `dishgraph pivots mine --knowledge composed`
-ESTIMATED = "estimated"   # MUST_PRECEDE source written by `dishgraph order estimate` (base dishes only)
+# Pivot sources in order of trust. COMPOSED: PIVOT / MUST_PRECEDE edges written by `dishgraph pivots mine --knowledge
+# composed`; ESTIMATED: MUST_PRECEDE edges written by `dishgraph order estimate` (base dishes only).
+PIVOT_SOURCES = (crg.SOURCE, ANNOTATED, MINED)
 MAX_EXAMPLES = 40
 # Association mode: how many of the new class's most common single-ingredient actions (in other dishes'
 # recipes, absent from the base recipe) become pseudo insert-pivots. Tuned on the even dish pairs.
@@ -68,9 +71,6 @@ class PairKnowledge:
     # composed mode: the target's likeliest actions beyond its pivots, most telling first, for a recipe whose
     # edit would otherwise change nothing L2 counts (an unchanged recipe is an abstention, not an answer)
     fallback: list[ProtoAction] = field(default_factory=list)
-
-    def kind_of(self) -> dict[ProtoAction, str]:
-        return {p: k for p, k in self.pivots}
 
     def position(self, proto: ProtoAction) -> float:
         return self.positions.get(proto.key, self.verb_positions.get(proto.verb, 0.5))

@@ -13,9 +13,9 @@ import json
 import math
 import random
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from dishgraph.models import prompts
 from dishgraph.models.tokenizer import end_id, ensure_lm_special_tokens, start_id
@@ -201,7 +201,7 @@ def _mask_tokens(ids, labels, tokenizer, prob: float, seed: int):
 def _load_or_create(config: TrainConfig, texts: list[str], start_dir: Path | None):
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-    from dishgraph.models.tiny import new_bert_mlm, new_gpt2
+    from dishgraph.models.scratch import new_bert_mlm, new_gpt2
     from dishgraph.models.tokenizer import build_char_tokenizer
 
     if config.objective == "masked":
@@ -255,152 +255,199 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
     `val_recipes` is a fixed validation set (a GPU bundle's val.jsonl, so models of different sizes are
     compared on the same recipes); without it `val_fraction` of `recipes` is drawn with the seed.
     """
-    import contextlib
-
-    import torch
-
-    from dishgraph.models.gpt2 import resolve_device, torch_dtype
-
     t0 = time.perf_counter()
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
-    ckpt = out / CHECKPOINT_DIR
-    device = resolve_device(config.device)
-    dtype = torch_dtype(config.dtype)
+    train_pairs, val_pairs, dropped = _train_val_split(recipes, set(held_out), config, val_recipes)
+    run = _TrainingRun(config, out, train_pairs, val_pairs)
+    run.train(progress, t0)
+    val = run.finish()
+    result = run.result(val, dropped, t0)
+    log = {"summary": result.summary(), "config": asdict(config), "losses": run.losses,
+           "val_history": run.val_history, "held_out_dishes": sorted(held_out),
+           "trained_dishes": sorted({d for d, _ in train_pairs}),
+           "validation_dishes": sorted({d for d, _ in val_pairs})}
+    (out / LOG_FILE).write_text(json.dumps(log, ensure_ascii=False, indent=1), encoding="utf-8")
+    plot_losses(run.losses, run.val_history, out / PLOT_FILE)
+    return result
 
-    kept, dropped = split_held_out(recipes, set(held_out))
+
+def _train_val_split(recipes: Iterable[tuple[str, str]], held_out: set[str], config: TrainConfig,
+                     val_recipes: Iterable[tuple[str, str]] | None
+                     ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], int]:
+    """(training recipes, validation recipes, how many held-out recipes were dropped from both)."""
+    kept, dropped = split_held_out(recipes, held_out)
     if not kept:
         raise ValueError("no training recipes left after removing the held-out dishes")
     if val_recipes is not None:
-        val_pairs, val_dropped = split_held_out(val_recipes, set(held_out))
-        dropped += val_dropped
-        train_pairs = kept
-    else:
-        rng = random.Random(config.seed)
-        order = list(range(len(kept)))
-        rng.shuffle(order)
-        n_val = int(len(kept) * config.val_fraction) if len(kept) > 20 else 0
-        val_pairs = [kept[i] for i in order[:n_val]]
-        train_pairs = [kept[i] for i in order[n_val:]]
+        val_pairs, val_dropped = split_held_out(val_recipes, held_out)
+        return kept, val_pairs, dropped + val_dropped
+    order = list(range(len(kept)))
+    random.Random(config.seed).shuffle(order)
+    n_val = int(len(kept) * config.val_fraction) if len(kept) > 20 else 0
+    return [kept[i] for i in order[n_val:]], [kept[i] for i in order[:n_val]], dropped
 
-    resuming = config.resume and (ckpt / STATE_FILE).exists()
-    model, tokenizer = _load_or_create(config, [prompts.training_text(d, t) for d, t in train_pairs],
-                                       ckpt if resuming else None)
-    positions = getattr(model.config, "n_positions", None) or getattr(model.config, "max_position_embeddings", None)
-    max_len = min(config.max_length, int(positions or config.max_length))
-    # packed rows are cut from the whole stream, so recipes are not truncated before packing
-    train_ex = [_encode(tokenizer, d, t, 1 << 30 if config.pack else max_len) for d, t in train_pairs]
-    val_ex = [_encode(tokenizer, d, t, max_len) for d, t in val_pairs]
-    if config.pack:
-        train_ex = _pack(train_ex, max_len, config.seed)
-    model.to(device).train()
 
-    per_epoch = math.ceil(len(train_ex) / config.batch_size)
-    total_steps = math.ceil(config.epochs * per_epoch)
-    if config.max_steps is not None:
-        total_steps = min(total_steps, config.max_steps)
-    opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    from transformers import get_linear_schedule_with_warmup
+class _TrainingRun:
+    """One training run's state: model, optimizer, schedule, step counter, losses and the best weights so far.
 
-    sched = get_linear_schedule_with_warmup(opt, config.warmup_steps, max(total_steps, 1))
-    use_autocast = dtype != torch.float32
-    scaler = torch.amp.GradScaler("cuda") if (dtype == torch.float16 and device.startswith("cuda")) else None
+    A class rather than one long function because checkpointing, validation and the step all read and
+    write the same state; the order of the set-up steps (model init, optimizer, resumed RNG) is the
+    order a resumed run depends on.
+    """
 
-    def autocast():
-        if not use_autocast:
+    def __init__(self, config: TrainConfig, out: Path, train_pairs: list[tuple[str, str]],
+                 val_pairs: list[tuple[str, str]]):
+        import torch
+
+        from dishgraph.models.gpt2 import resolve_device, torch_dtype
+
+        self._torch = torch
+        self.config, self.out, self.ckpt = config, out, out / CHECKPOINT_DIR
+        self.device, self.dtype = resolve_device(config.device), torch_dtype(config.dtype)
+        self.train_pairs = train_pairs
+        resuming = config.resume and (self.ckpt / STATE_FILE).exists()
+        self.model, self.tokenizer = _load_or_create(config, [prompts.training_text(d, t) for d, t in train_pairs],
+                                                     self.ckpt if resuming else None)
+        self._encode_examples(train_pairs, val_pairs)
+        self.model.to(self.device).train()
+        self.per_epoch = math.ceil(len(self.train_ex) / config.batch_size)
+        self.total_steps = math.ceil(config.epochs * self.per_epoch)
+        if config.max_steps is not None:
+            self.total_steps = min(self.total_steps, config.max_steps)
+        self._make_optimizer()
+        self.step, self.losses, self.val_history = 0, [], []
+        if resuming:
+            self._restore(load_trainer_state(self.ckpt / STATE_FILE))
+        self.val_batches = [list(range(i, min(i + config.batch_size, len(self.val_ex))))
+                            for i in range(0, len(self.val_ex), config.batch_size)]
+        self.pad_id = self.tokenizer.pad_token_id
+        self.masking = (self.tokenizer, config.mask_prob) if config.objective == "masked" else None
+        self.tokens, self.train_seconds = 0, 0.0  # optimizer steps only (validation and checkpoints excluded)
+        self.best: list = [None, None]  # (val loss, step) of the weights in out/best
+        if config.keep_best and (out / "best").is_dir():  # a resumed run keeps the best of the earlier steps
+            earlier = [(v, s) for s, v in self.val_history if v is not None]
+            self.best = list(min(earlier)) if earlier else self.best
+
+    def _encode_examples(self, train_pairs, val_pairs) -> None:
+        config, model, tokenizer = self.config, self.model, self.tokenizer
+        positions = getattr(model.config, "n_positions", None) or getattr(model.config, "max_position_embeddings", None)
+        max_len = min(config.max_length, int(positions or config.max_length))
+        # packed rows are cut from the whole stream, so recipes are not truncated before packing
+        self.train_ex = [_encode(tokenizer, d, t, 1 << 30 if config.pack else max_len) for d, t in train_pairs]
+        self.val_ex = [_encode(tokenizer, d, t, max_len) for d, t in val_pairs]
+        if config.pack:
+            self.train_ex = _pack(self.train_ex, max_len, config.seed)
+
+    def _make_optimizer(self) -> None:
+        from transformers import get_linear_schedule_with_warmup
+
+        torch, config = self._torch, self.config
+        self.opt = torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        self.sched = get_linear_schedule_with_warmup(self.opt, config.warmup_steps, max(self.total_steps, 1))
+        fp16_cuda = self.dtype == torch.float16 and self.device.startswith("cuda")
+        self.scaler = torch.amp.GradScaler("cuda") if fp16_cuda else None
+
+    def _restore(self, state: dict) -> None:
+        self.opt.load_state_dict(state["optimizer"])
+        self.sched.load_state_dict(state["scheduler"])
+        self.step, self.losses, self.val_history = state["step"], state["losses"], state.get("val_history", [])
+        self._torch.set_rng_state(state["torch_rng"])
+
+    def autocast(self):
+        import contextlib
+
+        torch = self._torch
+        if self.dtype == torch.float32:
             return contextlib.nullcontext()
-        return torch.autocast(device_type="cuda" if device.startswith("cuda") else "cpu", dtype=dtype)
+        return torch.autocast(device_type="cuda" if self.device.startswith("cuda") else "cpu", dtype=self.dtype)
 
-    step, losses, val_history = 0, [], []
-    if resuming:
-        state = load_trainer_state(ckpt / STATE_FILE)
-        opt.load_state_dict(state["optimizer"])
-        sched.load_state_dict(state["scheduler"])
-        step, losses, val_history = state["step"], state["losses"], state.get("val_history", [])
-        torch.set_rng_state(state["torch_rng"])
+    def save_checkpoint(self) -> None:
+        self.model.save_pretrained(self.ckpt)
+        self.tokenizer.save_pretrained(self.ckpt)
+        self._torch.save({"optimizer": self.opt.state_dict(), "scheduler": self.sched.state_dict(),
+                          "step": self.step, "losses": self.losses, "val_history": self.val_history,
+                          "torch_rng": self._torch.get_rng_state(), "config": asdict(self.config)},
+                         self.ckpt / STATE_FILE)
 
-    def save_checkpoint():
-        model.save_pretrained(ckpt)
-        tokenizer.save_pretrained(ckpt)
-        torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict(), "step": step,
-                    "losses": losses, "val_history": val_history, "torch_rng": torch.get_rng_state(),
-                    "config": asdict(config)}, ckpt / STATE_FILE)
+    def validate(self) -> float | None:
+        return _val_loss(self.model, self.val_ex, self.val_batches, self.pad_id, self.device, self.autocast,
+                         self.masking)
 
-    val_batches = [list(range(i, min(i + config.batch_size, len(val_ex))))
-                   for i in range(0, len(val_ex), config.batch_size)]
-    pad_id = tokenizer.pad_token_id
-    masking = (tokenizer, config.mask_prob) if config.objective == "masked" else None
-    stop = False
-    tokens, train_seconds = 0, 0.0  # optimizer steps only (validation and checkpoints excluded)
-    best: list = [None, None]  # (val loss, step) of the weights in out/best
-    if config.keep_best and (out / "best").is_dir():  # a resumed run keeps the best of the earlier steps
-        earlier = [(v, s) for s, v in val_history if v is not None]
-        best[:] = list(min(earlier)) if earlier else best
+    def record_val(self, value: float | None) -> None:
+        self.val_history.append([self.step, value])
+        if self.config.keep_best and value is not None and (self.best[0] is None or value < self.best[0]):
+            self.best = [value, self.step]
+            self.model.save_pretrained(self.out / "best")
+            self.tokenizer.save_pretrained(self.out / "best")
 
-    def record_val(value):
-        val_history.append([step, value])
-        if config.keep_best and value is not None and (best[0] is None or value < best[0]):
-            best[:] = [value, step]
-            model.save_pretrained(out / "best")
-            tokenizer.save_pretrained(out / "best")
-    while step < total_steps and not stop:
-        epoch, skip = divmod(step, per_epoch)
-        for idx in _batches(train_ex, config.batch_size, config.seed, epoch)[skip:]:
-            if step >= total_steps:
-                break
-            t_step = time.perf_counter()
-            ids, mask, labels = _collate(train_ex, idx, pad_id, device,
-                                         masking and (*masking, config.seed * 1_000_003 + step))
-            tokens += sum(len(train_ex[i]) for i in idx)
-            with autocast():
-                loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
-            if scaler is not None:
-                scaler.scale(loss).backward()
-                scaler.unscale_(opt)
-            else:
-                loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            if scaler is not None:
-                scaler.step(opt)
-                scaler.update()
-            else:
-                opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
-            step += 1
-            loss_value = float(loss.detach())  # synchronises: the step's time is its real time
-            train_seconds += time.perf_counter() - t_step
-            losses.append(loss_value)
-            if progress:
-                progress(step, total_steps, loss_value)
-            if config.eval_every and step % config.eval_every == 0 and val_ex:
-                record_val(_val_loss(model, val_ex, val_batches, pad_id, device, autocast, masking))
-            if config.save_every and step % config.save_every == 0:
-                save_checkpoint()
-            if config.max_seconds is not None and time.perf_counter() - t0 > config.max_seconds:
-                stop = True
-                break
+    def optimizer_step(self, idx: list[int]) -> float:
+        """One batch forward, backward and update; the batch's loss (synchronised, so its time is real)."""
+        torch, config = self._torch, self.config
+        t_step = time.perf_counter()
+        ids, mask, labels = _collate(self.train_ex, idx, self.pad_id, self.device,
+                                     self.masking and (*self.masking, config.seed * 1_000_003 + self.step))
+        self.tokens += sum(len(self.train_ex[i]) for i in idx)
+        with self.autocast():
+            loss = self.model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        if self.scaler is not None:
+            self.scaler.scale(loss).backward()
+            self.scaler.unscale_(self.opt)
+        else:
+            loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        if self.scaler is not None:
+            self.scaler.step(self.opt)
+            self.scaler.update()
+        else:
+            self.opt.step()
+        self.sched.step()
+        self.opt.zero_grad(set_to_none=True)
+        self.step += 1
+        loss_value = float(loss.detach())
+        self.train_seconds += time.perf_counter() - t_step
+        self.losses.append(loss_value)
+        return loss_value
 
-    val = _val_loss(model, val_ex, val_batches, pad_id, device, autocast, masking)
-    if val is not None and (not val_history or val_history[-1][0] != step):
-        record_val(val)
-    save_checkpoint()
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    result = TrainResult(
-        out=str(out), steps=step, epochs_done=round(step / per_epoch, 3), train_recipes=len(train_pairs), train_rows=len(train_ex),
-        dropped_held_out=dropped, val_recipes=len(val_ex),
-        final_train_loss=(sum(losses[-20:]) / len(losses[-20:])) if losses else None,
-        val_loss=val, val_ppl=math.exp(val) if val is not None else None,
-        seconds=round(time.perf_counter() - t0, 2), parameters=sum(p.numel() for p in model.parameters()),
-        tokens=tokens, tokens_per_s=round(tokens / train_seconds, 1) if train_seconds > 0 and tokens else None,
-        best_val_loss=best[0], best_step=best[1], losses=losses)
-    log = {"summary": result.summary(), "config": asdict(config), "losses": losses, "val_history": val_history,
-           "held_out_dishes": sorted(held_out), "trained_dishes": sorted({d for d, _ in train_pairs}),
-           "validation_dishes": sorted({d for d, _ in val_pairs})}
-    (out / LOG_FILE).write_text(json.dumps(log, ensure_ascii=False, indent=1), encoding="utf-8")
-    plot_losses(losses, val_history, out / PLOT_FILE)
-    return result
+    def train(self, progress: Callable[[int, int, float], None] | None, t0: float) -> None:
+        """Steps until `total_steps` (a resumed run skips the batches it already took) or the time budget."""
+        config = self.config
+        while self.step < self.total_steps:
+            epoch, skip = divmod(self.step, self.per_epoch)
+            for idx in _batches(self.train_ex, config.batch_size, config.seed, epoch)[skip:]:
+                if self.step >= self.total_steps:
+                    break
+                loss_value = self.optimizer_step(idx)
+                if progress:
+                    progress(self.step, self.total_steps, loss_value)
+                if config.eval_every and self.step % config.eval_every == 0 and self.val_ex:
+                    self.record_val(self.validate())
+                if config.save_every and self.step % config.save_every == 0:
+                    self.save_checkpoint()
+                if config.max_seconds is not None and time.perf_counter() - t0 > config.max_seconds:
+                    return
+
+    def finish(self) -> float | None:
+        """Final validation, checkpoint and weights in out; the final validation loss."""
+        val = self.validate()
+        if val is not None and (not self.val_history or self.val_history[-1][0] != self.step):
+            self.record_val(val)
+        self.save_checkpoint()
+        self.model.save_pretrained(self.out)
+        self.tokenizer.save_pretrained(self.out)
+        return val
+
+    def result(self, val: float | None, dropped: int, t0: float) -> TrainResult:
+        losses, tokens = self.losses, self.tokens
+        return TrainResult(
+            out=str(self.out), steps=self.step, epochs_done=round(self.step / self.per_epoch, 3),
+            train_recipes=len(self.train_pairs), train_rows=len(self.train_ex), dropped_held_out=dropped,
+            val_recipes=len(self.val_ex), final_train_loss=(sum(losses[-20:]) / len(losses[-20:])) if losses else None,
+            val_loss=val, val_ppl=math.exp(val) if val is not None else None,
+            seconds=round(time.perf_counter() - t0, 2),
+            parameters=sum(p.numel() for p in self.model.parameters()), tokens=tokens,
+            tokens_per_s=round(tokens / self.train_seconds, 1) if self.train_seconds > 0 and tokens else None,
+            best_val_loss=self.best[0], best_step=self.best[1], losses=losses)
 
 
 def plot_losses(losses: list[float], val_history: list, path: str | Path) -> Path:

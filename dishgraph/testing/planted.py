@@ -157,8 +157,9 @@ def load_planted(store: GraphStore, corpus: PlantedCorpus) -> int:
             text = "，".join(str(a) for a in steps) + "。"
             records.append(loader.RecipeRecord(rid, dish, text, SOURCE, j))
             parsed.append(loader.ParsedRecipe(rid, [
-                Action(a.verb, sorted(a.ingredients), sorted(a.tools), proto=a, phrase=f"{a.verb}{''.join(sorted(a.ingredients))}",
-                       step=i, clause=i) for i, a in enumerate(steps)]))
+                Action(a.verb, sorted(a.ingredients), sorted(a.tools), proto=a,
+                       phrase=f"{a.verb}{''.join(sorted(a.ingredients))}", step=i, clause=i)
+                for i, a in enumerate(steps)]))
     loader.load_recipes(store, records)
     loader.load_parsed(store, parsed)
     return len(records)

@@ -1,0 +1,234 @@
+"""Bytes to lines and names, for every line-based reader: ``.gz``, encoding detection, over-long and undecodable
+lines skipped one by one, and the clean-up every dish name and recipe text goes through."""
+from __future__ import annotations
+
+import gzip
+import re
+import unicodedata
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from dishgraph.ingest.readers.report import ReadContext
+
+MAX_LINE_BYTES = 1 << 20
+MAX_NAME_CHARS = 100
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")  # Cc (no \t \n) + surrogates
+_FORMAT = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
+CHUNK_BYTES = 1 << 16
+_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+# What a Chinese recipe corpus comes in besides UTF-8 (detection chooses only among these).
+_CANDIDATE_ENCODINGS = ["gb18030", "big5", "utf_16_le", "utf_16_be", "utf_32_le", "utf_32_be"]
+
+
+def open_binary(path: Path) -> BinaryIO:
+    """The file's bytes (``.gz`` decompressed); a missing path, a directory or a dangling link raise OSError."""
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
+def check_encoding(encoding: str) -> str:
+    """``auto`` or a codec name Python knows (normalised); ValueError otherwise."""
+    import codecs
+
+    if encoding == "auto":
+        return encoding
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        raise ValueError(f"unknown encoding {encoding!r}; use auto or a codec name such as utf-8, gb18030, "
+                         "big5, utf-16") from None
+
+
+def detect_encoding(head: bytes) -> str:
+    """The encoding of a file from its first bytes: a BOM, else UTF-8 if the bytes are UTF-8, else
+    charset-normalizer's best guess (GBK/GB18030, Big5, UTF-16 without BOM, ...), else UTF-8 (whose bad
+    lines are then skipped one by one with their line numbers)."""
+    import codecs
+
+    for bom, enc in _BOMS:
+        if head.startswith(bom):
+            return enc
+    if head.count(b"\x00") * 10 < len(head):  # not UTF-16/32 (whose ASCII half is NUL bytes)
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, final=False)  # a cut last character is fine
+            return "utf-8"
+        except UnicodeDecodeError:
+            pass
+        text = head.decode("utf-8", errors="replace")
+        bad = text.count("\ufffd")
+        if bad <= max(4, len(head) // 1000) or sum(1 for ch in text if ord(ch) > 127) > 4 * bad:
+            return "utf-8"  # UTF-8 with a few damaged lines: those are skipped, the rest is read
+    try:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(head, cp_isolation=_CANDIDATE_ENCODINGS).best()
+    except Exception:  # noqa: BLE001 - detection is a best effort; UTF-8 with per-line skips is the fallback
+        best = None
+    if best is None or not best.encoding:
+        return "utf-8"
+    name = codecs.lookup(best.encoding).name
+    return "gb18030" if name in ("gbk", "gb2312", "hz") else name  # GB18030 is the superset that decodes all
+
+
+def raw_chunks(ctx: ReadContext) -> Iterator[bytes]:
+    """The file's bytes in chunks, as UTF-8 (other encodings transcoded; undecodable bytes pass through as
+    invalid UTF-8, so the line that holds them is skipped, not the file). Damage to a ``.gz`` (bad CRC,
+    truncated tail) ends the read *after* every complete record before it, with one skip naming the line
+    and the uncompressed byte offset; ``strict`` raises instead."""
+    import codecs
+
+    with open_binary(ctx.path) as fh:
+        offset, first, decoder = 0, True, None
+        while True:
+            try:
+                chunk = fh.read1(CHUNK_BYTES)
+            except (EOFError, OSError, zlib.error) as e:  # truncated / corrupt gzip
+                ctx.damaged = (offset, f"{type(e).__name__}: {e}")
+                if decoder is not None:
+                    yield _final(decoder)
+                return
+            if first:
+                first = False
+                enc = ctx.encoding if ctx.encoding != "auto" else detect_encoding(chunk)
+                ctx.detected_encoding = enc
+                if codecs.lookup(enc).name == "utf-8":
+                    if chunk.startswith(b"\xef\xbb\xbf"):
+                        chunk = chunk[3:]
+                elif enc == "utf-8-sig":
+                    chunk = chunk[3:]
+                else:
+                    decoder = codecs.getincrementaldecoder(enc)(errors="surrogateescape")
+            if not chunk:
+                if decoder is not None:
+                    yield _final(decoder)
+                return
+            offset += len(chunk)
+            if decoder is not None:
+                chunk = decoder.decode(chunk).encode("utf-8", "surrogateescape")
+            yield chunk
+
+
+def _final(decoder) -> bytes:
+    """What an incremental decoder still holds at the end of the file; a cut last character (an odd byte
+    of UTF-16) becomes an invalid byte, so its line is skipped as not decodable rather than raising."""
+    try:
+        return decoder.decode(b"", final=True).encode("utf-8", "surrogateescape")
+    except UnicodeDecodeError:
+        return b"\xff"
+
+
+def _raw_lines(ctx: ReadContext, max_line_bytes: int) -> Iterator[bytes | None]:
+    """Lines as bytes without their ends (``\n``, ``\r\n``, or ``\r`` alone in a file with CR-only line
+    ends); None for a line longer than ``max_line_bytes``, which is never held whole in memory."""
+    sep, pending, too_long = None, b"", False
+    for chunk in raw_chunks(ctx):
+        if sep is None:  # the line end is the first one seen: \n (also \r\n), else a lone \r (old Mac files)
+            if b"\n" in chunk or b"\r" in chunk:
+                sep = b"\n" if b"\n" in chunk else b"\r"
+            else:  # no line end yet (a first line longer than a chunk)
+                if not too_long:
+                    pending += chunk
+                    if len(pending) > max_line_bytes:
+                        pending, too_long = b"", True
+                continue
+        if too_long:  # the rest of an over-long line: dropped up to its end
+            i = chunk.find(sep)
+            if i < 0:
+                continue
+            chunk, too_long = chunk[i + 1:], False
+            yield None
+        parts = (pending + chunk).split(sep)
+        pending = parts.pop()
+        for raw in parts:
+            if len(raw) > max_line_bytes:
+                yield None
+            else:
+                yield raw[:-1] if raw.endswith(b"\r") else raw
+        if len(pending) > max_line_bytes:
+            pending, too_long = b"", True
+    if too_long:
+        yield None
+    elif pending and getattr(ctx, "damaged", None) is None:  # a line cut by damage is part of the damage
+        yield pending[:-1] if pending.endswith(b"\r") else pending
+
+
+def iter_lines(ctx: ReadContext, max_line_bytes: int) -> Iterator[tuple[int, str]]:
+    """(line number, decoded line without its end) for every readable, non-blank line."""
+    ctx.damaged = None
+    lineno = 0
+    for raw in _raw_lines(ctx, max_line_bytes):
+        lineno += 1
+        if raw is None:
+            ctx.skip(lineno, "too-long", f"line longer than {max_line_bytes} bytes")
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            enc = getattr(ctx, "detected_encoding", "utf-8")
+            ctx.skip(lineno, "encoding", f"not {enc.upper() if enc.startswith('utf') else enc} "
+                                         f"(byte {e.start}: {raw[e.start:e.start + 1]!r}); try --encoding")
+            continue
+        if not text.strip():
+            ctx.blank()
+            continue
+        yield lineno, text
+    report_damage(ctx, lineno + 1)
+
+
+def report_damage(ctx: ReadContext, line) -> None:
+    if getattr(ctx, "damaged", None) is not None:
+        offset, why = ctx.damaged
+        ctx.damaged = None
+        ctx.skip(line, "corrupt", f"compressed data damaged after byte {offset} of the uncompressed stream "
+                                  f"({why}); records before it were read, nothing after it can be")
+
+
+def clean_name(name: Any, ctx: ReadContext | None = None, line=None, *, max_chars: int = MAX_NAME_CHARS,
+               what: str = "dish name") -> str:
+    """A dish/ingredient name as data: control and format characters removed, whitespace collapsed,
+    length capped. Quotes and anything Cypher-looking are kept: values never enter query text."""
+    s = str(name)
+    cleaned = "".join(" " if ch in "\t\n\r\v\f" else ch for ch in s
+                      if ch in "\t\n\r\v\f" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
+    cleaned = " ".join(cleaned.split())
+    if ctx is not None and cleaned != s.strip() and cleaned != " ".join(s.split()):
+        ctx.warn(line, "control-chars", f"{what} {s[:40]!r}: control/format characters removed")
+    if len(cleaned) > max_chars:
+        if ctx is not None:
+            ctx.warn(line, "long-name", f"{what} of {len(cleaned)} characters cut to {max_chars}")
+        cleaned = cleaned[:max_chars]
+    return cleaned
+
+
+def clean_text(text: str, ctx: ReadContext, line) -> str:
+    """Recipe text: control characters (other than newlines/tabs) removed, surrounding space stripped."""
+    text = text.replace("\r", "")
+    cleaned, n = _CONTROL.subn("", text)
+    if n:
+        ctx.warn(line, "control-chars", f"{n} control characters removed from the text")
+    cleaned = cleaned.strip()
+    # A text made only of zero-width / format characters (U+200B, U+FEFF, bidi marks) and spaces is empty,
+    # not a recipe. Texts with other content keep them: the text is what recipe ids are hashed from.
+    return cleaned if _FORMAT.sub("", cleaned).strip() else ""
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
+
+
+def check_recipe(ctx: ReadContext, line, dish: str, text: str) -> bool:
+    """Shared record checks; False means skip the record (already reported)."""
+    if not dish:
+        ctx.skip(line, "empty-dish", "empty dish name")
+        return False
+    if not text:
+        ctx.skip(line, "empty-recipe", f"empty recipe for dish {dish!r}")
+        return False
+    if not has_cjk(text):
+        ctx.warn(line, "no-cjk", f"recipe for {dish!r} has no Chinese character")
+    return True
