@@ -52,7 +52,8 @@ app.command("parse")(parse.parse)
 app.command("stats")(stats.stats)
 app.command("sync")(sync.sync)
 
-# Command groups: one module of dishgraph.commands each. A new group is one more line here.
+# Command groups: one module of dishgraph.commands each, exposing `app`. A new group is one import above and
+# one line here, in name order (e.g. `app.add_typer(ls.app, name="ls")` for `dishgraph ls generators|...`).
 app.add_typer(data.app, name="data")
 app.add_typer(db.app, name="db")
 app.add_typer(diner.app, name="diner")

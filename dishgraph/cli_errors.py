@@ -90,8 +90,6 @@ def exit_on(*types: type[BaseException], code: int = EXIT_USAGE) -> Iterator[Non
     exception's usual exit code (`message_for`) is not the documented one, e.g. a bad input file (2)."""
     try:
         yield
-    except DishgraphError:
-        raise
     except types as e:
         text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         raise reported(str(text), code) from None

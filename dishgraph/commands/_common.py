@@ -48,10 +48,31 @@ def open_graph(db: str | None, uri: str | None, read_only: bool = False):
 
 
 def progress(*columns, disable: bool = False, transient: bool = True):
-    """A rich progress display on stderr (stdout stays the result, e.g. JSON)."""
+    """A rich progress display on stderr (stdout stays the result, e.g. JSON). It starts drawing at its first
+    update, so a library call that refuses its input before any work leaves no empty bar above the error."""
     from rich.progress import Progress
 
-    return Progress(*columns, console=err_console, disable=disable, transient=transient)
+    class LazyProgress(Progress):
+        def __enter__(self):
+            return self
+
+        def _draw(self) -> None:
+            if not self.live.is_started:
+                self.start()
+
+        def update(self, *args, **kwargs) -> None:
+            self._draw()
+            super().update(*args, **kwargs)
+
+        def advance(self, *args, **kwargs) -> None:
+            self._draw()
+            super().advance(*args, **kwargs)
+
+        def stop(self) -> None:  # rich's stop also ends a line on a non-terminal: only after drawing
+            if self.live.is_started:
+                super().stop()
+
+    return LazyProgress(*columns, console=err_console, disable=disable, transient=transient)
 
 
 def spinner(disable: bool = False):

@@ -45,19 +45,10 @@ def shell(statement: str | None = typer.Argument(None, help="Cypher statement; r
 
     Without --write the database opens read-only and statements that could write, or touch files or the
     network (CHECKPOINT, INSTALL, LOAD FROM, COPY, ...), are refused (exit 2)."""
-    import json
-
-    text = statement if statement is not None else sys.stdin.read()
-    params = {}
-    for p in param:
-        name, _, value = p.partition("=")
-        try:
-            params[name] = json.loads(value)
-        except json.JSONDecodeError:
-            params[name] = value
     from dishgraph.errors import DatabaseError, UsageError
     from dishgraph.graph.readonly import check_read_only
 
+    text, params = statement if statement is not None else sys.stdin.read(), _params(param)
     if not text.strip():
         raise UsageError("no Cypher statement given (as an argument or on stdin)")
     if not write:
@@ -70,6 +61,20 @@ def shell(statement: str | None = typer.Argument(None, help="Cypher statement; r
     if as_json:
         return emit_json(rows)
     console.print(rows_table(rows))
+
+
+def _params(items: list[str]) -> dict:
+    """--param NAME=VALUE: VALUE as JSON when it parses, else the text itself."""
+    import json
+
+    params = {}
+    for p in items:
+        name, _, value = p.partition("=")
+        try:
+            params[name] = json.loads(value)
+        except json.JSONDecodeError:
+            params[name] = value
+    return params
 
 
 @app.command()

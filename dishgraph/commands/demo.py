@@ -29,6 +29,10 @@ def demo(db: str | None = DbOpt, uri: str | None = UriOpt,
         from dishgraph.jsonsafe import json_safe
 
         return emit_json(json_safe(rep.to_dict()))
+    _print_report(rep, out)
+
+
+def _print_report(rep, out: Path) -> None:
     g = rep.graph
     console.print(rows_table([{k: v for k, v in rep.counts["nodes"].items() if v}], "nodes"))
     console.print(rows_table([{"recipes": g.get("recipes"), "with actions": f"{g.get('share_with_actions', 0):.1%}",
