@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 from dishgraph.graph.store import GraphStore, open_store
 from dishgraph.knowledge import annotation, order
@@ -180,6 +181,9 @@ class DishGraph:
         return self._parser
 
 
-def _with(defaults, **given):
+_T = TypeVar("_T", PivotThresholds, compose_mod.ComposedThresholds)
+
+
+def _with(defaults: _T, **given: float | None) -> _T:
     """``defaults`` (a dataclass) with the values given (not None) replacing its own."""
     return replace(defaults, **{k: v for k, v in given.items() if v is not None})

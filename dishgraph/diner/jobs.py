@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dishgraph.diner.tmcd import Split
 from dishgraph.errors import UsageError
 from dishgraph.graph.store import GraphStore
 
@@ -23,7 +24,7 @@ def load_glossary(path: Path | None = None, extra: Sequence[str] | None = None):
         raise UsageError(str(e)) from None
 
 
-def names_to_parse(names: Sequence[str], names_file: Path | None) -> list[str]:
+def names_to_parse(names: Sequence[str] | None, names_file: Path | None) -> list[str]:
     """Dish names given as arguments, then those of a names file; none at all is a `UsageError`."""
     from dishgraph.diner.names import read_names
 
@@ -40,7 +41,7 @@ def names_to_parse(names: Sequence[str], names_file: Path | None) -> list[str]:
 class SplitRun:
     """A TMCD split made by `split_dishes`: the split, its train/test names, the names left out."""
 
-    result: object  # diner.tmcd.Split
+    result: Split
     parts: dict[str, list[str]]
     unparsed: list = field(default_factory=list)
     name: str | None = None  # the stored split's name; None for a names file (nothing stored)
@@ -80,6 +81,8 @@ def evaluate_predictions(predictions: Path, glossary, split_name: str | None = N
 
     form_of = None
     if split_name:
+        if open_store is None:
+            raise ValueError("a split's forms need the graph: pass open_store")
         from dishgraph.diner.forms import forms
 
         with open_store() as store:

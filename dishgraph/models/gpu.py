@@ -47,7 +47,9 @@ def gather(dirs: list[Path]) -> dict:
     A stage directory holds ``device.json``, ``lm-*.json`` / ``mlm.json`` (train_log.json of each run) and
     ``*-summaries.json`` (lists of `generate --json` outputs, one per chunk of instances).
     """
-    device, train, gens = None, {}, {}
+    device = None
+    train: dict[str, dict] = {}
+    gens: dict[str, dict] = {}
     for d in dirs:
         if not d.is_dir():
             raise ValueError(f"{d}: not a directory")

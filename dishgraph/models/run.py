@@ -20,7 +20,11 @@ def select_instances(instances: Sequence, spec: str = "all", limit: int | None =
         chosen = list(instances)
     elif spec == "first-per-pair":
         seen: set = set()
-        chosen = [i for i in instances if (i.base, i.target) not in seen and not seen.add((i.base, i.target))]
+        chosen = []
+        for i in instances:
+            if (i.base, i.target) not in seen:
+                seen.add((i.base, i.target))
+                chosen.append(i)
     elif spec == "spread":  # the k-th instance of every pair before any pair's (k+1)-th
         seen_in_pair: dict = {}
         keyed = []
