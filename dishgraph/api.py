@@ -6,16 +6,22 @@
         before, after = g.order_constraints("白灼菜心", "切|洋葱|")
         g.check_order("白灼菜心", "菜心洗干净，……")
 
-Every CLI command of the ``pivots`` and ``order`` groups is a thin wrapper over one method here.
+Every CLI command of the ``pivots`` and ``order`` groups, and ``explore``, is a thin wrapper over one method
+here (other areas have their own entry points: `dishgraph.ingest.jobs`, `dishgraph.eval.jobs`,
+`dishgraph.diner.jobs`, `dishgraph.models.run`, `dishgraph.models.gpu`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TypeVar
 
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.factory import open_store
-from dishgraph.knowledge import annotation, compose as compose_mod, order, pivots as pivots_mod
+from dishgraph.knowledge import annotation, order
+from dishgraph.knowledge import compose as compose_mod
+from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
 from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings, Violation
 from dishgraph.knowledge.pivots import MineResult, Pivot, PivotThresholds
@@ -31,7 +37,7 @@ class DishGraph:
 
     @classmethod
     def open(cls, db: str | None = None, uri: str | None = None, *, read_only: bool = False,
-             glossary=None) -> "DishGraph":
+             glossary=None) -> DishGraph:
         """Embedded database by default (``db`` dir or $DISHGRAPH_DB), or a Neo4j ``uri``."""
         return cls(open_store(uri=uri, db=db, read_only=read_only), glossary=glossary)
 
@@ -42,7 +48,7 @@ class DishGraph:
     def close(self) -> None:
         self._store.close()
 
-    def __enter__(self) -> "DishGraph":
+    def __enter__(self) -> DishGraph:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -80,13 +86,37 @@ class DishGraph:
         return pivots_mod.mine_all(self._store, thresholds, list(pairs) if pairs is not None else None,
                                    progress=progress)
 
+    def pair_keys(self) -> list[str]:
+        """Every DishPair of the graph, as ``base->target`` keys."""
+        return pivots_mod.all_pairs(self._store)
+
+    def mine_pairs(self, pairs: Sequence[tuple[str, str]] | None = None, *, alpha: float | None = None,
+                   tau_r: float | None = None, tau_i: float | None = None, create: bool = False,
+                   progress: Callable[[], None] | None = None) -> list[MineResult]:
+        """Mine and store the pivots of ``pairs`` ((base, target); None: every DishPair) from corpus frequencies,
+        the thresholds given replacing the defaults of `PivotThresholds`. ``create``: see `mine_pivots`."""
+        thr = _with(PivotThresholds(), alpha=alpha, tau_r=tau_r, tau_i=tau_i)
+        if pairs is None:
+            return self.mine_all_pivots(thr, progress=progress)
+        return [self.mine_pivots(b, t, thr, create=create) for b, t in pairs]
+
+    def compose_pivots(self, pairs: Sequence[tuple[str, str]] | None = None, *, alpha: float | None = None,
+                       tau_r: float | None = None, tau_i: float | None = None,
+                       progress: Callable[[], None] | None = None) -> compose_mod.ComposeReport:
+        """`compose` the targets of ``pairs`` ((base, target); None: every DishPair), the thresholds given
+        replacing the defaults of `ComposedThresholds` (fair: reads no released pivot)."""
+        keys = self.pair_keys() if pairs is None else [pivots_mod.pair_key(b, t) for b, t in pairs]
+        thr = _with(compose_mod.ComposedThresholds(), alpha=alpha, tau_r=tau_r, tau_i=tau_i)
+        return self.compose(keys, thresholds=thr, progress=progress)
+
     def compare_pivots(self, base: str, target: str, reference: str = pivots_mod.RELEASE,
                        source: str = pivots_mod.MINED) -> dict:
         """P / R / F1 per kind of one source's pivots (mined, composed) against a reference source."""
         return pivots_mod.compare_pivots(self._store, base, target, reference, source)
 
     # ---------------------------------------------------------------- composed target knowledge
-    def compose(self, pairs: Sequence[str] | None = None, settings: compose_mod.ComposeSettings = compose_mod.ComposeSettings(),
+    def compose(self, pairs: Sequence[str] | None = None,
+                settings: compose_mod.ComposeSettings = compose_mod.ComposeSettings(),
                 thresholds: compose_mod.ComposedThresholds | None = None,
                 progress: Callable[[], None] | None = None) -> compose_mod.ComposeReport:
         """Compose the targets of ``pairs`` (default: every DishPair) from the dishes sharing their name's
@@ -150,3 +180,11 @@ class DishGraph:
                 self._glossary = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
             self._parser = RecipeParser(self._glossary)
         return self._parser
+
+
+_T = TypeVar("_T", PivotThresholds, compose_mod.ComposedThresholds)
+
+
+def _with(defaults: _T, **given: float | None) -> _T:
+    """``defaults`` (a dataclass) with the values given (not None) replacing its own."""
+    return replace(defaults, **{k: v for k, v in given.items() if v is not None})

@@ -7,6 +7,8 @@ of `message_for`. ``dishgraph --debug …`` or ``DISHGRAPH_DEBUG=1`` re-raises i
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from typer.core import TyperGroup
 from typer.exceptions import Abort, Exit, TyperException
@@ -19,7 +21,7 @@ INTERRUPTED = 130
 def debug_enabled(ctx=None) -> bool:
     if os.environ.get("DISHGRAPH_DEBUG", "").strip().lower() not in ("", "0", "false", "no"):
         return True
-    return bool(ctx is not None and ctx.params.get("debug"))
+    return bool(ctx is not None and ctx.find_root().params.get("debug"))
 
 
 def one_line(text: str, limit: int = 500) -> str:
@@ -38,7 +40,8 @@ def _os_message(e: OSError) -> str:
     elif isinstance(e, FileNotFoundError) and where is not None:
         import os.path
 
-        what = "dangling symbolic link (its target does not exist)" if os.path.islink(where) else "no such file or directory"
+        what = ("dangling symbolic link (its target does not exist)" if os.path.islink(where)
+                else "no such file or directory")
     return f"{where}: {what}" if where is not None else what
 
 
@@ -72,6 +75,26 @@ def message_for(e: BaseException) -> tuple[int, str]:
     return EXIT_FAILED, one_line(f"{type(e).__name__}: {e} (run with --debug for the traceback)")
 
 
+def reported(message: str, code: int = EXIT_FAILED) -> DishgraphError:
+    """A `DishgraphError` carrying ``message`` and exit ``code``: a command's ``raise reported(...)`` is its one
+    way to fail (no hand-written ``error:`` line and ``typer.Exit`` pair); the edge prints and exits."""
+    err = DishgraphError(message)
+    err.exit_code = code
+    return err
+
+
+@contextmanager
+def exit_on(*types: type[BaseException], code: int = EXIT_USAGE) -> Iterator[None]:
+    """Inside the block, a library exception of ``types`` becomes a one-line error with exit ``code``, its
+    message unchanged (a KeyError's message is its argument, not its repr). Commands use it where an
+    exception's usual exit code (`message_for`) is not the documented one, e.g. a bad input file (2)."""
+    try:
+        yield
+    except types as e:
+        text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        raise reported(str(text), code) from None
+
+
 def report(code_and_message: tuple[int, str]) -> None:
     from rich.console import Console
     from rich.text import Text
@@ -85,7 +108,8 @@ def report(code_and_message: tuple[int, str]) -> None:
 
 
 class DishgraphGroup(TyperGroup):
-    """The root group: every command runs inside its ``invoke``, so this is the edge every error crosses."""
+    """The group class of the root app and of every command group: every command runs inside an ``invoke``
+    of one, so this is the edge every error crosses (a group app invoked on its own, as tests do, too)."""
 
     def invoke(self, ctx):
         try:

@@ -217,7 +217,7 @@ def test_train_mlm_shares_the_lm_vocabulary(tmp_path, tiny_models, sample):
 # ------------------------------------------------------------------ generate CLI, subsets, partial outputs
 
 def test_select_instances(instances):
-    from dishgraph.commands.generate import select_instances
+    from dishgraph.models.run import select_instances
 
     per_pair = select_instances(instances, "first-per-pair")
     assert len(per_pair) == 50 and len({(i.base, i.target) for i in per_pair}) == 50

@@ -1,12 +1,12 @@
-"""Options and output helpers shared by every command group."""
+"""Output helpers shared by every command group (options: `_options`; errors: `dishgraph.cli_errors`)."""
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
 
-import typer
 from rich.console import Console
 from rich.text import Text
 
@@ -23,12 +23,6 @@ def styled(label: str, style: str, message: str = "") -> Text:
     return Text.assemble((label, style), " " if message else "", str(message))
 
 
-def print_error(message: str) -> None:
-    from dishgraph.cli_errors import one_line
-
-    err_console.print(styled("error:", "bold red", one_line(message)), soft_wrap=True)
-
-
 def print_warning(message: str, label: str = "warning:") -> None:
     err_console.print(styled(label, "yellow", message), soft_wrap=True)
 
@@ -36,30 +30,61 @@ def print_warning(message: str, label: str = "warning:") -> None:
 def print_note(message: str) -> None:
     print_warning(message, "note:")
 
-# No envvar here: config.db_path reads $DISHGRAPH_DB, so a --db given on the command line can be told
-# from the environment and beat $DISHGRAPH_URI (an explicit flag beats the environment).
-DbOpt = typer.Option(None, "--db", help="Embedded database directory (default: $DISHGRAPH_DB or "
-                     "~/.local/share/dishgraph/db).")
-UriOpt = typer.Option(None, "--uri", help="Neo4j Bolt URI (bolt://host:7687); default: $DISHGRAPH_URI / "
-                      "$NEO4J_URI, else the embedded database.")
-ParserOpt = typer.Option("rules", "--parser", help="rules (on --segmenter) | dep | ltp | hanlp | stanza: a "
-                         "dependency parser whose model is on local disk (CRG's own method; never downloads).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON instead of a table.")
-JsonOutOpt = typer.Option(None, "--json-out", help="Also write the result as JSON to this file.")
 
-
-def open_store(db: Optional[str], uri: Optional[str], read_only: bool = False):
+def open_store(db: str | None, uri: str | None, read_only: bool = False):
+    """The store of --db / --uri; a database another process holds is a usage error (exit 2)."""
+    from dishgraph.cli_errors import exit_on
     from dishgraph.graph.factory import open_store as _open
     from dishgraph.graph.lock import DatabaseInUse
 
-    try:
+    with exit_on(DatabaseInUse, code=2):
         return _open(uri=uri, db=db, read_only=read_only)
-    except DatabaseInUse as e:
-        print_error(str(e))
-        raise typer.Exit(2)
 
 
-def emit_json(obj: Any, path: Optional[Path] = None) -> None:
+def open_graph(db: str | None, uri: str | None, read_only: bool = False):
+    """The `DishGraph` API over the store of --db / --uri (commands of pivots, order, explore)."""
+    from dishgraph.api import DishGraph
+
+    return DishGraph(open_store(db, uri, read_only=read_only))
+
+
+def progress(*columns, disable: bool = False, transient: bool = True):
+    """A rich progress display on stderr (stdout stays the result, e.g. JSON). It starts drawing at its first
+    update, so a library call that refuses its input before any work leaves no empty bar above the error."""
+    from rich.progress import Progress
+
+    class LazyProgress(Progress):
+        def __enter__(self):
+            return self
+
+        def _draw(self) -> None:
+            if not self.live.is_started:
+                self.start()
+
+        def update(self, *args, **kwargs) -> None:
+            self._draw()
+            super().update(*args, **kwargs)
+
+        def advance(self, *args, **kwargs) -> None:
+            self._draw()
+            super().advance(*args, **kwargs)
+
+        def stop(self) -> None:  # rich's stop also ends a line on a non-terminal: only after drawing
+            if self.live.is_started:
+                super().stop()
+
+    return LazyProgress(*columns, console=err_console, disable=disable, transient=transient)
+
+
+def spinner(disable: bool = False):
+    """(progress, task): a spinner whose description a library callback updates with what it is doing."""
+    from rich.progress import SpinnerColumn, TextColumn
+
+    bar = progress(SpinnerColumn(), TextColumn("{task.description}"), disable=disable)
+    return bar, bar.add_task("", total=None)
+
+
+def emit_json(obj: Any, path: Path | None = None) -> None:
     text = json.dumps(obj, ensure_ascii=False, indent=2, default=str)
     if path:
         Path(path).write_text(text + "\n", encoding="utf-8")

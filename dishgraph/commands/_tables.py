@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult

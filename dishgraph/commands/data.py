@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import (JsonOpt, console, emit_json, err_console, print_error, rows_table)
+from dishgraph.cli_errors import DishgraphGroup, exit_on, reported
+from dishgraph.commands._common import console, emit_json, progress, rows_table
+from dishgraph.commands._options import JsonOpt
 
-app = typer.Typer(help="Find or download the released data (CRG release, DiNeR glossary).", no_args_is_help=True)
+app = typer.Typer(help="Find or download the released data (CRG release, DiNeR glossary).", no_args_is_help=True,
+                  cls=DishgraphGroup)
 
 
 @app.command()
-def locate(data: Optional[Path] = typer.Option(None, "--data", help="Data directory to check first "
+def locate(data: Path | None = typer.Option(None, "--data", help="Data directory to check first "
                                                 "(default: $DISHGRAPH_DATA, then ./shared/data upwards)."),
            no_verify: bool = typer.Option(False, "--no-verify", help="Skip the SHA-256 check of each file."),
            as_json: bool = JsonOpt):
@@ -22,20 +24,20 @@ def locate(data: Optional[Path] = typer.Option(None, "--data", help="Data direct
     loc = _locate(data, verify=not no_verify)
     if as_json:
         return emit_json(loc.to_dict())
-    if loc.root is None:
-        print_error(f"no data found: {loc.error}")
-    else:
+    if loc.root is not None:
         console.print(f"data directory: {loc.root}")
     rows = [{"file": f.dest, "exists": "yes" if f.exists else "NO", "bytes": f.bytes,
              "sha256": {True: "ok", False: "MISMATCH", None: "-"}[f.verified], "source": f.source}
             for f in loc.files]
     console.print(rows_table(rows, "release files"))
-    if loc.root is None or not all(f.exists for f in loc.files):
-        raise typer.Exit(1)
+    if loc.root is None:
+        raise reported(f"no data found: {loc.error}")
+    if not all(f.exists for f in loc.files):
+        raise typer.Exit(1)  # the table says which file is missing
 
 
 @app.command()
-def fetch(dest: Optional[Path] = typer.Option(None, "--dest", help="Where to write (default: $DISHGRAPH_DATA, "
+def fetch(dest: Path | None = typer.Option(None, "--dest", help="Where to write (default: $DISHGRAPH_DATA, "
                                               "else ./shared/data, which `data locate` finds from here)."),
           base_url: str = typer.Option("https://raw.githubusercontent.com", "--base-url",
                                        help="Raw-file server; files are read from BASE/OWNER/REPO/COMMIT/PATH."),
@@ -44,25 +46,21 @@ def fetch(dest: Optional[Path] = typer.Option(None, "--dest", help="Where to wri
                                          "CRG pickles."),
           as_json: bool = JsonOpt):
     """Download the CRG release and the DiNeR glossary at pinned commits, verify SHA-256, write atomically."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+    from rich.progress import BarColumn, DownloadColumn, TextColumn, TransferSpeedColumn
 
     from dishgraph.ingest.fetch import DOWNLOADED, FetchError, HashMismatchError, default_dest, fetch_release
 
     dest = dest or default_dest()
     tasks: dict[str, int] = {}
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  console=err_console, disable=as_json, transient=True) as prog:
+    with progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                  disable=as_json) as prog, exit_on(FetchError, HashMismatchError, code=1):
         def on_progress(spec, n):
             if spec.dest not in tasks:
                 tasks[spec.dest] = prog.add_task(spec.dest, total=spec.size)
             prog.advance(tasks[spec.dest], n)
 
-        try:
-            results = fetch_release(dest, base_url=base_url, timeout=timeout, derive=not no_derive,
-                                    files=DOWNLOADED, on_progress=on_progress)
-        except (FetchError, HashMismatchError) as e:
-            print_error(f"{e}")
-            raise typer.Exit(1)
+        results = fetch_release(dest, base_url=base_url, timeout=timeout, derive=not no_derive,
+                                files=DOWNLOADED, on_progress=on_progress)
     if as_json:
         return emit_json({"dest": str(dest), "files": [r.to_dict() for r in results]})
     console.print(rows_table([{"file": r.dest, "status": r.status, "bytes": r.bytes, "sha256": r.sha256[:16]}

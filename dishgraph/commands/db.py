@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table, styled
+from dishgraph.cli_errors import DishgraphGroup
+from dishgraph.commands._common import console, emit_json, open_store, rows_table, styled
+from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
-app = typer.Typer(help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True)
+app = typer.Typer(help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True,
+                  cls=DishgraphGroup)
 
 
 @app.command()
-def info(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+def info(db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """Backend, location, version and counts per label and relationship type."""
     from dishgraph.graph.info import database_info
 
@@ -27,7 +29,7 @@ def info(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool =
 
 
 @app.command()
-def init(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt):
+def init(db: str | None = DbOpt, uri: str | None = UriOpt):
     """Create the schema (Ladybug node/rel tables; Neo4j uniqueness constraints and indexes)."""
     with open_store(db, uri) as store:
         store.init_schema()
@@ -35,27 +37,18 @@ def init(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt):
 
 
 @app.command()
-def shell(statement: Optional[str] = typer.Argument(None, help="Cypher statement; read from stdin if omitted."),
+def shell(statement: str | None = typer.Argument(None, help="Cypher statement; read from stdin if omitted."),
           param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME=JSON_VALUE (repeatable)."),
-          db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt,
+          db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt,
           write: bool = typer.Option(False, "--write", help="Open the embedded database for writing.")):
     """Run one Cypher statement (values only as --param, never pasted into the text) and print a table.
 
     Without --write the database opens read-only and statements that could write, or touch files or the
     network (CHECKPOINT, INSTALL, LOAD FROM, COPY, ...), are refused (exit 2)."""
-    import json
-
-    text = statement if statement is not None else sys.stdin.read()
-    params = {}
-    for p in param:
-        name, _, value = p.partition("=")
-        try:
-            params[name] = json.loads(value)
-        except json.JSONDecodeError:
-            params[name] = value
     from dishgraph.errors import DatabaseError, UsageError
     from dishgraph.graph.readonly import check_read_only
 
+    text, params = statement if statement is not None else sys.stdin.read(), _params(param)
     if not text.strip():
         raise UsageError("no Cypher statement given (as an argument or on stdin)")
     if not write:
@@ -70,8 +63,22 @@ def shell(statement: Optional[str] = typer.Argument(None, help="Cypher statement
     console.print(rows_table(rows))
 
 
+def _params(items: list[str]) -> dict:
+    """--param NAME=VALUE: VALUE as JSON when it parses, else the text itself."""
+    import json
+
+    params = {}
+    for p in items:
+        name, _, value = p.partition("=")
+        try:
+            params[name] = json.loads(value)
+        except json.JSONDecodeError:
+            params[name] = value
+    return params
+
+
 @app.command()
-def recover(db: Optional[str] = DbOpt):
+def recover(db: str | None = DbOpt):
     """Finish a checkpoint a kill interrupted (replays <db>.shadow / <db>.wal with one read-write open).
 
     Read-only commands do this by themselves when no other process holds the database."""
@@ -82,7 +89,7 @@ def recover(db: Optional[str] = DbOpt):
 
 
 @app.command()
-def reset(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
+def reset(db: str | None = DbOpt, uri: str | None = UriOpt,
           yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")):
     """Delete every node and relationship (asks first)."""
     with open_store(db, uri) as store:

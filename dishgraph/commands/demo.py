@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table
+from dishgraph.commands._common import console, emit_json, open_store, rows_table
+from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
 
-def demo(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
-         data: Optional[Path] = typer.Option(None, "--data", help="Data root holding counterfactual/ and diner/ "
+def demo(db: str | None = DbOpt, uri: str | None = UriOpt,
+         data: Path | None = typer.Option(None, "--data", help="Data root holding counterfactual/ and diner/ "
                                                                   "(default: `dishgraph data locate`)."),
          out: Path = typer.Option(Path("report"), "--out", help="Report folder (index.html, report.json)."),
          workers: int = typer.Option(2, "--workers", "-w", help="Worker processes for parsing and estimation."),
@@ -29,6 +29,10 @@ def demo(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
         from dishgraph.jsonsafe import json_safe
 
         return emit_json(json_safe(rep.to_dict()))
+    _print_report(rep, out)
+
+
+def _print_report(rep, out: Path) -> None:
     g = rep.graph
     console.print(rows_table([{k: v for k, v in rep.counts["nodes"].items() if v}], "nodes"))
     console.print(rows_table([{"recipes": g.get("recipes"), "with actions": f"{g.get('share_with_actions', 0):.1%}",
@@ -45,5 +49,3 @@ def demo(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt,
                                  notes=missing_notes(rep.results)))
     console.print(f"report: {out / 'index.html'}  ({rep.seconds:.1f} s)")
 
-
-TOP_LEVEL = [demo]

@@ -2,48 +2,43 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.text import Text
 
-from dishgraph.commands._common import DbOpt, JsonOpt, console, emit_json, err_console, rows_table
+from dishgraph.cli_errors import DishgraphGroup, exit_on
+from dishgraph.commands._common import console, emit_json, progress, rows_table
+from dishgraph.commands._options import DbOpt, JsonOpt
+from dishgraph.errors import UsageError
 
 app = typer.Typer(help="Export the embedded graph: CSVs for neo4j-admin's bulk import, or one table per "
-                       "label and relationship type (Parquet / CSV).", no_args_is_help=True)
+                       "label and relationship type (Parquet / CSV).", no_args_is_help=True, cls=DishgraphGroup)
 
 DirArg = typer.Argument(..., help="Output directory (created if missing; files of an earlier export are replaced).")
 
 
-def _error(message: str) -> None:
-    """One line on stderr, the message printed literally (paths and values may hold [brackets])."""
-    err_console.print(Text.assemble(("error:", "red"), " ", message))
-
-
 def _progress(disable: bool):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    return Progress(*columns, console=err_console, disable=disable)
+    return progress(*columns, disable=disable, transient=False)
 
 
-def _open(db: Optional[str], buffer_pool_mb: int):
+def _open(db: str | None, buffer_pool_mb: int):
     from dishgraph import config
     from dishgraph.graph.ladybug_store import LadybugStore
     from dishgraph.graph.lock import DatabaseInUse
 
     path = config.db_path(db)
     if not path.exists():
-        _error(f"no embedded database at {path} (--db or $DISHGRAPH_DB)")
-        raise typer.Exit(2)
+        raise UsageError(f"no embedded database at {path} (--db or $DISHGRAPH_DB)")
     try:
         return LadybugStore(path, read_only=True, buffer_pool_bytes=buffer_pool_mb * 2**20 if buffer_pool_mb else None)
     except (DatabaseInUse, RuntimeError) as e:  # locked by a writer, or not a database
-        _error(f"cannot open {path}: {e}")
-        raise typer.Exit(2)
+        raise UsageError(f"cannot open {path}: {e}") from None
 
 
-def _run(export, as_json: bool, db: Optional[str], buffer_pool_mb: int, **kwargs):
+def _run(export, as_json: bool, db: str | None, buffer_pool_mb: int, **kwargs):
     """Open the embedded database read-only and run one exporter under a progress bar; errors as one line."""
     from dishgraph.graph.export_neo4j import ExportError
 
@@ -55,11 +50,8 @@ def _run(export, as_json: bool, db: Optional[str], buffer_pool_mb: int, **kwargs
                 tasks[name] = bar.add_task(name, total=total or 1)
             bar.update(tasks[name], completed=done if total else 1)
 
-        try:
+        with exit_on(ExportError, ValueError, OSError, RuntimeError, code=2):
             return export(store, progress=advance, **kwargs)
-        except (ExportError, ValueError, OSError, RuntimeError) as e:
-            _error(str(e))
-            raise typer.Exit(2)
 
 
 def _mb(n: int) -> str:
@@ -67,7 +59,7 @@ def _mb(n: int) -> str:
 
 
 @app.command("neo4j-import")
-def neo4j_import(directory: Path = DirArg, db: Optional[str] = DbOpt,
+def neo4j_import(directory: Path = DirArg, db: str | None = DbOpt,
                  compress: bool = typer.Option(True, "--compress/--no-compress",
                                                help="gzip each CSV (neo4j-admin reads .csv.gz as is)."),
                  array_delimiter: str = typer.Option(";", "--array-delimiter",
@@ -97,7 +89,7 @@ def neo4j_import(directory: Path = DirArg, db: Optional[str] = DbOpt,
 
 
 @app.command()
-def tables(directory: Path = DirArg, db: Optional[str] = DbOpt,
+def tables(directory: Path = DirArg, db: str | None = DbOpt,
            fmt: str = typer.Option("parquet", "--format", help="parquet | csv"),
            compress: bool = typer.Option(True, "--compress/--no-compress",
                                          help="zstd inside Parquet files; gzip around CSV files."),
@@ -109,8 +101,7 @@ def tables(directory: Path = DirArg, db: Optional[str] = DbOpt,
     from dishgraph.graph.export_tables import FORMATS, export_tables
 
     if fmt not in FORMATS:
-        _error(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-        raise typer.Exit(2)
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     rep = _run(export_tables, as_json, db, buffer_pool_mb, directory=directory, fmt=fmt, compress=compress)
     if as_json:
         return emit_json(rep.to_dict())

@@ -3,20 +3,21 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import (JsonOpt, console, emit_json, err_console, print_error, print_warning, rows_table)
+from dishgraph.cli_errors import DishgraphGroup, reported
+from dishgraph.commands._common import console, emit_json, print_warning, rows_table
+from dishgraph.commands._options import JsonOpt
 
 app = typer.Typer(help="Neo4j Browser guide (:play) built from the named queries: build it, serve it.",
-                  no_args_is_help=True)
+                  no_args_is_help=True, cls=DishgraphGroup)
 
 DataOpt = typer.Option(None, "--data", help="Data directory for the example parameters (default: located "
                        "automatically, $DISHGRAPH_DATA).")
 
 
-def _report(guide, as_json: bool, path: Optional[Path] = None, url: Optional[str] = None) -> None:
+def _report(guide, as_json: bool, path: Path | None = None, url: str | None = None) -> None:
     rows = [{"slide": s.title, "query": s.query, "params": s.params} for s in guide.slides]
     if as_json:
         return emit_json({"path": str(path) if path else None, "url": url, "slides": rows,
@@ -35,7 +36,7 @@ def _quietly(fn, *args, **kwargs):
 
 @app.command()
 def build(out: Path = typer.Option(..., "--out", help="Directory to write guide.html into (created)."),
-          data: Optional[Path] = DataOpt, as_json: bool = JsonOpt):
+          data: Path | None = DataOpt, as_json: bool = JsonOpt):
     """Write the guide: one slide per named query, each a :param block then the query's exact Neo4j text."""
     from dishgraph.guide import write_guide
 
@@ -47,7 +48,7 @@ def build(out: Path = typer.Option(..., "--out", help="Directory to write guide.
 
 @app.command()
 def serve(port: int = typer.Option(8001, "--port", help="TCP port on 127.0.0.1 (0 picks a free one)."),
-          data: Optional[Path] = DataOpt, as_json: bool = JsonOpt):
+          data: Path | None = DataOpt, as_json: bool = JsonOpt):
     """Serve a freshly built guide on 127.0.0.1 with CORS headers; in Neo4j Browser run the printed :play."""
     from dishgraph.guide import build_guide, guide_url, make_server
 
@@ -55,8 +56,7 @@ def serve(port: int = typer.Option(8001, "--port", help="TCP port on 127.0.0.1 (
     try:
         server = make_server(guide.html, port)
     except OSError as e:
-        print_error(f"cannot listen on 127.0.0.1:{port}: {e}")
-        raise typer.Exit(2)
+        raise reported(f"cannot listen on 127.0.0.1:{port}: {e}", 2) from None
     url = guide_url(server)
     _report(guide, as_json, url=url)
     if not as_json:

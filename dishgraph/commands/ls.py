@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import typer
 
-from dishgraph.commands._common import JsonOpt, console, emit_json, rows_table
+from dishgraph.cli_errors import DishgraphGroup
+from dishgraph.commands._common import console, emit_json, rows_table
+from dishgraph.commands._options import JsonOpt
 
 app = typer.Typer(help="List what each registry holds: every registry without KIND, one in detail with "
                        "`dishgraph ls KIND`.",
-                  no_args_is_help=False, invoke_without_command=True)
+                  no_args_is_help=False, invoke_without_command=True, cls=DishgraphGroup)
 
 
 @app.callback()
@@ -24,16 +26,21 @@ def summary(ctx: typer.Context, as_json: bool = JsonOpt):
         console.print(rows_table(rows, "registries (dishgraph ls KIND)"))
 
 
+def show(kind: str, as_json: bool) -> None:
+    """Print one registry's entries (also `dishgraph generate ls`)."""
+    from dishgraph import catalog
+
+    rows = catalog.entries(kind)
+    if as_json:
+        emit_json(rows)
+    else:  # the implementation's dotted path is in --json: at 80 columns it crowds the description out
+        columns = ["name", "aliases", "description"] if any(r["aliases"] for r in rows) else ["name", "description"]
+        console.print(rows_table(rows, f"{kind}: {catalog.registry(kind).doc}", columns))
+
+
 def _lister(kind: str, help_text: str):
     def command(as_json: bool = JsonOpt):
-        from dishgraph import catalog
-
-        rows = catalog.entries(kind)
-        if as_json:
-            emit_json(rows)
-        else:  # the implementation's dotted path is in --json: at 80 columns it crowds the description out
-            columns = ["name", "aliases", "description"] if any(r["aliases"] for r in rows) else ["name", "description"]
-            console.print(rows_table(rows, f"{kind}: {catalog.registry(kind).doc}", columns))
+        show(kind, as_json)
 
     command.__doc__ = help_text
     command.__name__ = kind.replace("-", "_")

@@ -2,24 +2,20 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error, rows_table)
+from dishgraph.cli_errors import DishgraphGroup, exit_on
+from dishgraph.commands._common import console, emit_json, open_graph, progress, rows_table
+from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.ingest.crg import SOURCE as RELEASE
 
 app = typer.Typer(help="Action order constraints: estimate (propensity score matching), show, check.",
-                  no_args_is_help=True)
-
-
-def _graph(db, uri, read_only=False):
-    from dishgraph.api import DishGraph
-
-    return DishGraph(open_store(db, uri, read_only=read_only))
+                  no_args_is_help=True, cls=DishgraphGroup)
 
 
 @app.command()
-def estimate(dish: Optional[str] = typer.Argument(None, help="Dish to estimate (or --all)."),
+def estimate(dish: str | None = typer.Argument(None, help="Dish to estimate (or --all)."),
              all_dishes: bool = typer.Option(False, "--all", help="Every dish with parsed recipes."),
              estimator: str = typer.Option("fast", help="fast (exact re-implementation) or dowhy."),
              window: str = typer.Option("paper", help="Confounder window: paper (up to the effect, as CRG) or "
@@ -28,25 +24,19 @@ def estimate(dish: Optional[str] = typer.Argument(None, help="Dish to estimate (
              min_freq: float = typer.Option(0.1, help="Focus actions: dish frequency at least this."),
              min_support: int = typer.Option(2, help="Candidate pair: cause before effect in this many recipes."),
              workers: int = typer.Option(max(1, (os.cpu_count() or 1)), help="Parallel processes (one dish each)."),
-             db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+             db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """Estimate ψ(cause, effect) around each frequent action and store ψ > tau_c as MUST_PRECEDE edges."""
-    from rich.progress import Progress
-
+    from dishgraph.errors import UsageError
     from dishgraph.knowledge.order import OrderSettings
 
     settings = OrderSettings(estimator, window, tau_c, min_freq, min_support)
     if not all_dishes and not dish:
-        print_error("give DISH or --all")
-        raise typer.Exit(2)
-    with _graph(db, uri) as g:
-        with Progress(console=err_console, disable=as_json) as bar:
-            task = bar.add_task("estimating dishes", total=None)
-            try:
-                rep = g.estimate_order(None if all_dishes else [dish], settings, workers=workers,
-                                       on_dish=lambda r: bar.advance(task))
-            except (KeyError, ValueError) as e:
-                print_error(f"{e.args[0]}")
-                raise typer.Exit(1)
+        raise UsageError("give DISH or --all")
+    with open_graph(db, uri) as g, exit_on(KeyError, ValueError, code=1), \
+            progress(disable=as_json, transient=False) as bar:
+        task = bar.add_task("estimating dishes", total=None)
+        rep = g.estimate_order(None if all_dishes else [dish], settings, workers=workers,
+                               on_dish=lambda r: bar.advance(task))
     data = rep.to_dict()
     if as_json:
         return emit_json(data)
@@ -57,10 +47,10 @@ def estimate(dish: Optional[str] = typer.Argument(None, help="Dish to estimate (
 @app.command()
 def show(dish: str = typer.Argument(..., help="Dish name."),
          action: str = typer.Argument(..., help="Proto-action key (切|洋葱|) or 切(洋葱; 刀)."),
-         source: Optional[str] = typer.Option(None, help="Only this source (estimated, crg-release)."),
-         db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+         source: str | None = typer.Option(None, help=f"Only this source (estimated, {RELEASE})."),
+         db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """What must precede and what must follow an action in a dish."""
-    with _graph(db, uri, read_only=True) as g:
+    with open_graph(db, uri, read_only=True) as g:
         before, after = g.order_constraints(dish, action, source)
     if as_json:
         return emit_json({"must_precede": [c.to_dict() for c in before], "must_follow": [c.to_dict() for c in after]})
@@ -72,10 +62,10 @@ def show(dish: str = typer.Argument(..., help="Dish name."),
 @app.command()
 def check(dish: str = typer.Argument(..., help="Dish whose constraints apply."),
           text: str = typer.Argument(..., help="Recipe text (parsed) to check."),
-          source: Optional[str] = typer.Option(None, help="Only constraints of this source."),
-          db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+          source: str | None = typer.Option(None, help="Only constraints of this source."),
+          db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """Report violated order constraints in a recipe, with the offending action positions."""
-    with _graph(db, uri, read_only=True) as g:
+    with open_graph(db, uri, read_only=True) as g:
         found = g.check_order(dish, text, source)
     if as_json:
         return emit_json([v.to_dict() for v in found])

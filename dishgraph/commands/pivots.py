@@ -2,16 +2,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, UriOpt, console, emit_json, err_console, open_store, print_error,
-                                        print_note, print_warning, rows_table)
+from dishgraph.cli_errors import DishgraphGroup, exit_on
+from dishgraph.commands._common import console, emit_json, open_graph, print_note, print_warning, progress, rows_table
+from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.errors import UsageError
+from dishgraph.ingest.crg import SOURCE as RELEASE
 from dishgraph.knowledge.pivots import micro_totals
 
 app = typer.Typer(help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
-                  no_args_is_help=True)
+                  no_args_is_help=True, cls=DishgraphGroup)
 
 AlphaOpt = typer.Option(None, "--alpha", help="Frequency ratio alpha (pivot if one frequency exceeds alpha x the "
                                               "other; default 5, composed 3).")
@@ -21,20 +23,20 @@ TauIOpt = typer.Option(None, "--tau-i", help="Insert only if the target frequenc
                                              "composed 0.2).")
 
 
-def _graph(db, uri, read_only=False):
-    from dishgraph.api import DishGraph
-
-    return DishGraph(open_store(db, uri, read_only=read_only))
-
-
 def _pair(pair: str) -> tuple[str, str]:
     from dishgraph.knowledge.pivots import parse_pair
 
-    try:
+    with exit_on(ValueError, code=2):
         return parse_pair(pair)
-    except ValueError as e:
-        print_error(f"{e}")
-        raise typer.Exit(2)
+
+
+def _pairs(base: str | None, target: str | None, all_pairs: bool) -> list[tuple[str, str]] | None:
+    """The pairs a command names: None for --all, else BASE TARGET or BASE->TARGET."""
+    if all_pairs:
+        return None
+    if base is None:
+        raise UsageError("give BASE TARGET (or BASE->TARGET), or --all")
+    return [_pair(base) if target is None else (base, target)]
 
 
 KnowledgeOpt = typer.Option("corpus", "--knowledge",
@@ -44,80 +46,39 @@ KnowledgeOpt = typer.Option("corpus", "--knowledge",
 
 
 @app.command()
-def mine(base: Optional[str] = typer.Argument(None, help="Base dish (or BASE->TARGET)."),
-         target: Optional[str] = typer.Argument(None, help="Target dish."),
+def mine(base: str | None = typer.Argument(None, help="Base dish (or BASE->TARGET)."),
+         target: str | None = typer.Argument(None, help="Target dish."),
          all_pairs: bool = typer.Option(False, "--all", help="Mine every DishPair in the graph."),
          new_pair: bool = typer.Option(False, "--new-pair", help="Create the pair if the graph has none (both "
                                                                   "dishes need parsed recipes, e.g. two base dishes)."),
          knowledge: str = KnowledgeOpt,
-         alpha: Optional[float] = AlphaOpt, tau_r: Optional[float] = TauROpt, tau_i: Optional[float] = TauIOpt,
-         db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+         alpha: float | None = AlphaOpt, tau_r: float | None = TauROpt, tau_i: float | None = TauIOpt,
+         db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """Mine pivots (remove / insert / manual) of one pair or of all pairs and store them as PIVOT edges."""
     if knowledge not in ("corpus", "composed"):
-        print_error(f"--knowledge must be corpus or composed, got {knowledge}")
-        raise typer.Exit(2)
-    if knowledge == "composed":
-        return _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_json)
-    from rich.progress import Progress
-
-    from dishgraph.knowledge.pivots import PivotThresholds, all_pairs as list_pairs
-
-    d = PivotThresholds()
-    thr = PivotThresholds(d.alpha if alpha is None else alpha, d.tau_r if tau_r is None else tau_r,
-                          d.tau_i if tau_i is None else tau_i)
-    with _graph(db, uri) as g:
-        if all_pairs:
-            n = len(list_pairs(g.store))
-            with Progress(console=err_console, disable=as_json) as bar:
-                task = bar.add_task("mining pairs", total=n)
-                results = g.mine_all_pivots(thr, progress=lambda: bar.advance(task))
+        raise UsageError(f"--knowledge must be corpus or composed, got {knowledge}")
+    pairs = _pairs(base, target, all_pairs)
+    with open_graph(db, uri) as g, exit_on(KeyError, code=1), \
+            progress(disable=as_json or pairs is not None, transient=False) as bar:
+        task = bar.add_task("composing targets" if knowledge == "composed" else "mining pairs",
+                            total=len(g.pair_keys()) if pairs is None else None)
+        if knowledge == "composed":
+            rep = g.compose_pivots(pairs, alpha=alpha, tau_r=tau_r, tau_i=tau_i, progress=lambda: bar.advance(task))
         else:
-            if base is None:
-                print_error("give BASE TARGET (or BASE->TARGET), or --all")
-                raise typer.Exit(2)
-            b, t = _pair(base) if target is None else (base, target)
-            try:
-                results = [g.mine_pivots(b, t, thr, create=new_pair)]
-            except KeyError as e:
-                print_error(f"{e.args[0]}")
-                raise typer.Exit(1)
+            rep = g.mine_pairs(pairs, alpha=alpha, tau_r=tau_r, tau_i=tau_i, create=new_pair,
+                               progress=lambda: bar.advance(task))
     if as_json:
-        return emit_json([r.to_dict() for r in results])
-    rows = [{"pair": r.pair, "base recipes": r.base_recipes, "target recipes": r.target_recipes, **r.counts()}
-            for r in results]
-    console.print(rows_table(rows, "mined pivots"))
-    if any(r.target_recipes == 0 for r in results):
+        return emit_json(rep.to_dict() if knowledge == "composed" else [r.to_dict() for r in rep])
+    if knowledge == "composed":
+        return _print_composed(rep)
+    console.print(rows_table([{"pair": r.pair, "base recipes": r.base_recipes, "target recipes": r.target_recipes,
+                               **r.counts()} for r in rep], "mined pivots"))
+    if any(r.target_recipes == 0 for r in rep):
         print_note("targets without parsed recipes have f_t = 0 for every action: "
                    "`--knowledge composed` estimates them from the dishes they are made of.")
 
 
-def _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_json):
-    """`pivots mine --knowledge composed`: compose targets, mine PIVOT {source: composed}, transfer order."""
-    from rich.progress import Progress
-
-    from dishgraph.knowledge.compose import ComposedThresholds
-    from dishgraph.knowledge.pivots import all_pairs as list_pairs, pair_key
-
-    d = ComposedThresholds()
-    thr = ComposedThresholds(d.alpha if alpha is None else alpha, d.tau_r if tau_r is None else tau_r,
-                             d.tau_i if tau_i is None else tau_i, d.min_fb)
-    with _graph(db, uri) as g:
-        if all_pairs:
-            keys = list_pairs(g.store)
-        elif base is not None:
-            keys = [pair_key(*(_pair(base) if target is None else (base, target)))]
-        else:
-            print_error("give BASE TARGET (or BASE->TARGET), or --all")
-            raise typer.Exit(2)
-        with Progress(console=err_console, disable=as_json or len(keys) < 2) as bar:
-            task = bar.add_task("composing targets", total=len(keys))
-            try:
-                rep = g.compose(keys, thresholds=thr, progress=lambda: bar.advance(task))
-            except KeyError as e:
-                print_error(f"{e.args[0]}")
-                raise typer.Exit(1)
-    if as_json:
-        return emit_json(rep.to_dict())
+def _print_composed(rep) -> None:
     rows = [{"target": t["target"], "sources": len(t["sources"]),
              "own recipes": sum(s["recipes"] for s in t["sources"] if s["kind"] == "own"),
              "actions": t["actions"]} for t in rep.targets]
@@ -130,15 +91,12 @@ def _mine_composed(base, target, all_pairs, alpha, tau_r, tau_i, db, uri, as_jso
 def validate_composed(min_recipes: int = typer.Option(10, help="Hide dishes with at least this many parsed recipes."),
                       min_components: int = typer.Option(2, help="... whose name has at least this many DiNeR "
                                                                  "components."),
-                      db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+                      db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """Leave-one-dish-out check of composition without any released answer: hide a corpus dish, compose it
     from the other dishes, compare with its real frequencies (weighted Jaccard, top-20 overlap)."""
-    from rich.progress import Progress
-
-    with _graph(db, uri) as g:
-        with Progress(console=err_console, disable=as_json) as bar:
-            task = bar.add_task("leave one dish out", total=None)
-            rep = g.validate_composition(min_recipes, min_components, progress=lambda: bar.advance(task))
+    with open_graph(db, uri) as g, progress(disable=as_json, transient=False) as bar:
+        task = bar.add_task("leave one dish out", total=None)
+        rep = g.validate_composition(min_recipes, min_components, progress=lambda: bar.advance(task))
     if as_json:
         return emit_json(rep.to_dict())
     rows = [{"dish": d.dish, "recipes": d.recipes, "sources": d.sources,
@@ -151,10 +109,10 @@ def validate_composed(min_recipes: int = typer.Option(10, help="Hide dishes with
 
 @app.command()
 def show(pair: str = typer.Argument(..., help="The pair, BASE->TARGET."),
-         db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+         db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """A pair's pivots side by side: mined, annotated and released kind with base/target frequencies."""
     b, t = _pair(pair)
-    with _graph(db, uri, read_only=True) as g:
+    with open_graph(db, uri, read_only=True) as g:
         rows = g.pivots_side_by_side(b, t)
     if as_json:
         return emit_json(rows)
@@ -163,21 +121,20 @@ def show(pair: str = typer.Argument(..., help="The pair, BASE->TARGET."),
 
 
 @app.command()
-def compare(pair: Optional[str] = typer.Argument(None, help="The pair, BASE->TARGET (or --all)."),
+def compare(pair: str | None = typer.Argument(None, help="The pair, BASE->TARGET (or --all)."),
             all_pairs: bool = typer.Option(False, "--all", help="Compare every pair."),
-            reference: str = typer.Option("crg-release", help="Source of the reference PIVOT edges."),
+            reference: str = typer.Option(RELEASE, help="Source of the reference PIVOT edges."),
             source: str = typer.Option("mined", "--source", help="Pivots to score: 'mined' (with annotation "
                                                                  "decisions) or 'composed'."),
-            db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+            db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """Precision / recall / F1 of mined (+annotated) or composed pivots against the released reference, per
     kind; with --all also summed over every pair (micro)."""
-    from dishgraph.knowledge.pivots import all_pairs as list_pairs, parse_pair
+    from dishgraph.knowledge.pivots import parse_pair
 
-    with _graph(db, uri, read_only=True) as g:
-        keys = list_pairs(g.store) if all_pairs else [pair] if pair else []
+    with open_graph(db, uri, read_only=True) as g:
+        keys = g.pair_keys() if all_pairs else [pair] if pair else []
         if not keys:
-            print_error("give PAIR or --all")
-            raise typer.Exit(2)
+            raise UsageError("give PAIR or --all")
         out = [g.compare_pivots(*parse_pair(k), reference=reference, source=source) for k in keys]
     total = micro_totals(out, source)
     if as_json:
@@ -195,25 +152,21 @@ def export_annotation(pair: str = typer.Argument(..., help="The pair, BASE->TARG
                       out: Path = typer.Option(..., "--out", help="CSV file to write."),
                       include_mined: bool = typer.Option(False, "--include-mined",
                                                          help="Also ask about mined remove/insert actions."),
-                      db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt):
+                      db: str | None = DbOpt, uri: str | None = UriOpt):
     """Write one question per manual-check action with three example phrases from real recipes."""
-    with _graph(db, uri, read_only=True) as g:
+    with open_graph(db, uri, read_only=True) as g:
         n = g.export_annotation(pair, out, include_mined=include_mined)
     console.print(f"wrote {n} questions to {out}")
 
 
 @app.command("import-annotation")
-def import_annotation(files: List[Path] = typer.Argument(..., help="Answered CSV files (one per annotator, or "
+def import_annotation(files: list[Path] = typer.Argument(..., help="Answered CSV files (one per annotator, or "
                                                                    "several answer* columns)."),
                       min_annotators: int = typer.Option(3, help="Questions with fewer answers are skipped."),
-                      db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt):
+                      db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
     """Majority-vote the answers and add the decided actions to P_R / P_I (votes stored on the edge)."""
-    with _graph(db, uri) as g:
-        try:
-            rep = g.import_annotation(files, min_annotators=min_annotators)
-        except ValueError as e:
-            print_error(f"{e}")
-            raise typer.Exit(1)
+    with open_graph(db, uri) as g, exit_on(ValueError, code=1):
+        rep = g.import_annotation(files, min_annotators=min_annotators)
     if as_json:
         return emit_json(rep.to_dict())
     console.print(rows_table([{"pair": d.pair, "action": d.action, "side": d.side, "decision": d.kind,

@@ -1,14 +1,13 @@
 """`dishgraph stats`: counts per label and relationship type, and action-graph statistics."""
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
-from dishgraph.commands._common import DbOpt, JsonOpt, UriOpt, console, emit_json, open_store, rows_table
+from dishgraph.commands._common import console, emit_json, open_store, rows_table
+from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
 
-def stats(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool = JsonOpt,
+def stats(db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt,
           top: int = typer.Option(3, help="Top proto-actions shown per dish.")):
     """Counts per label and relationship type, recipes with actions, steps and omissions per recipe."""
     from dishgraph.graph.info import graph_stats
@@ -29,5 +28,3 @@ def stats(db: Optional[str] = DbOpt, uri: Optional[str] = UriOpt, as_json: bool 
     if rows:
         console.print(rows_table(rows, "top proto-actions per dish (first 10 dishes)"))
 
-
-TOP_LEVEL = [stats]

@@ -1,20 +1,27 @@
 """`dishgraph sync`: copy the embedded graph into Neo4j (or another embedded database), idempotently."""
 from __future__ import annotations
 
-from typing import Optional
+from contextlib import contextmanager
 
 import typer
 
-from dishgraph.commands._common import (DbOpt, JsonOpt, console, emit_json, err_console, open_store, print_error, print_note, rows_table)
+from dishgraph.cli_errors import exit_on, reported
+from dishgraph.commands._common import console, emit_json, open_store, print_note, progress, rows_table
+from dishgraph.commands._options import DbOpt, JsonOpt
 
 
-def _is_server_uri(to: str) -> bool:
+def _open_source(db: str | None, to: str):
+    """The embedded database to copy, read-only; a target that is this very database is a usage error."""
+    from dishgraph import config
+    from dishgraph.errors import UsageError
     from dishgraph.graph.sync import sync_target
 
-    return sync_target(to)[0] == "uri"
+    if sync_target(to)[0] != "uri" and config.db_path(to).resolve() == config.db_path(db).resolve():
+        raise UsageError("source and target are the same database")
+    return open_store(db, None, read_only=True)
 
 
-def _open_target(to: str, user: Optional[str], password: Optional[str], database: Optional[str]):
+def _open_target(to: str, user: str | None, password: str | None, database: str | None):
     """A Neo4j store for a valid bolt:// / neo4j:// URI; an explicit directory names an embedded database."""
     from dishgraph.errors import DatabaseError
     from dishgraph.graph.sync import sync_target
@@ -24,44 +31,44 @@ def _open_target(to: str, user: Optional[str], password: Optional[str], database
         return open_store(str(where), None)
     from dishgraph.graph.neo4j_store import Neo4jStore
 
-    try:
+    with exit_on(DatabaseError, code=2):  # unreachable server, bad credentials
         return Neo4jStore(to, user=user, password=password, database=database)
-    except DatabaseError as e:  # unreachable server, bad credentials
-        print_error(str(e))
-        raise typer.Exit(2)
+
+
+@contextmanager
+def _bars(disable: bool):
+    """A ``progress(name, done, total)`` callback drawing one bar per label / relationship type."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with progress(*columns, disable=disable, transient=False) as bar:
+        tasks: dict[str, int] = {}
+
+        def advance(name: str, done: int, total: int) -> None:
+            if name not in tasks:
+                tasks[name] = bar.add_task(name, total=total)
+            bar.update(tasks[name], completed=done)
+
+        yield advance
 
 
 def sync(to: str = typer.Option(..., "--to", help="Target: a Neo4j URI (bolt://localhost:7687) or an embedded "
                                                   "database directory."),
-         db: Optional[str] = DbOpt,
-         user: Optional[str] = typer.Option(None, "--user", envvar="NEO4J_USERNAME",
+         db: str | None = DbOpt,
+         user: str | None = typer.Option(None, "--user", envvar="NEO4J_USERNAME",
                                             help="Neo4j user (default $NEO4J_USERNAME, else neo4j)."),
-         password: Optional[str] = typer.Option(None, "--password", envvar="NEO4J_PASSWORD",
+         password: str | None = typer.Option(None, "--password", envvar="NEO4J_PASSWORD",
                                                 help="Neo4j password (default $NEO4J_PASSWORD)."),
-         database: Optional[str] = typer.Option(None, "--database", envvar="NEO4J_DATABASE",
+         database: str | None = typer.Option(None, "--database", envvar="NEO4J_DATABASE",
                                                 help="Neo4j database name (default: the server's default)."),
          batch: int = typer.Option(5000, "--batch", min=1, help="Rows per UNWIND $rows transaction."),
          as_json: bool = JsonOpt):
     """Copy every node and relationship of the embedded database into the target with batched MERGE (idempotent)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from dishgraph import config
     from dishgraph.graph.sync import sync_stores
 
-    if not _is_server_uri(to) and config.db_path(to).resolve() == config.db_path(db).resolve():
-        print_error("source and target are the same database")
-        raise typer.Exit(2)
-    with open_store(db, None, read_only=True) as source, _open_target(to, user, password, database) as target:
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=err_console, disable=as_json) as bar:
-            tasks: dict[str, int] = {}
-
-            def advance(name: str, done: int, total: int) -> None:
-                if name not in tasks:
-                    tasks[name] = bar.add_task(name, total=total)
-                bar.update(tasks[name], completed=done)
-
-            rep = sync_stores(source, target, batch=batch, progress=advance)
+    with _open_source(db, to) as source, _open_target(to, user, password, database) as target, \
+            _bars(as_json) as advance:
+        rep = sync_stores(source, target, batch=batch, progress=advance)
         where = target.location()
     if as_json:
         emit_json({"target": where, **rep.to_dict()})
@@ -71,10 +78,6 @@ def sync(to: str = typer.Option(..., "--to", help="Target: a Neo4j URI (bolt://l
         console.print(rows_table(rows, f"synced to {where} in {rep.seconds:.1f} s"))
     short = {k: v for k, v in rep.mismatches.items() if (v[1] or 0) < v[0]}
     if short:
-        print_error(f"the target has fewer than the source (source, target): {short}")
-        raise typer.Exit(1)
+        raise reported(f"the target has fewer than the source (source, target): {short}")
     if rep.mismatches:
         print_note(f"the target holds more than the source: {rep.mismatches}")
-
-
-TOP_LEVEL = [sync]

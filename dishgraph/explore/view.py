@@ -1,14 +1,18 @@
 """The data of one dish-pair explorer page: both dishes' frequent actions, pivots, order constraints, phrases.
 
-Whatever the graph does not hold yet is computed through the API first (USES frequencies, mined pivots when
-both dishes have recipes, fast order estimation for dishes with recipes), so a fresh ingest can be explored
-directly. In the CRG release only base dishes have recipes: a release target shows its reference pivots and
-reference constraints only, which the view says in ``notes``.
+Whatever the graph does not hold yet is computed through the API first (`complete_pair`: USES frequencies,
+mined pivots when both dishes have recipes, fast order estimation for dishes with recipes), so a fresh ingest
+can be explored directly; `pair_view` then only reads and shapes the data `render_html` draws. In the CRG
+release only base dishes have recipes: a release target shows its reference pivots and reference constraints
+only, which the view says in ``notes``.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from dishgraph.actions import ProtoAction
-from dishgraph.knowledge import annotation, order, pivots as pivots_mod
+from dishgraph.knowledge import annotation, order
+from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dishes_with_recipes
 
 N_EXAMPLES = 3
@@ -20,14 +24,38 @@ def action_label(key: str) -> str:
     return str(ProtoAction.from_key(key))
 
 
-def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True) -> dict:
-    """Everything the explorer draws for (base, target), as plain JSON-ready data.
-
-    ``g`` is a ``DishGraph``; with ``compute`` missing USES / pivots / order constraints are computed and stored.
-    """
+def complete_pair(g, base: str, target: str) -> list[str]:
+    """Compute and store what the graph lacks for the page of (base, target), and say what was computed:
+    USES frequencies of a dish with recipes but none counted, mined pivots when both dishes have recipes and
+    no mined pivot is stored (the DishPair created if missing), fast order estimation of a dish with recipes
+    and no estimated constraint. ``g`` is a ``DishGraph`` opened for writing."""
     store = g.store
     have = dishes_with_recipes(store)
     computed: list[str] = []
+    for dish in (base, target):
+        if dish in have and not store.query("uses_dish_actions", dish=dish, min_freq=0.0, top=1):
+            g.frequencies([dish])
+            computed.append(f"USES {dish}")
+    stored = g.pivots(base, target) if store.query("pivot_pair_info", pair=pivots_mod.pair_key(base, target)) else []
+    if base in have and target in have and not any(p.source == pivots_mod.MINED for p in stored):
+        pivots_mod.mine_pivots(store, base, target, create=True)
+        computed.append("pivots")
+    for dish in (base, target):
+        if dish in have and not any(c.source == order.ESTIMATED for c in order.dish_constraints(store, dish)):
+            g.estimate_order([dish], order.OrderSettings(estimator="fast"))
+            computed.append(f"order {dish}")
+    return computed
+
+
+def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True) -> dict:
+    """Everything the explorer draws for (base, target), as plain JSON-ready data (`render_html` draws it).
+
+    ``g`` is a ``DishGraph``; with ``compute`` what is missing is computed and stored first (`complete_pair`),
+    without it the graph is only read.
+    """
+    computed = complete_pair(g, base, target) if compute else []
+    store = g.store
+    have = dishes_with_recipes(store)
     notes: list[str] = []
     key = pivots_mod.pair_key(base, target)
     info = store.query("pivot_pair_info", pair=key)
@@ -36,9 +64,6 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True)
     composed_from = g.composed_sources(target)
     for dish in (base, target):
         rows = store.query("uses_dish_actions", dish=dish, min_freq=0.0, top=ALL)
-        if not rows and dish in have and compute:
-            rows = g.actions(dish, top=ALL)  # materializes USES
-            computed.append(f"USES {dish}")
         if not rows and dish == target:  # composed knowledge stands in for a target without recipes
             rows = [{**r, "n": None, "total": None} for r in g.composed_actions(dish, top=ALL)]
             if rows:
@@ -50,21 +75,12 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True)
             notes.append(f"{dish} has no parsed recipes: no action frequencies (reference knowledge only).")
 
     pivots = g.pivots(base, target) if info else []
-    if compute and base in have and target in have and not any(p.source == pivots_mod.MINED for p in pivots):
-        pivots_mod.mine_pivots(store, base, target, create=True)
-        computed.append("pivots")
-        pivots = g.pivots(base, target)
-        info = store.query("pivot_pair_info", pair=key)
     if not info:
         notes.append(f"no DishPair {key} in the graph and not both dishes have recipes: no pivots.")
 
     constraints = {}
     for dish in (base, target):
         cons = order.dish_constraints(store, dish)
-        if compute and dish in have and not any(c.source == order.ESTIMATED for c in cons):
-            g.estimate_order([dish], order.OrderSettings(estimator="fast"))
-            computed.append(f"order {dish}")
-            cons = order.dish_constraints(store, dish)
         cons.sort(key=lambda c: (c.ate is None, -(c.ate or 0.0), c.source or "", c.cause, c.effect))  # strongest first
         constraints[dish] = [c.to_dict() for c in cons]
 
@@ -90,6 +106,22 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True)
         "notes": notes,
         "composed_from": _composed_summary(composed_from),
     }
+
+
+def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute: bool = True) -> dict:
+    """Write the explorer page of (base, target) to ``html``; returns what it shows (counts, computed, notes).
+    A pair the graph knows nothing of is an `UnknownName` (an empty page would say nothing)."""
+    from dishgraph.errors import UnknownName
+    from dishgraph.explore.render import render_html
+
+    view = pair_view(g, base, target, top, compute=compute)
+    if not view["nodes"]:
+        raise UnknownName(f"the graph knows no actions, pivots or constraints of {base} / {target}")
+    html.parent.mkdir(parents=True, exist_ok=True)
+    html.write_text(render_html(view), encoding="utf-8")
+    return {"html": str(html), "nodes": len(view["nodes"]), "pivots": len(view["pivots"]),
+            "constraints": {k: len(v) for k, v in view["constraints"].items()}, "computed": view["computed"],
+            "notes": view["notes"]}
 
 
 def _composed_summary(rows: list[dict], top: int = 8) -> list[dict]:

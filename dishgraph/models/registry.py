@@ -38,13 +38,6 @@ def register(name: str) -> Callable[[T], T]:
     return deco
 
 
-def discover() -> dict[str, str]:
-    """Import every generator module (``GENERATOR_MODULES``); a failing one raises ``RegistryImportError``
-    naming it. Returns the import errors, always none now (kept for callers that print them)."""
-    GENERATORS.load()
-    return {}
-
-
 def names() -> list[str]:
     return sorted(GENERATORS.names())
 
