@@ -38,12 +38,10 @@ def show(kind: str, as_json: bool) -> None:
         console.print(rows_table(rows, f"{kind}: {catalog.registry(kind).doc}", columns))
 
 
-def _lister(kind: str, help_text: str):
+def _lister(kind: str):
     def command(as_json: bool = JsonOpt):
         show(kind, as_json)
 
-    command.__doc__ = help_text
-    command.__name__ = kind.replace("-", "_")
     return command
 
 
@@ -55,4 +53,4 @@ for _kind, _help in (
         ("estimators", "Causal-effect estimators for --estimator (order mining)."),
         ("backends", "Graph database engines behind GraphStore (embedded LadybugDB, Neo4j)."),
 ):
-    app.command(_kind)(_lister(_kind, _help))
+    app.command(_kind, help=_help)(_lister(_kind))
