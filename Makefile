@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test install lint-cypher browser clean
+.PHONY: demo test install lint lint-cypher browser clean
 
 $(BIN)/dishgraph: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -32,7 +32,13 @@ browser:
 lint-cypher: install tools/cypher-lint/node_modules
 	$(BIN)/python -m dishgraph.graph.lint
 
-test: install tools/cypher-lint/node_modules browser
+# ruff (lint + format check) and mypy (strict on graph/, api.py and the registries: see pyproject.toml)
+lint: install
+	$(BIN)/ruff check --quiet .
+	$(BIN)/ruff format --check --quiet .
+	$(BIN)/mypy
+
+test: install tools/cypher-lint/node_modules browser lint
 	$(BIN)/python -m pytest -q
 
 clean:
