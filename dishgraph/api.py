@@ -10,12 +10,13 @@ Every CLI command of the ``pivots`` and ``order`` groups, and ``explore``, is a 
 here (other areas have their own entry points: `dishgraph.ingest.jobs`, `dishgraph.eval.jobs`,
 `dishgraph.diner.jobs`, `dishgraph.models.run`, `dishgraph.models.gpu`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.factory import open_store
@@ -26,18 +27,32 @@ from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
 from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings, Violation
 from dishgraph.knowledge.pivots import MineResult, Pivot, PivotThresholds
 
+if TYPE_CHECKING:
+    from dishgraph.actions import Action, ProtoAction
+    from dishgraph.ingest.glossary import Glossary
+    from dishgraph.ingest.parser import RecipeParser
+    from dishgraph.knowledge.causal import DishResult
+
+Row = dict[str, Any]
+
 
 class DishGraph:
     """Culinary knowledge lookups and mining over one open graph store."""
 
-    def __init__(self, store: GraphStore, glossary=None):
+    def __init__(self, store: GraphStore, glossary: Glossary | None = None):
         self._store = store
         self._glossary = glossary
-        self._parser = None
+        self._parser: RecipeParser | None = None
 
     @classmethod
-    def open(cls, db: str | None = None, uri: str | None = None, *, read_only: bool = False,
-             glossary=None) -> DishGraph:
+    def open(
+        cls,
+        db: str | None = None,
+        uri: str | None = None,
+        *,
+        read_only: bool = False,
+        glossary: Glossary | None = None,
+    ) -> DishGraph:
         """Embedded database by default (``db`` dir or $DISHGRAPH_DB), or a Neo4j ``uri``."""
         return cls(open_store(uri=uri, db=db, read_only=read_only), glossary=glossary)
 
@@ -51,11 +66,11 @@ class DishGraph:
     def __enter__(self) -> DishGraph:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # ---------------------------------------------------------------- frequencies and pivots
-    def actions(self, dish: str, top: int = 20, min_freq: float = 0.0) -> list[dict]:
+    def actions(self, dish: str, top: int = 20, min_freq: float = 0.0) -> list[Row]:
         """The dish's most frequent proto-actions: {action, verb, ingredients, tools, freq, n, total}."""
         rows = dish_actions(self._store, dish, top=top, min_freq=min_freq)
         if not rows:
@@ -71,28 +86,40 @@ class DishGraph:
         """Stored pivot edges of the pair (mined, annotated, crg-release; all unless ``source``)."""
         return pivots_mod.pivots(self._store, base, target, source)
 
-    def pivots_side_by_side(self, base: str, target: str) -> list[dict]:
+    def pivots_side_by_side(self, base: str, target: str) -> list[Row]:
         return pivots_mod.side_by_side(self._store, base, target)
 
-    def mine_pivots(self, base: str, target: str, thresholds: PivotThresholds = PivotThresholds(),
-                    create: bool = False) -> MineResult:
+    def mine_pivots(
+        self, base: str, target: str, thresholds: PivotThresholds = PivotThresholds(), create: bool = False
+    ) -> MineResult:
         """Mine and store one pair's pivots; ``create`` makes the DishPair of two dishes with recipes."""
         return pivots_mod.mine_pivots(self._store, base, target, thresholds, create=create)
 
-    def mine_all_pivots(self, thresholds: PivotThresholds = PivotThresholds(),
-                        progress: Callable[[], None] | None = None, pairs: Sequence[str] | None = None
-                        ) -> list[MineResult]:
+    def mine_all_pivots(
+        self,
+        thresholds: PivotThresholds = PivotThresholds(),
+        progress: Callable[[], None] | None = None,
+        pairs: Sequence[str] | None = None,
+    ) -> list[MineResult]:
         """Mine every DishPair (or ``pairs``) from corpus frequencies (the targets' own recipes)."""
-        return pivots_mod.mine_all(self._store, thresholds, list(pairs) if pairs is not None else None,
-                                   progress=progress)
+        return pivots_mod.mine_all(
+            self._store, thresholds, list(pairs) if pairs is not None else None, progress=progress
+        )
 
     def pair_keys(self) -> list[str]:
         """Every DishPair of the graph, as ``base->target`` keys."""
         return pivots_mod.all_pairs(self._store)
 
-    def mine_pairs(self, pairs: Sequence[tuple[str, str]] | None = None, *, alpha: float | None = None,
-                   tau_r: float | None = None, tau_i: float | None = None, create: bool = False,
-                   progress: Callable[[], None] | None = None) -> list[MineResult]:
+    def mine_pairs(
+        self,
+        pairs: Sequence[tuple[str, str]] | None = None,
+        *,
+        alpha: float | None = None,
+        tau_r: float | None = None,
+        tau_i: float | None = None,
+        create: bool = False,
+        progress: Callable[[], None] | None = None,
+    ) -> list[MineResult]:
         """Mine and store the pivots of ``pairs`` ((base, target); None: every DishPair) from corpus frequencies,
         the thresholds given replacing the defaults of `PivotThresholds`. ``create``: see `mine_pivots`."""
         thr = _with(PivotThresholds(), alpha=alpha, tau_r=tau_r, tau_i=tau_i)
@@ -100,41 +127,55 @@ class DishGraph:
             return self.mine_all_pivots(thr, progress=progress)
         return [self.mine_pivots(b, t, thr, create=create) for b, t in pairs]
 
-    def compose_pivots(self, pairs: Sequence[tuple[str, str]] | None = None, *, alpha: float | None = None,
-                       tau_r: float | None = None, tau_i: float | None = None,
-                       progress: Callable[[], None] | None = None) -> compose_mod.ComposeReport:
+    def compose_pivots(
+        self,
+        pairs: Sequence[tuple[str, str]] | None = None,
+        *,
+        alpha: float | None = None,
+        tau_r: float | None = None,
+        tau_i: float | None = None,
+        progress: Callable[[], None] | None = None,
+    ) -> compose_mod.ComposeReport:
         """`compose` the targets of ``pairs`` ((base, target); None: every DishPair), the thresholds given
         replacing the defaults of `ComposedThresholds` (fair: reads no released pivot)."""
         keys = self.pair_keys() if pairs is None else [pivots_mod.pair_key(b, t) for b, t in pairs]
         thr = _with(compose_mod.ComposedThresholds(), alpha=alpha, tau_r=tau_r, tau_i=tau_i)
         return self.compose(keys, thresholds=thr, progress=progress)
 
-    def compare_pivots(self, base: str, target: str, reference: str = pivots_mod.RELEASE,
-                       source: str = pivots_mod.MINED) -> dict:
+    def compare_pivots(
+        self, base: str, target: str, reference: str = pivots_mod.RELEASE, source: str = pivots_mod.MINED
+    ) -> Row:
         """P / R / F1 per kind of one source's pivots (mined, composed) against a reference source."""
         return pivots_mod.compare_pivots(self._store, base, target, reference, source)
 
     # ---------------------------------------------------------------- composed target knowledge
-    def compose(self, pairs: Sequence[str] | None = None,
-                settings: compose_mod.ComposeSettings = compose_mod.ComposeSettings(),
-                thresholds: compose_mod.ComposedThresholds | None = None,
-                progress: Callable[[], None] | None = None) -> compose_mod.ComposeReport:
+    def compose(
+        self,
+        pairs: Sequence[str] | None = None,
+        settings: compose_mod.ComposeSettings = compose_mod.ComposeSettings(),
+        thresholds: compose_mod.ComposedThresholds | None = None,
+        progress: Callable[[], None] | None = None,
+    ) -> compose_mod.ComposeReport:
         """Compose the targets of ``pairs`` (default: every DishPair) from the dishes sharing their name's
         components, store COMPOSED_USES with provenance, mine ``PIVOT {source: composed}`` and transfer order
         constraints (``MUST_PRECEDE {source: composed}``). Reads no released pivot or constraint."""
         return compose_mod.compose_pairs(self._store, pairs, settings, thresholds, progress=progress)
 
-    def composed_actions(self, dish: str, top: int = 20) -> list[dict]:
+    def composed_actions(self, dish: str, top: int = 20) -> list[Row]:
         """A composed dish's estimated actions: {action, verb, ingredients, tools, freq, weight}."""
         return self._store.query("compose_dish_uses", dish=dish, top=int(top))
 
-    def composed_sources(self, dish: str) -> list[dict]:
+    def composed_sources(self, dish: str) -> list[Row]:
         """Which dishes a composed dish's knowledge came from: {role, atom, dish, recipes, weight}."""
         return self._store.query("compose_dish_sources", dish=dish)
 
-    def validate_composition(self, min_recipes: int = 10, min_components: int = 2,
-                             settings: compose_mod.ComposeSettings = compose_mod.ComposeSettings(),
-                             progress: Callable[[], None] | None = None) -> compose_mod.ValidationReport:
+    def validate_composition(
+        self,
+        min_recipes: int = 10,
+        min_components: int = 2,
+        settings: compose_mod.ComposeSettings = compose_mod.ComposeSettings(),
+        progress: Callable[[], None] | None = None,
+    ) -> compose_mod.ValidationReport:
         """Leave-one-dish-out: hide each corpus dish with enough recipes, compose it, compare with its USES."""
         return compose_mod.leave_one_dish_out(self._store, min_recipes, min_components, settings, progress=progress)
 
@@ -145,17 +186,26 @@ class DishGraph:
         return annotation.import_answers(self._store, paths, min_annotators=min_annotators)
 
     # ---------------------------------------------------------------- order constraints
-    def estimate_order(self, dishes: Sequence[str] | None = None, settings: OrderSettings = OrderSettings(), *,
-                       workers: int = 1, on_dish=None) -> OrderReport:
+    def estimate_order(
+        self,
+        dishes: Sequence[str] | None = None,
+        settings: OrderSettings = OrderSettings(),
+        *,
+        workers: int = 1,
+        on_dish: Callable[[DishResult], None] | None = None,
+    ) -> OrderReport:
         """Estimate and store MUST_PRECEDE edges (source "estimated") for dishes (default: all with recipes)."""
         return order.estimate_order(self._store, dishes, settings, workers=workers, on_dish=on_dish)
 
-    def order_constraints(self, dish: str, action, source: str | None = None
-                          ) -> tuple[list[Constraint], list[Constraint]]:
+    def order_constraints(
+        self, dish: str, action: str | ProtoAction, source: str | None = None
+    ) -> tuple[list[Constraint], list[Constraint]]:
         """(actions that must precede ``action`` in ``dish``, actions that must follow it)."""
         return order.order_constraints(self._store, dish, action, source)
 
-    def check_order(self, dish: str, actions_or_text, source: str | None = None) -> list[Violation]:
+    def check_order(
+        self, dish: str, actions_or_text: str | Sequence[Action | ProtoAction | str], source: str | None = None
+    ) -> list[Violation]:
         """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence.
 
         A dish the graph does not know raises `UnknownName`: "no constraint violated" would be a lie."""
@@ -166,10 +216,10 @@ class DishGraph:
         keys, phrases = order.action_sequence(actions_or_text, self._make_parser)
         return order.check_sequence(order.dish_constraints(self._store, dish, source), keys, phrases)
 
-    def compare_order(self, dish: str, window: str | None = None) -> dict:
+    def compare_order(self, dish: str, window: str | None = None) -> Row:
         return order.compare_constraints(self._store, dish, window=window)
 
-    def _make_parser(self):
+    def _make_parser(self) -> RecipeParser:
         if self._parser is None:
             from dishgraph.ingest.parser import RecipeParser
 

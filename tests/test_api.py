@@ -1,4 +1,5 @@
 """The public DishGraph API and its CLI twins on a planted corpus in a real embedded database."""
+
 from __future__ import annotations
 
 import json
@@ -7,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dishgraph import DishGraph
+from dishgraph.errors import DatabaseError
 from dishgraph.knowledge.order import OrderSettings
 from dishgraph.testing.planted import load_planted, planted_order_corpus, planted_pivot_corpus
 
@@ -34,8 +36,8 @@ def test_api_roundtrip(db):
         assert g.check_order("planted-dish-0", [c.cause, c.effect]) == []
         v = g.check_order("planted-dish-0", [c.effect, c.cause])
         assert [(x.cause, x.effect, x.cause_pos, x.effect_pos) for x in v] == [(c.cause, c.effect, 1, 0)]
-    with pytest.raises(Exception):
-        g.actions("planted-dish-0")  # closed
+    with pytest.raises(DatabaseError, match="closed"):
+        g.actions("planted-dish-0")
 
 
 def test_cli(db):

@@ -1,4 +1,5 @@
 """Embedded LadybugDB backend: an on-disk directory, in-process, ACID with a WAL."""
+
 from __future__ import annotations
 
 import os
@@ -25,22 +26,28 @@ BULK_SOURCES = ("csv", "frame")
 class LadybugStore(GraphStore):
     backend = "ladybug"
 
-    def __init__(self, path: str | os.PathLike[str], read_only: bool = False, bulk_source: str = "csv",
-                 buffer_pool_bytes: int | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        read_only: bool = False,
+        bulk_source: str = "csv",
+        buffer_pool_bytes: int | None = None,
+    ):
         if bulk_source not in BULK_SOURCES:
             raise ValueError(f"bulk_source must be one of {BULK_SOURCES}, not {bulk_source!r}")
         self.path = Path(path).expanduser().resolve()
         self.read_only = read_only
         self.bulk_source = bulk_source  # how COPY gets its rows; see _copy
         if read_only and not self.path.exists():
-            raise DatabaseError(f"{self.path}: no database here; create one with an ingest or "
-                                f"`dishgraph db init --db {self.path}`")
+            raise DatabaseError(
+                f"{self.path}: no database here; create one with an ingest or `dishgraph db init --db {self.path}`"
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)  # Ladybug needs the parent to exist
         self._lock = ProcessLock(self.path.with_name(self.path.name + ".lock"), shared=read_only)
         self._lock.acquire()
-        self._bulk_depth = 0          # open bulk_session() scopes
-        self._unsaved_copy = False    # a COPY since the last checkpoint (only inside a bulk session)
-        self._unsaved_log = False     # a logged write inside a bulk session (auto-checkpoint is off there)
+        self._bulk_depth = 0  # open bulk_session() scopes
+        self._unsaved_copy = False  # a COPY since the last checkpoint (only inside a bulk session)
+        self._unsaved_log = False  # a logged write inside a bulk session (auto-checkpoint is off there)
         try:
             # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
             # the exporter caps it so that its memory stays flat however large the database is.
@@ -80,6 +87,8 @@ class LadybugStore(GraphStore):
         self._db = ladybug.Database(str(self.path), read_only=True)
 
     def execute(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        if self._conn is None:
+            raise DatabaseError(f"{self.path}: the store is closed")
         if self.read_only:
             check_read_only(cypher)  # CHECKPOINT / INSTALL / LOAD FROM / writes never reach a read-only open
         if (self._unsaved_copy or self._bulk_depth) and _is_write(cypher):
@@ -265,8 +274,9 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
     path = Path(path).expanduser().resolve()
     if not path.exists():
         raise DatabaseError(f"{path}: no database here")
-    pending = [p.name for p in (path.with_name(path.name + ".shadow"), path.with_name(path.name + ".wal"))
-               if p.exists()]
+    pending = [
+        p.name for p in (path.with_name(path.name + ".shadow"), path.with_name(path.name + ".wal")) if p.exists()
+    ]
     lock = None
     if not _locked:
         lock = ProcessLock(path.with_name(path.name + ".lock"), shared=False)
@@ -275,8 +285,10 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
         try:
             db = ladybug.Database(str(path), read_only=False)
         except RuntimeError as e:
-            raise DatabaseError(f"{path}: recovery failed ({' '.join(str(e).split())}); is the directory "
-                                "writable? run `dishgraph db recover --db " + str(path) + "` where it is") from None
+            raise DatabaseError(
+                f"{path}: recovery failed ({' '.join(str(e).split())}); is the directory "
+                "writable? run `dishgraph db recover --db " + str(path) + "` where it is"
+            ) from None
         db.close()
     finally:
         if lock is not None:
@@ -355,8 +367,10 @@ def _frame(types: dict[str, str], rows: Sequence[dict[str, Any]]) -> Any:  # a p
             col = np.array([None if v is None else bool(v) for v in vals], dtype=object)
         elif typ.endswith("[]"):
             col = np.empty(len(vals), dtype=object)
-            col[:] = [None if v is None else [str(x) for x in (sorted(v) if isinstance(v, (set, frozenset)) else v)]
-                      for v in vals]
+            col[:] = [
+                None if v is None else [str(x) for x in (sorted(v) if isinstance(v, (set, frozenset)) else v)]
+                for v in vals
+            ]
         else:
             col = np.array([v if v is None or type(v) is str else str(v) for v in vals], dtype=object)
         cols[name] = col
