@@ -1,4 +1,5 @@
 """Benchmarks print their figures as JSON and, with --json-out, also keep them (benchmarks/results/)."""
+
 from __future__ import annotations
 
 import json

@@ -10,6 +10,7 @@ recipes), e.g. built by `make demo` (release + XiaChuFang sample) and by
 Thresholds and weights were tuned on the even-numbered dish pairs only (rows `even`); `odd` is held out.
 No figure here reads a released pivot or constraint except the scorer (L2 is defined against them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,16 +41,29 @@ def score(store, instances, glossary, reference, scorer=None, parity=None):
     edit_s = time.perf_counter() - t0
     out = {"edit_s": round(edit_s, 1)}
     parse = CachedParse(default_parse(glossary))
-    for name, keep in (("all", lambda i: True), ("even", lambda i: parity[(i.base, i.target)] == 0),
-                       ("odd", lambda i: parity[(i.base, i.target)] == 1)):
+    for name, keep in (
+        ("all", lambda i: True),
+        ("even", lambda i: parity[(i.base, i.target)] == 0),
+        ("odd", lambda i: parity[(i.base, i.target)] == 1),
+    ):
         idx = [k for k, i in enumerate(instances) if keep(i)]
         sub_t, sub_i = [texts[k] for k in idx], [instances[k] for k in idx]
         if scorer is not None:
             row = table_row(scorer.score(sub_t, sub_i), f"graph editor (composed, fair) [{name}]")
         else:
             r = evaluate_l2(sub_t, sub_i, parse, reference, ingredient_class=lambda s: glossary.ingredient.get(s, s))
-            row = {k: round(r[k], 2) for k in ("hard_p", "hard_r", "hard_f1", "hard_f1_all", "insert_hard_f1",
-                                               "remove_hard_f1", "order_accuracy")} | {"n_scored": r["n_scored"]}
+            row = {
+                k: round(r[k], 2)
+                for k in (
+                    "hard_p",
+                    "hard_r",
+                    "hard_f1",
+                    "hard_f1_all",
+                    "insert_hard_f1",
+                    "remove_hard_f1",
+                    "order_accuracy",
+                )
+            } | {"n_scored": r["n_scored"]}
         out[name] = row
     return out, texts
 
@@ -74,9 +88,12 @@ def main() -> None:
     pairs = [tuple(line.split()) for line in (d / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()]
     parity = {p: i % 2 for i, p in enumerate(pairs)}
     reference = L2Reference.from_release(d)
-    result: dict = {"load_before": os.getloadavg(), "settings": compose.ComposeSettings().to_dict(),
-                    "thresholds": compose.ComposedThresholds().__dict__,
-                    "tuned_on": "even-numbered dish pairs (0, 2, ..., 48 of dish_pairs.txt); odd pairs held out"}
+    result: dict = {
+        "load_before": os.getloadavg(),
+        "settings": compose.ComposeSettings().to_dict(),
+        "thresholds": compose.ComposedThresholds().__dict__,
+        "tuned_on": "even-numbered dish pairs (0, 2, ..., 48 of dish_pairs.txt); odd pairs held out",
+    }
 
     def run_db(path: str, label: str, full: bool) -> dict:
         out: dict = {}
@@ -94,7 +111,8 @@ def main() -> None:
             out["pivots_vs_release"] = {
                 "all": micro_totals(cmp, "composed"),
                 "even": micro_totals([c for k, c in zip(keys, cmp) if parity[parse_pair(k)] == 0], "composed"),
-                "odd": micro_totals([c for k, c in zip(keys, cmp) if parity[parse_pair(k)] == 1], "composed")}
+                "odd": micro_totals([c for k, c in zip(keys, cmp) if parity[parse_pair(k)] == 1], "composed"),
+            }
             scorer = CrgScorer(instances, glossary, reference, data_dir=d, workers=2) if full else None
             t0 = time.perf_counter()
             out["table3"], _ = score(store, instances, glossary, reference, scorer, parity)
@@ -104,8 +122,7 @@ def main() -> None:
                 for kind in ABLATE:
                     settings = replace(compose.ComposeSettings(), **{kind: 0.0})
                     g.compose(settings=settings)
-                    out["ablations"][f"without {kind}"], _ = score(store, instances, glossary, reference, None,
-                                                                   parity)
+                    out["ablations"][f"without {kind}"], _ = score(store, instances, glossary, reference, None, parity)
                     print(label, kind, out["ablations"][f"without {kind}"], flush=True)
                 g.compose()  # leave the database with the default composition
         print(label, {k: v for k, v in out.items() if k != "ablations"}, flush=True)

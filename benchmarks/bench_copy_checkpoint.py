@@ -7,8 +7,10 @@ Two measurements on a bare LadybugDB table (no dishgraph code involved):
   with the table even without a hash index (SERIAL key), so it is the checkpoint, not the index.
 * ``memory``: resident memory after each 200k-row COPY from a temp CSV file versus from a pandas frame.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_copy_checkpoint.py [--rounds 20] [--out benchmarks/results/copy_checkpoint.json]
+    OMP_NUM_THREADS=1 python benchmarks/bench_copy_checkpoint.py [--rounds 20] \
+        [--out benchmarks/results/copy_checkpoint.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,10 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import ladybug
 import numpy as np
 import pandas as pd
-
-import ladybug
 
 
 def rss_gb() -> float:

@@ -6,6 +6,7 @@ Reports, per stage: segmentation, PPMI-SVD vectors, parsing of base recipes and 
 alone, L1 (BLEU; BERTScore only with a model), and the end-to-end `evaluate_crg` time for each baseline —
 once cold (nothing cached) and once with base-recipe parses served from a cache, as the graph would.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,10 @@ def main() -> None:
     tick("load release", t0)
 
     t0 = time.perf_counter()
-    outputs = {"identity": IdentityGenerator().generate(instances),
-               "replace": ReplaceGenerator(glossary).generate(instances)}
+    outputs = {
+        "identity": IdentityGenerator().generate(instances),
+        "replace": ReplaceGenerator(glossary).generate(instances),
+    }
     tick("generate identity+replace", t0)
 
     seg = memoize(default_segmenter("auto", glossary))
@@ -93,22 +96,49 @@ def main() -> None:
     label = "graph" if graph_cache is not None else "memo"
     for name, texts in outputs.items():
         t0 = time.perf_counter()
-        res = evaluate_crg(texts, instances, glossary=glossary, parse=parse, reference=reference, segment=seg,
-                           vectors=wv, bertscore_config=cfg, with_bertscore=cfg is not None, parse_cache=cache)
+        res = evaluate_crg(
+            texts,
+            instances,
+            glossary=glossary,
+            parse=parse,
+            reference=reference,
+            segment=seg,
+            vectors=wv,
+            bertscore_config=cfg,
+            with_bertscore=cfg is not None,
+            parse_cache=cache,
+        )
         tick(f"evaluate_crg {name} ({label} base)", t0)
-        t[f"end_to_end_{name}_s"] = round(t[f"evaluate_crg {name} ({label} base)"] + t["ppmi-svd vectors"]
-                                          + t["segment base recipes"] + t.get("base parses from graph", 0.0), 2)
+        t[f"end_to_end_{name}_s"] = round(
+            t[f"evaluate_crg {name} ({label} base)"]
+            + t["ppmi-svd vectors"]
+            + t["segment base recipes"]
+            + t.get("base parses from graph", 0.0),
+            2,
+        )
         results[name] = res
         rows.append(table_row(res, name))
     for r in rows:
         print(json.dumps(r, ensure_ascii=False))
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as fh:
-            json.dump({"loadavg_start": load_start, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-                       "bertscore": "skipped: no local model (pass --bertscore-model DIR)" if cfg is None
-                       else args.bertscore_model, "base_parses": label,
-                       "timings_s": t, "rows": rows, "results": results}, fh, ensure_ascii=False, indent=2,
-                      default=lambda x: None)
+            json.dump(
+                {
+                    "loadavg_start": load_start,
+                    "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+                    "bertscore": "skipped: no local model (pass --bertscore-model DIR)"
+                    if cfg is None
+                    else args.bertscore_model,
+                    "base_parses": label,
+                    "timings_s": t,
+                    "rows": rows,
+                    "results": results,
+                },
+                fh,
+                ensure_ascii=False,
+                indent=2,
+                default=lambda x: None,
+            )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ output directory is measured and removed afterwards. Databases are built beforeh
 Results merge into ``benchmarks/results/export.json`` (one entry per database label and format), each with
 the machine's load average before and after, since the machine is shared.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,10 +59,20 @@ def child(db: str, fmt: str, out: Path, buffer_pool_mb: int = 0) -> dict:
             extra = {}
         secs = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"format": fmt, "recipes": counts["nodes"]["Recipe"], "steps": counts["nodes"]["Step"],
-            "buffer_pool_mb": buffer_pool_mb or "default", "rows": rep.rows, "seconds": round(secs, 1), "rows_per_s": round(rep.rows / secs),
-            "bytes": rep.bytes, "output_dir_bytes": _dir_bytes(out), "peak_rss_mb": round(peak, 1),
-            **extra, "files": files}
+    return {
+        "format": fmt,
+        "recipes": counts["nodes"]["Recipe"],
+        "steps": counts["nodes"]["Step"],
+        "buffer_pool_mb": buffer_pool_mb or "default",
+        "rows": rep.rows,
+        "seconds": round(secs, 1),
+        "rows_per_s": round(rep.rows / secs),
+        "bytes": rep.bytes,
+        "output_dir_bytes": _dir_bytes(out),
+        "peak_rss_mb": round(peak, 1),
+        **extra,
+        "files": files,
+    }
 
 
 def main() -> None:
@@ -69,16 +80,25 @@ def main() -> None:
     ap.add_argument("--db", action="append", default=[], help="LABEL=PATH of a built embedded database")
     ap.add_argument("--formats", default="neo4j-gz,parquet", help=f"comma-separated, of {', '.join(FORMATS)}")
     ap.add_argument("--work", type=Path, default=Path("/tmp/dishgraph-bench-export"))
-    ap.add_argument("--buffer-pool-mb", type=int, default=512,
-                    help="engine page-cache cap for the neo4j formats, as `export neo4j-import` (0: engine default)")
+    ap.add_argument(
+        "--buffer-pool-mb",
+        type=int,
+        default=512,
+        help="engine page-cache cap for the neo4j formats, as `export neo4j-import` (0: engine default)",
+    )
     ap.add_argument("--child", nargs=4, metavar=("DB", "FORMAT", "OUT", "POOL"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         print(json.dumps(child(a.child[0], a.child[1], Path(a.child[2]), int(a.child[3]))))
         return
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results.setdefault("machine", {"cpus": os.cpu_count(), "note": "shared machine: 2 cores, 4 other engineers; "
-                                   "see load_before / load_after of each entry"})
+    results.setdefault(
+        "machine",
+        {
+            "cpus": os.cpu_count(),
+            "note": "shared machine: 2 cores, 4 other engineers; see load_before / load_after of each entry",
+        },
+    )
     for spec in a.db:
         label, _, path = spec.partition("=")
         for fmt in a.formats.split(","):
@@ -86,14 +106,23 @@ def main() -> None:
             shutil.rmtree(out, ignore_errors=True)
             before = _loadavg()
             pool = a.buffer_pool_mb if fmt.startswith("neo4j") else 0  # tables join: engine default, as the CLI
-            proc = subprocess.run([sys.executable, __file__, "--child", path, fmt, str(out), str(pool)],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--child", path, fmt, str(out), str(pool)], capture_output=True, text=True
+            )
             if proc.returncode:
                 sys.exit(f"{label} {fmt}: {proc.stderr.strip().splitlines()[-1] if proc.stderr else proc.returncode}")
             entry = json.loads(proc.stdout.strip().splitlines()[-1])
-            entry.update({"database": label, "load_before": before, "load_after": _loadavg(),
-                          "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-            results[f"{label}/{fmt}" + ("" if pool == 512 or not fmt.startswith("neo4j") else f"/pool-{pool or 'default'}")] = entry
+            entry.update(
+                {
+                    "database": label,
+                    "load_before": before,
+                    "load_after": _loadavg(),
+                    "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                }
+            )
+            results[
+                f"{label}/{fmt}" + ("" if pool == 512 or not fmt.startswith("neo4j") else f"/pool-{pool or 'default'}")
+            ] = entry
             shutil.rmtree(out, ignore_errors=True)
             print(json.dumps({k: v for k, v in entry.items() if k != "files"}))
             RESULTS.parent.mkdir(parents=True, exist_ok=True)

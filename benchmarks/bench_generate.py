@@ -16,6 +16,7 @@ PPMI-SVD vectors trained on all 2,500 base recipes (not only the subset, so scor
 BERTScore when bert-base-chinese can be loaded. Rows are labelled with n; the generation summaries the CLI
 printed (seconds, recipes/s, options) are merged in. identity/replace on the same subset anchor the table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,12 @@ from dishgraph.jsonsafe import json_safe
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-FAST = {"gpt2-d": {"max_new_tokens": 64}, "gpt2-dr": {"max_new_tokens": 64},
-        "delorean": {"num_passes": 2, "num_backward_iters": 2}, "educat": {"sample_time": 10, "drop_time": 5}}
+FAST = {
+    "gpt2-d": {"max_new_tokens": 64},
+    "gpt2-dr": {"max_new_tokens": 64},
+    "delorean": {"num_passes": 2, "num_backward_iters": 2},
+    "educat": {"sample_time": 10, "drop_time": 5},
+}
 
 
 def speed(args) -> None:
@@ -46,7 +51,7 @@ def speed(args) -> None:
     hf_logging.disable_progress_bar()
     instances = load_instances()
     step = max(1, len(instances) // args.n)
-    sample = instances[::step][:args.n]
+    sample = instances[::step][: args.n]
     chars = sum(len(i.base_recipe) for i in sample) / len(sample)
     model, mlm = args.model, args.mlm
     if model is None or mlm is None:
@@ -62,14 +67,23 @@ def speed(args) -> None:
         t0 = time.perf_counter()
         out = registry.generate_all(gen, sample, args.batch_size)
         secs = time.perf_counter() - t0
-        rows.append({"generator": name, "instances": len(sample), "batch_size": args.batch_size,
-                     "seconds": round(secs, 2), "recipes_per_s": round(len(sample) / secs, 3),
-                     "mean_base_chars": round(chars, 1), "mean_out_chars": round(sum(map(len, out)) / len(out), 1),
-                     "options": opts})
+        rows.append(
+            {
+                "generator": name,
+                "instances": len(sample),
+                "batch_size": args.batch_size,
+                "seconds": round(secs, 2),
+                "recipes_per_s": round(len(sample) / secs, 3),
+                "mean_base_chars": round(chars, 1),
+                "mean_out_chars": round(sum(map(len, out)) / len(out), 1),
+                "options": opts,
+            }
+        )
         print(f"{name:>10}: {len(sample)} recipes in {secs:7.2f} s = {len(sample) / secs:7.3f} recipes/s", flush=True)
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps({"model": model, "mlm": mlm, "rows": rows}, ensure_ascii=False,
-                                                  indent=1), encoding="utf-8")
+        Path(args.json_out).write_text(
+            json.dumps({"model": model, "mlm": mlm, "rows": rows}, ensure_ascii=False, indent=1), encoding="utf-8"
+        )
 
 
 def collect(args) -> None:
@@ -98,27 +112,62 @@ def collect(args) -> None:
         for n in sizes:
             chosen, texts = chosen_all[:n], texts_all[:n]
             t0 = time.perf_counter()
-            res = evaluate_crg(texts, chosen, glossary=glossary, parse=parse, reference=reference, segment=seg,
-                               vectors=vectors, bertscore_config=bert, with_bertscore=bert is not None)
+            res = evaluate_crg(
+                texts,
+                chosen,
+                glossary=glossary,
+                parse=parse,
+                reference=reference,
+                segment=seg,
+                vectors=vectors,
+                bertscore_config=bert,
+                with_bertscore=bert is not None,
+            )
             row = table_row(res, f"{out.stem} (n={n})")
-            row.update({"generator": out.stem, "n": n, "indices": [i.index for i in chosen],
-                        "gen_seconds": gen.get("seconds"), "gen_instances": gen.get("instances"),
-                        "recipes_per_s": gen.get("recipes_per_s"), "changed": gen.get("changed"),
-                        "options": gen.get("options"), "mean_out_chars": round(sum(map(len, texts)) / n, 1),
-                        "eval_seconds": round(time.perf_counter() - t0, 1)})
+            row.update(
+                {
+                    "generator": out.stem,
+                    "n": n,
+                    "indices": [i.index for i in chosen],
+                    "gen_seconds": gen.get("seconds"),
+                    "gen_instances": gen.get("instances"),
+                    "recipes_per_s": gen.get("recipes_per_s"),
+                    "changed": gen.get("changed"),
+                    "options": gen.get("options"),
+                    "mean_out_chars": round(sum(map(len, texts)) / n, 1),
+                    "eval_seconds": round(time.perf_counter() - t0, 1),
+                }
+            )
             rows.append(row)
             results[row["model"]] = res
-            print(json.dumps({k: row[k] for k in ("model", "recipes_per_s", "coi_added", "coi_replaced", "bleu4",
-                                                  "hard_f1", "soft_f1")}, ensure_ascii=False), flush=True)
-    report = {"what": "LM-based CRG generators with a small char-level GPT-2 trained here on CPU (NOT the "
-                      "paper's 102M model); scores on the subset of instances each row names (n)",
-              "model": args.model, "mlm": args.mlm, "train_log": _train_summary(args.model),
-              "mlm_train_log": _train_summary(args.mlm),
-              "machine": {"cpus": os.cpu_count(), "omp_threads": os.environ.get("OMP_NUM_THREADS"),
-                          "python": platform.python_version(), "note": "2 shared cores, other jobs running"},
-              "bertscore": bert.model if bert is not None else None, "rows": rows,
-              "speed": [json.loads(Path(f).read_text(encoding="utf-8")) for f in args.speed or []],
-              "results": results}
+            print(
+                json.dumps(
+                    {
+                        k: row[k]
+                        for k in ("model", "recipes_per_s", "coi_added", "coi_replaced", "bleu4", "hard_f1", "soft_f1")
+                    },
+                    ensure_ascii=False,
+                ),
+                flush=True,
+            )
+    report = {
+        "what": "LM-based CRG generators with a small char-level GPT-2 trained here on CPU (NOT the "
+        "paper's 102M model); scores on the subset of instances each row names (n)",
+        "model": args.model,
+        "mlm": args.mlm,
+        "train_log": _train_summary(args.model),
+        "mlm_train_log": _train_summary(args.mlm),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "omp_threads": os.environ.get("OMP_NUM_THREADS"),
+            "python": platform.python_version(),
+            "note": "2 shared cores, other jobs running",
+        },
+        "bertscore": bert.model if bert is not None else None,
+        "rows": rows,
+        "speed": [json.loads(Path(f).read_text(encoding="utf-8")) for f in args.speed or []],
+        "results": results,
+    }
     Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json_out).write_text(json.dumps(json_safe(report), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
@@ -141,10 +190,11 @@ def _train_summary(model_dir):
         return None
     data = json.loads(log.read_text(encoding="utf-8"))
     keep = ("n_layer", "n_embd", "n_head", "n_positions", "lr", "batch_size", "max_length", "pack", "objective")
-    return {**data["summary"], "config": {k: data["config"].get(k) for k in keep},
-            "val_history": data.get("val_history")}
-
-
+    return {
+        **data["summary"],
+        "config": {k: data["config"].get(k) for k in keep},
+        "val_history": data.get("val_history"),
+    }
 
 
 def main() -> None:
@@ -163,8 +213,12 @@ def main() -> None:
     co.add_argument("dir", help="directory with NAME.jsonl outputs and NAME.json CLI summaries")
     co.add_argument("--model", default=None, help="the causal LM used (its train_log.json is summarised)")
     co.add_argument("--mlm", default=None, help="the masked LM used by EduCat")
-    co.add_argument("--common", type=int, default=None,
-                    help="also score every file on its first N instances (a subset all files share)")
+    co.add_argument(
+        "--common",
+        type=int,
+        default=None,
+        help="also score every file on its first N instances (a subset all files share)",
+    )
     co.add_argument("--speed", nargs="*", help="`speed --json-out` files to include (e.g. on a quiet machine)")
     co.add_argument("--json-out", default="benchmarks/results/generators_lm.json")
     args = ap.parse_args()

@@ -14,6 +14,7 @@ its database are its own. Phases:
 
 ``--only load --sizes 1000000`` runs one phase and merges it into the existing results file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -86,11 +87,20 @@ def phase_e2e(n: int, work: Path, workers: int) -> dict:
         rep = ingest_corpus(store, path, glossary(), workers=workers, show_progress=False, on_progress=sample)
         counts = store.counts()
     secs = time.perf_counter() - t0
-    return {"phase": "e2e", "recipes": rep.recipes, "steps": rep.steps, "workers": workers,
-            "seconds": round(secs, 1), "recipes_per_s": round(rep.recipes / secs, 1),
-            "steps_per_s": round(rep.steps / secs, 1), "with_actions": rep.with_actions,
-            "proto_actions": counts["nodes"]["ProtoAction"], "peak_rss_mb": peak_rss_mb(),
-            "db_bytes": db_bytes(db), "progress_recipes_seconds_bytes": samples}
+    return {
+        "phase": "e2e",
+        "recipes": rep.recipes,
+        "steps": rep.steps,
+        "workers": workers,
+        "seconds": round(secs, 1),
+        "recipes_per_s": round(rep.recipes / secs, 1),
+        "steps_per_s": round(rep.steps / secs, 1),
+        "with_actions": rep.with_actions,
+        "proto_actions": counts["nodes"]["ProtoAction"],
+        "peak_rss_mb": peak_rss_mb(),
+        "db_bytes": db_bytes(db),
+        "progress_recipes_seconds_bytes": samples,
+    }
 
 
 def parse_sample(n: int, work: Path, workers: int) -> dict:
@@ -104,13 +114,21 @@ def parse_sample(n: int, work: Path, workers: int) -> dict:
     recs = [(r.dish, r.text) for _, r in zip(range(n), read_corpus(corpus(10_000, work)))]
     t0 = time.perf_counter()
     with mp.get_context("fork").Pool(workers, pipeline._init_worker, (glossary(), "auto")) as pool:
-        chunks = [[(str(i), t) for i, (_, t) in enumerate(recs)][j:j + 250] for j in range(0, n, 250)]  # as ingest: 2000 / (2 workers * 4)
+        chunks = [
+            [(str(i), t) for i, (_, t) in enumerate(recs)][j : j + 250] for j in range(0, n, 250)
+        ]  # as ingest: 2000 / (2 workers * 4)
         parsed = [p.actions for part in pool.map(pipeline._parse_chunk, chunks) for p in part]
     secs = time.perf_counter() - t0
     with open(out, "wb") as fh:
         pickle.dump(parsed, fh)
-    return {"phase": "parse", "recipes": n, "workers": workers, "seconds": round(secs, 1),
-            "recipes_per_s": round(n / secs, 1), "recipes_per_s_per_core": round(n / secs / workers, 1)}
+    return {
+        "phase": "parse",
+        "recipes": n,
+        "workers": workers,
+        "seconds": round(secs, 1),
+        "recipes_per_s": round(n / secs, 1),
+        "recipes_per_s_per_core": round(n / secs / workers, 1),
+    }
 
 
 def _load_inputs(n: int, work: Path, parse_n: int):
@@ -119,8 +137,10 @@ def _load_inputs(n: int, work: Path, parse_n: int):
 
     with open(work / f"parsed{parse_n}.pkl", "rb") as fh:
         actions = pickle.load(fh)
-    recs = [loader.RecipeRecord(loader.recipe_id("bench", r.dish, r.text), r.dish, r.text, "bench", r.line)
-            for r in read_corpus(corpus(n, work))]
+    recs = [
+        loader.RecipeRecord(loader.recipe_id("bench", r.dish, r.text), r.dish, r.text, "bench", r.line)
+        for r in read_corpus(corpus(n, work))
+    ]
     return recs, actions
 
 
@@ -144,8 +164,11 @@ def _load(store, recs, actions, mode: str) -> tuple[int, dict]:
         loader.load_recipes(store, chunk, mode=mode)
         t1 = time.perf_counter()
         done = {row["id"] for row in store.query("parsed_recipe_ids", ids=[r.id for r in chunk])}
-        parsed = [loader.ParsedRecipe(r.id, actions[(i * batch + j) % len(actions)]) for j, r in enumerate(chunk)
-                  if r.id not in done]
+        parsed = [
+            loader.ParsedRecipe(r.id, actions[(i * batch + j) % len(actions)])
+            for j, r in enumerate(chunk)
+            if r.id not in done
+        ]
         steps += loader.load_parsed(store, parsed, mode=mode)
         t["records"] += t1 - t0
         t["parsed"] += time.perf_counter() - t1
@@ -171,8 +194,9 @@ def _bulk_import(store, recs, actions) -> tuple[int, dict]:
         t0 = time.perf_counter()
         parsed = []
         with store.bulk_session():
-            new_dishes = [{"name": d, "source": "bench"} for d in dict.fromkeys(r.dish for r in chunk)
-                          if d not in dishes]
+            new_dishes = [
+                {"name": d, "source": "bench"} for d in dict.fromkeys(r.dish for r in chunk) if d not in dishes
+            ]
             dishes.update(d["name"] for d in new_dishes)
             rows = []
             for j, r in enumerate(chunk):
@@ -181,13 +205,26 @@ def _bulk_import(store, recs, actions) -> tuple[int, dict]:
                 recipes.add(r.id)
                 acts = actions[(i * batch + j) % len(actions)]
                 parsed.append(loader.ParsedRecipe(r.id, acts))
-                rows.append({"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line,
-                             "parsed": True, "n_actions": sum(a.proto is not None for a in acts)})
+                rows.append(
+                    {
+                        "id": r.id,
+                        "dish": r.dish,
+                        "text": r.text,
+                        "source": r.source,
+                        "line": r.line,
+                        "parsed": True,
+                        "n_actions": sum(a.proto is not None for a in acts),
+                    }
+                )
             store.bulk_load_nodes("Dish", new_dishes)
             loader.copy_recipes(store, rows)
             t1 = time.perf_counter()
-            new = {a.proto.key: a.proto for p in parsed for a in p.actions
-                   if a.proto is not None and a.proto.key not in protos}
+            new = {
+                a.proto.key: a.proto
+                for p in parsed
+                for a in p.actions
+                if a.proto is not None and a.proto.key not in protos
+            }
             protos.update(new)
             loader.copy_proto_actions(store, list(new.values()))
             step_rows, nexts = loader.step_rows(parsed)
@@ -202,7 +239,7 @@ def _bulk_import(store, recs, actions) -> tuple[int, dict]:
 def _thin(progress: list, keep: int = 20) -> list:
     """At most ``keep`` evenly spaced (recipes loaded, seconds) samples, the last one included."""
     step = max(1, len(progress) // keep)
-    return progress[step - 1::step][-keep:] if progress else []
+    return progress[step - 1 :: step][-keep:] if progress else []
 
 
 def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
@@ -210,7 +247,7 @@ def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
 
     recs, actions = _load_inputs(n, work, parse_n)
     db = fresh(work / f"load{n}-{mode}.db")
-    source = "frame" if mode == "copy-frame" else "csv"   # the two bulk sources of the embedded store
+    source = "frame" if mode == "copy-frame" else "csv"  # the two bulk sources of the embedded store
     mode = "copy" if mode == "copy-frame" else mode
     t0 = time.perf_counter()
     with LadybugStore(db, bulk_source=source) as store:
@@ -225,28 +262,55 @@ def phase_load(n: int, work: Path, parse_n: int, mode: str) -> dict:
             rerun = time.perf_counter() - t1
         counts = store.counts()
     assert counts["nodes"]["Step"] == steps and counts["nodes"]["Recipe"] == len({r.id for r in recs})
-    return {"phase": "load", "mode": mode, "bulk_source": source, "recipes": len(recs), "steps": steps, "seconds": round(secs, 1),
-            "records_s": round(parts["records"], 1), "steps_s": round(parts["parsed"], 1),
-            "recipes_per_s": round(len(recs) / secs, 1), "steps_per_s": round(steps / secs, 1),
-            "rerun_seconds": rerun and round(rerun, 1), "proto_actions": counts["nodes"]["ProtoAction"],
-            "load_batch": parts["load_batch"], "progress_recipes_seconds": _thin(parts["progress"]),
-            "peak_rss_mb": peak_rss_mb(), "db_bytes": db_bytes(db)}
+    return {
+        "phase": "load",
+        "mode": mode,
+        "bulk_source": source,
+        "recipes": len(recs),
+        "steps": steps,
+        "seconds": round(secs, 1),
+        "records_s": round(parts["records"], 1),
+        "steps_s": round(parts["parsed"], 1),
+        "recipes_per_s": round(len(recs) / secs, 1),
+        "steps_per_s": round(steps / secs, 1),
+        "rerun_seconds": rerun and round(rerun, 1),
+        "proto_actions": counts["nodes"]["ProtoAction"],
+        "load_batch": parts["load_batch"],
+        "progress_recipes_seconds": _thin(parts["progress"]),
+        "peak_rss_mb": peak_rss_mb(),
+        "db_bytes": db_bytes(db),
+    }
 
 
 def phase_release(work: Path, workers: int) -> dict:
     db = fresh(work / "release.db")
-    cmd = [str(ROOT / ".venv/bin/dishgraph"), "ingest", "counterfactual", "--db", str(db), "--workers",
-           str(workers), "--json"]
+    cmd = [
+        str(ROOT / ".venv/bin/dishgraph"),
+        "ingest",
+        "counterfactual",
+        "--db",
+        str(db),
+        "--workers",
+        str(workers),
+        "--json",
+    ]
     runs = []
     for _ in range(2):
         t0 = time.perf_counter()
         out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT)
         runs.append((time.perf_counter() - t0, json.loads(out.stdout)))
     (first, rep), (second, rep2) = runs
-    return {"phase": "release", "workers": workers, "seconds": round(first, 1),
-            "rerun_seconds": round(second, 1), "recipes": rep["recipes"], "steps": rep["parsed"]["steps"],
-            "rerun_skipped_already_parsed": rep2["parsed"]["skipped_already_parsed"],
-            "peak_rss_mb": peak_rss_mb(), "db_bytes": db_bytes(db)}
+    return {
+        "phase": "release",
+        "workers": workers,
+        "seconds": round(first, 1),
+        "rerun_seconds": round(second, 1),
+        "recipes": rep["recipes"],
+        "steps": rep["parsed"]["steps"],
+        "rerun_skipped_already_parsed": rep2["parsed"]["skipped_already_parsed"],
+        "peak_rss_mb": peak_rss_mb(),
+        "db_bytes": db_bytes(db),
+    }
 
 
 # MERGE and delta-check + CREATE (the per-row incremental paths), delta-check + COPY from CSV (the loader
@@ -288,10 +352,12 @@ def summarize(res: dict) -> dict:
     return {
         "merge_vs_copy_steps_per_s": round(rate["merge"] / rate["copy"], 3),
         "copy_vs_merge_speedup": round(rate["copy"] / rate["merge"], 1),
-        "incremental_vs_bulk_steps_per_s": {f"{inc}/{bulk}": round(rate[inc] / rate[bulk], 3)
-                                            for inc in ("merge", "create", "copy")
-                                            for bulk in ("bulk", "copy", "copy-frame")
-                                            if inc in rate and bulk in rate and inc != bulk},
+        "incremental_vs_bulk_steps_per_s": {
+            f"{inc}/{bulk}": round(rate[inc] / rate[bulk], 3)
+            for inc in ("merge", "create", "copy")
+            for bulk in ("bulk", "copy", "copy-frame")
+            if inc in rate and bulk in rate and inc != bulk
+        },
         "create_vs_copy_per_round": _round_ratios(res, "create", "copy"),
         "per_round_vs_bulk": {m: _round_ratios(res, m, "bulk") for m in ("merge", "create", "copy")},
         "load_linearity_recipes_per_s": {str(n): res[f"load_copy_{n}"]["recipes_per_s"] for n in loads},
@@ -312,8 +378,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="10000,100000", help="corpus sizes for the load-only (COPY) phase")
     ap.add_argument("--e2e-sizes", default="10000", help="corpus sizes for the end-to-end phase")
-    ap.add_argument("--only", default="parse,ratio,load,e2e,release",
-                    help="phases to run; results are merged into an existing --out file")
+    ap.add_argument(
+        "--only",
+        default="parse,ratio,load,e2e,release",
+        help="phases to run; results are merged into an existing --out file",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--parse-n", type=int, default=3000, help="recipes parsed for the load-only phases")
     ap.add_argument("--ratio-n", type=int, default=2000, help="recipes in the MERGE vs COPY comparison")
@@ -343,8 +412,11 @@ def main() -> None:
     res["machine"].update({"cpus": os.cpu_count(), "loadavg_start": os.getloadavg()})
 
     def record(key: str, *args: str) -> None:
-        res[key] = {**run_phase(*args), "loadavg_after": round(os.getloadavg()[0], 2),
-                    "measured": time.strftime("%Y-%m-%d %H:%M")}
+        res[key] = {
+            **run_phase(*args),
+            "loadavg_after": round(os.getloadavg()[0], 2),
+            "measured": time.strftime("%Y-%m-%d %H:%M"),
+        }
 
     for n in sorted(set(sizes + e2e_sizes)):
         t = time.perf_counter()
@@ -357,13 +429,16 @@ def main() -> None:
         runs: dict[str, list[dict]] = {m: [] for m in RATIO_MODES}
         for _ in range(a.ratio_repeat):
             for mode in RATIO_MODES:
-                runs[mode].append({**run_phase("load", str(work), str(a.ratio_n), str(a.parse_n), mode),
-                                   "loadavg_after": round(os.getloadavg()[0], 2)})
+                runs[mode].append(
+                    {
+                        **run_phase("load", str(work), str(a.ratio_n), str(a.parse_n), mode),
+                        "loadavg_after": round(os.getloadavg()[0], 2),
+                    }
+                )
         for mode, rs in runs.items():
             rates = [r["steps_per_s"] for r in rs]
             median = sorted(rs, key=lambda r: r["steps_per_s"])[len(rs) // 2]
-            res[f"ratio_{mode}"] = {**median, "steps_per_s_rounds": rates,
-                                    "measured": time.strftime("%Y-%m-%d %H:%M")}
+            res[f"ratio_{mode}"] = {**median, "steps_per_s_rounds": rates, "measured": time.strftime("%Y-%m-%d %H:%M")}
     if "load" in only:
         for n in sizes:
             record(f"load_copy_{n}", "load", str(work), str(n), str(a.parse_n), "copy")

@@ -9,6 +9,7 @@ points, tests/test_ingest.py).
 
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/bench_kill.py --kills 20 --json-out benchmarks/results/kill.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,9 +37,25 @@ def _counts(db: Path) -> dict:
 
 
 def _ingest_cmd(corpus: Path, db: Path, args) -> list[str]:
-    return [sys.executable, "-m", "dishgraph.cli", "ingest", "corpus", str(corpus), "--db", str(db), "--json",
-            "--workers", str(args.workers), "--segmenter", args.segmenter, "--chunk-size", str(args.chunk),
-            "--load-batch", str(args.chunk)]
+    return [
+        sys.executable,
+        "-m",
+        "dishgraph.cli",
+        "ingest",
+        "corpus",
+        str(corpus),
+        "--db",
+        str(db),
+        "--json",
+        "--workers",
+        str(args.workers),
+        "--segmenter",
+        args.segmenter,
+        "--chunk-size",
+        str(args.chunk),
+        "--load-batch",
+        str(args.chunk),
+    ]
 
 
 def main() -> int:
@@ -75,8 +92,9 @@ def main() -> int:
     for k in range(args.kills):
         db = tmp / f"kill{k}"
         at = rng.uniform(0.05, 0.95) * clean_seconds
-        p = subprocess.Popen(_ingest_cmd(corpus, db, args), env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            _ingest_cmd(corpus, db, args), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(at)
         killed = p.poll() is None
         if killed:
@@ -90,16 +108,32 @@ def main() -> int:
                 parsed_at_kill = f"unreadable: {e}"
         rerun = subprocess.run(_ingest_cmd(corpus, db, args), env=env, capture_output=True, text=True)
         after = _counts(db)
-        results.append({"kill": k, "at_s": round(at, 2), "killed": killed, "steps_at_kill": parsed_at_kill,
-                        "rerun_exit": rerun.returncode, "exact": after == clean})
+        results.append(
+            {
+                "kill": k,
+                "at_s": round(at, 2),
+                "killed": killed,
+                "steps_at_kill": parsed_at_kill,
+                "rerun_exit": rerun.returncode,
+                "exact": after == clean,
+            }
+        )
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)
 
-    figures = {"recipes": args.recipes, "chunk": args.chunk, "workers": args.workers, "segmenter": args.segmenter,
-               "clean_seconds": round(clean_seconds, 1), "clean_counts": clean, "kills": args.kills,
-               "killed_mid_run": sum(r["killed"] for r in results),
-               "exact_after_rerun": sum(r["exact"] for r in results), "runs": results,
-               "loadavg": Path("/proc/loadavg").read_text().split()[:3],
-               "seconds": round(time.perf_counter() - t0, 1)}
+    figures = {
+        "recipes": args.recipes,
+        "chunk": args.chunk,
+        "workers": args.workers,
+        "segmenter": args.segmenter,
+        "clean_seconds": round(clean_seconds, 1),
+        "clean_counts": clean,
+        "kills": args.kills,
+        "killed_mid_run": sum(r["killed"] for r in results),
+        "exact_after_rerun": sum(r["exact"] for r in results),
+        "runs": results,
+        "loadavg": Path("/proc/loadavg").read_text().split()[:3],
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
     emit(figures, args.json_out)
     return 0 if figures["exact_after_rerun"] == args.kills else 1
 

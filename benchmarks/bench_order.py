@@ -7,6 +7,7 @@ Runs the same dishes and pairs with estimator dowhy (1 process), fast (1 process
 reports seconds, the DoWhy/fast ratio and the largest difference between the two; then, always, ROC AUC of
 ψ for recovering planted dependencies (a generated corpus) under both confounder windows.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,8 +71,9 @@ def timing(store, workers: int, skip_dowhy: bool, every: int) -> dict:
     out["dowhy_all_pairs_1proc_s_extrapolated"] = out["ratio_dowhy_over_fast_1proc"] * t_fast1
     out["estimates_compared"] = len(diffs)
     out["max_abs_diff"] = max(diffs) if diffs else None
-    out["identical_1e-9"] = all(d <= 1e-9 for d in diffs) and \
-        [a.ate is None for a in fast] == [b.ate is None for b in slow]
+    out["identical_1e-9"] = all(d <= 1e-9 for d in diffs) and [a.ate is None for a in fast] == [
+        b.ate is None for b in slow
+    ]
     out["estimators_used"] = sorted({e.estimator for e in slow})
     return out
 
@@ -88,8 +90,12 @@ def recovery(dishes: int, recipes: int, workers: int) -> dict:
         r = causal.recovery_auc(rep.estimates, truth)
         kept = [e for e in rep.estimates if e.ate is not None and e.ate > 0.1]
         hits = sum((e.cause, e.effect) in truth[e.dish] for e in kept)
-        r.update(seconds=secs, constraints=len(kept), precision_at_tau=hits / len(kept) if kept else None,
-                 recall_at_tau=hits / r["positives"] if r["positives"] else None)
+        r.update(
+            seconds=secs,
+            constraints=len(kept),
+            precision_at_tau=hits / len(kept) if kept else None,
+            recall_at_tau=hits / r["positives"] if r["positives"] else None,
+        )
         out[window] = r
     store.close()
     return out
@@ -106,8 +112,11 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=1, help="DoWhy comparison on every N-th pair (1: all pairs)")
     ap.add_argument("--json-out", help="also write the figures to this file (e.g. benchmarks/results/order.json)")
     args = ap.parse_args()
-    out = {"loadavg_start": os.getloadavg(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-           "cpus": os.cpu_count()}
+    out = {
+        "loadavg_start": os.getloadavg(),
+        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+        "cpus": os.cpu_count(),
+    }
     if args.db:
         store = LadybugStore(args.db)
         out["real"] = {"data": f"database {args.db}", **timing(store, args.workers, args.skip_dowhy, args.every)}

@@ -5,6 +5,7 @@ of 250 recipes (what ingest workers run; LAC batches clauses of equal length int
 
 Usage: OMP_NUM_THREADS=1 python benchmarks/bench_parse.py [--out benchmarks/results/parse.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,14 +46,26 @@ def main() -> None:
             if path == "parse":
                 n_actions = sum(len(parser.parse(t)) for t in texts)
             else:
-                n_actions = sum(len(acts) for i in range(0, len(texts), args.chunk)
-                                for acts in parser.parse_many(texts[i:i + args.chunk]))
+                n_actions = sum(
+                    len(acts)
+                    for i in range(0, len(texts), args.chunk)
+                    for acts in parser.parse_many(texts[i : i + args.chunk])
+                )
             secs = time.perf_counter() - t0
-            rows.append({"segmenter": name, "path": path, "recipes": len(texts), "seconds": round(secs, 2),
-                         "recipes_per_s": round(len(texts) / secs, 1), "chars_per_s": round(chars / secs),
-                         "actions": n_actions, "construct_s": round(build, 2),
-                         "omp_threads": os.environ.get("OMP_NUM_THREADS"),
-                         "loadavg": round(os.getloadavg()[0], 2)})
+            rows.append(
+                {
+                    "segmenter": name,
+                    "path": path,
+                    "recipes": len(texts),
+                    "seconds": round(secs, 2),
+                    "recipes_per_s": round(len(texts) / secs, 1),
+                    "chars_per_s": round(chars / secs),
+                    "actions": n_actions,
+                    "construct_s": round(build, 2),
+                    "omp_threads": os.environ.get("OMP_NUM_THREADS"),
+                    "loadavg": round(os.getloadavg()[0], 2),
+                }
+            )
     table = Table(title="parse throughput, one core")
     for col in rows[0]:
         table.add_column(col)

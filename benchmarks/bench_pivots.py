@@ -5,6 +5,7 @@
 
 Prints JSON: seconds for frequencies + mining of all pairs, pivots per kind, and (planted) exact recovery.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,10 +51,16 @@ def main() -> None:
         t0 = time.perf_counter()
         results = pivots.mine_all(store)
         times.append(time.perf_counter() - t0)
-    out = {"data": data, "loadavg_start": load_start, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-           "pairs": len(results), "seconds_best": min(times), "seconds_all": times,
-           "pivots": {k: sum(r.counts()[k] for r in results) for k in pivots.KINDS},
-           "pairs_with_target_recipes": sum(r.target_recipes > 0 for r in results)}
+    out = {
+        "data": data,
+        "loadavg_start": load_start,
+        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+        "pairs": len(results),
+        "seconds_best": min(times),
+        "seconds_all": times,
+        "pivots": {k: sum(r.counts()[k] for r in results) for k in pivots.KINDS},
+        "pairs_with_target_recipes": sum(r.target_recipes > 0 for r in results),
+    }
     if truth is not None:
         out["exact_recovery"] = all({p.action: p.kind for p in r.pivots} == truth[r.pair] for r in results)
     else:
@@ -62,15 +69,25 @@ def main() -> None:
             m = sum(c["kinds"][kind]["mined"] for c in cmp)
             ref = sum(c["kinds"][kind]["reference"] for c in cmp)
             tp = sum(c["kinds"][kind]["overlap"] for c in cmp)
-            out[f"vs_release_{kind}"] = {"mined": m, "reference": ref, "overlap": tp,
-                                         "precision": tp / m if m else None, "recall": tp / ref if ref else None}
+            out[f"vs_release_{kind}"] = {
+                "mined": m,
+                "reference": ref,
+                "overlap": tp,
+                "precision": tp / m if m else None,
+                "recall": tp / ref if ref else None,
+            }
         # Targets have no recipes in the release, so f_t = 0 for every action: every base action is mined as
         # "remove" and nothing as "insert". Only the recall of the released remove pivots is meaningful (does
         # our parse of the base recipes contain the action the release removes?); precision is not.
-        per_pair = [{"pair": c["pair"], "remove_recall": c["kinds"]["remove"]["recall"],
-                     "release_remove": c["kinds"]["remove"]["reference"],
-                     "release_insert": c["kinds"]["insert"]["reference"]}
-                    for c in cmp]
+        per_pair = [
+            {
+                "pair": c["pair"],
+                "remove_recall": c["kinds"]["remove"]["recall"],
+                "release_remove": c["kinds"]["remove"]["reference"],
+                "release_insert": c["kinds"]["insert"]["reference"],
+            }
+            for c in cmp
+        ]
         rec = [p["remove_recall"] for p in per_pair if p["remove_recall"] is not None]
         out["meaningful"] = "remove recall only (targets have no recipes: f_t = 0, no insert can be mined)"
         out["remove_recall_macro"] = sum(rec) / len(rec) if rec else None

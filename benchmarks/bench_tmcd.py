@@ -5,6 +5,7 @@ the script checks they return the identical split and prints both timings and th
 
     python benchmarks/bench_tmcd.py [--n 4000] [--names-seed 0] [--seed 1] [--target 0.98] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,7 @@ from dishgraph.diner.names import DinerGlossary, parse_names  # noqa: E402
 from dishgraph.diner.tmcd import tmcd_split  # noqa: E402
 
 
-def run(n: int = 4000, names_seed: int = 0, seed: int = 1, ratio: float = 4.5,
-        target: float | None = 0.98) -> dict:
+def run(n: int = 4000, names_seed: int = 0, seed: int = 1, ratio: float = 4.5, target: float | None = 0.98) -> dict:
     glossary = DinerGlossary.load()
     t0 = time.perf_counter()
     names = generate_dish_names(glossary, n, names_seed)
@@ -41,13 +41,24 @@ def run(n: int = 4000, names_seed: int = 0, seed: int = 1, ratio: float = 4.5,
     fast, t_fast = results["fast"]
     naive, t_naive = results["naive"]
     return {
-        "names": len(names), "generate_and_parse_s": t_gen, "ratio": ratio, "seed": seed, "target": target,
+        "names": len(names),
+        "generate_and_parse_s": t_gen,
+        "ratio": ratio,
+        "seed": seed,
+        "target": target,
         "same_split": fast.train == naive.train and fast.test == naive.test,
-        "divergence": fast.divergence, "atom_divergence": fast.atom_divergence,
-        "atoms_covered": fast.atoms_covered, "test_compounds_seen": fast.test_compounds_seen,
-        "swaps": fast.swaps, "balance_swaps": fast.balance_swaps, "stopped": fast.stopped,
-        "n_train": len(fast.train), "n_test": len(fast.test),
-        "fast_s": t_fast, "naive_s": t_naive, "speedup": t_naive / t_fast,
+        "divergence": fast.divergence,
+        "atom_divergence": fast.atom_divergence,
+        "atoms_covered": fast.atoms_covered,
+        "test_compounds_seen": fast.test_compounds_seen,
+        "swaps": fast.swaps,
+        "balance_swaps": fast.balance_swaps,
+        "stopped": fast.stopped,
+        "n_train": len(fast.train),
+        "n_test": len(fast.test),
+        "fast_s": t_fast,
+        "naive_s": t_naive,
+        "speedup": t_naive / t_fast,
     }
 
 

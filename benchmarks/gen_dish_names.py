@@ -8,6 +8,7 @@ from, no cluster repeats, and the name is new, so every generated name parses an
 
     python benchmarks/gen_dish_names.py --n 4000 --seed 0 --out names.txt
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,9 @@ SHAPES: tuple[tuple[tuple[str, ...], float], ...] = (
 ZIPF = {"food": 1.0, "action": 0.8, "flavour": 0.8}
 
 
-def generate_dish_names(glossary: DinerGlossary, n: int = 4000, seed: int = 0,
-                        max_tries: int | None = None) -> list[str]:
+def generate_dish_names(
+    glossary: DinerGlossary, n: int = 4000, seed: int = 0, max_tries: int | None = None
+) -> list[str]:
     """``n`` distinct, fully parsable names; deterministic for a glossary and seed."""
     rng = random.Random(seed)
     pools = {}

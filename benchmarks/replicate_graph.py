@@ -10,6 +10,7 @@ Parquet (the tables of ``dishgraph export tables``).
 
     python benchmarks/replicate_graph.py --source /tmp/db100k --copies 10 --out /tmp/db1m-replicated
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 REPLICATED_NODES = {"Dish": ("name",), "Recipe": ("id", "dish"), "Step": ("id", "recipe")}
-REPLICATED_RELS = {"HAS_RECIPE": ("src", "dst"), "HAS_STEP": ("src", "dst"), "NEXT": ("src", "dst"),
-                   "INSTANCE_OF": ("src",), "USES": ("src",)}
+REPLICATED_RELS = {
+    "HAS_RECIPE": ("src", "dst"),
+    "HAS_STEP": ("src", "dst"),
+    "NEXT": ("src", "dst"),
+    "INSTANCE_OF": ("src",),
+    "USES": ("src",),
+}
 
 
 def replicate(source: Path, out: Path, copies: int, work: Path) -> dict:
@@ -57,8 +63,10 @@ def replicate(source: Path, out: Path, copies: int, work: Path) -> dict:
                 for i in range(copies if cols else 1):
                     for batch in src.iter_batches(65_536):
                         if i:
-                            arrays = [pc.binary_join_element_wise(c, pa.scalar(f"~{i}"), "") if name in cols else c
-                                      for name, c in zip(batch.schema.names, batch.columns)]
+                            arrays = [
+                                pc.binary_join_element_wise(c, pa.scalar(f"~{i}"), "") if name in cols else c
+                                for name, c in zip(batch.schema.names, batch.columns)
+                            ]
                             batch = pa.RecordBatch.from_arrays(arrays, schema=batch.schema)
                         w.write_batch(batch)
             if t.kind == "node":
@@ -69,9 +77,15 @@ def replicate(source: Path, out: Path, copies: int, work: Path) -> dict:
             path.unlink()
         counts = target.counts()
     shutil.rmtree(work, ignore_errors=True)
-    return {"source": str(source), "copies": copies, "out": str(out), "seconds": round(time.perf_counter() - t0, 1),
-            "export_seconds": round(t_export, 1), "counts": counts,
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    return {
+        "source": str(source),
+        "copies": copies,
+        "out": str(out),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "export_seconds": round(t_export, 1),
+        "counts": counts,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ like XiaChuFang). Output: JSONL ``{"dish", "id", "text"}`` streamed to disk (gzi
 
     python benchmarks/synth_corpus.py --n 100000 --out /tmp/synth100k.jsonl
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,14 +39,13 @@ def load_real(crg_dir: Path) -> dict[str, list[list[str]]]:
     return by_dish
 
 
-def _swap_mentions(text: str, swappable: dict[str, list[str]], longest: int, rng: random.Random,
-                   swap_p: float) -> str:
+def _swap_mentions(text: str, swappable: dict[str, list[str]], longest: int, rng: random.Random, swap_p: float) -> str:
     """Leftmost-longest scan for ingredient forms, each swapped with probability swap_p: the same output and
     random draws as a regex alternation of all forms sorted longest first, at a tenth of its cost."""
     out, i, n = [], 0, len(text)
     while i < n:
         for k in range(min(longest, n - i), 1, -1):
-            form = text[i:i + k]
+            form = text[i : i + k]
             if form in swappable:
                 out.append(rng.choice(swappable[form]) if rng.random() < swap_p else form)
                 i += k
@@ -56,8 +56,9 @@ def _swap_mentions(text: str, swappable: dict[str, list[str]], longest: int, rng
     return "".join(out)
 
 
-def generate(n: int, out: Path, seed: int = 0, recipes_per_dish: int = 30, swap_p: float = 0.3,
-             recombine_p: float = 0.3) -> dict:
+def generate(
+    n: int, out: Path, seed: int = 0, recipes_per_dish: int = 30, swap_p: float = 0.3, recombine_p: float = 0.3
+) -> dict:
     crg_dir = config.data_dir() / "counterfactual"
     real = load_real(crg_dir)
     glossary = Glossary.load(crg_dir / "glossary.json")

@@ -1,4 +1,5 @@
 """dishgraph: recipe corpora as action graphs in a Cypher graph database."""
+
 __version__ = "0.1.0"
 
 

@@ -5,6 +5,7 @@ with a character span into the recipe text). Its *proto-action* is the same trip
 classes (CRG paper, §4.1): (verb class, set of ingredient classes, set of tool classes). Proto-actions are
 what the graph stores, counts and compares; `ProtoAction.key` is their stable primary key.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -24,9 +25,7 @@ class ProtoAction:
     @cached_property  # computed once per proto-action: loaders ask for it for every step
     def key(self) -> str:
         """Stable, human-readable key: ``verb|ingr1+ingr2|tool1`` with sorted sets."""
-        return KEY_SEP.join(
-            (self.verb, SET_SEP.join(sorted(self.ingredients)), SET_SEP.join(sorted(self.tools)))
-        )
+        return KEY_SEP.join((self.verb, SET_SEP.join(sorted(self.ingredients)), SET_SEP.join(sorted(self.tools))))
 
     @classmethod
     def from_key(cls, key: str) -> ProtoAction:
@@ -52,13 +51,13 @@ class ProtoAction:
 class Action:
     """One verb occurrence in a recipe (surface level) plus its proto-action (class level)."""
 
-    verb: str                                   # surface verb as written
+    verb: str  # surface verb as written
     ingredients: list[str] = field(default_factory=list)  # surface ingredient forms
-    tools: list[str] = field(default_factory=list)        # surface tool/container forms
-    proto: ProtoAction | None = None            # glossary classes; None if the verb is not in the glossary
-    start: int = 0                              # character span of the phrase in the recipe text
+    tools: list[str] = field(default_factory=list)  # surface tool/container forms
+    proto: ProtoAction | None = None  # glossary classes; None if the verb is not in the glossary
+    start: int = 0  # character span of the phrase in the recipe text
     end: int = 0
-    phrase: str = ""                            # the text of that span
-    step: int = 0                               # index of the numbered step / sentence
-    clause: int = 0                             # index of the clause in the recipe
-    inherited: bool = False                     # ingredients inherited from a previous action (omission)
+    phrase: str = ""  # the text of that span
+    step: int = 0  # index of the numbered step / sentence
+    clause: int = 0  # index of the clause in the recipe
+    inherited: bool = False  # ingredients inherited from a previous action (omission)

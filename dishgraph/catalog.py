@@ -3,6 +3,7 @@
 The registries live with the code they select from (``dishgraph.registry`` explains the mechanism); this
 module only gathers them, which is why it sits above all of them and nothing below imports it.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,8 +36,10 @@ def registry(kind: str) -> Registry[Any]:
 
 def entries(kind: str) -> list[dict[str, str]]:
     """One row per entry of a registry: name, synonyms, description and the implementation's origin."""
-    return [{"name": e.name, "aliases": ", ".join(e.synonyms), "description": e.description,
-             "implementation": e.where} for e in registry(kind).entries()]
+    return [
+        {"name": e.name, "aliases": ", ".join(e.synonyms), "description": e.description, "implementation": e.where}
+        for e in registry(kind).entries()
+    ]
 
 
 def summary() -> list[dict[str, str]]:

@@ -4,6 +4,7 @@ Plain typer: every group is a module of `dishgraph.commands` exposing ``app`` (a
 name; the few top-level commands are registered here by name too. Errors become one line and an exit code
 in one place, `dishgraph.cli_errors.DishgraphGroup`.
 """
+
 from __future__ import annotations
 
 import typer
@@ -32,14 +33,21 @@ from dishgraph.commands import (
 )
 from dishgraph.commands import eval as eval_
 
-app = typer.Typer(help="dishgraph: recipe corpora as action graphs in a Cypher graph database.",
-                  no_args_is_help=True, add_completion=False, cls=DishgraphGroup,
-                  pretty_exceptions_show_locals=False)
+app = typer.Typer(
+    help="dishgraph: recipe corpora as action graphs in a Cypher graph database.",
+    no_args_is_help=True,
+    add_completion=False,
+    cls=DishgraphGroup,
+    pretty_exceptions_show_locals=False,
+)
 
 
 @app.callback()
-def _main(debug: bool = typer.Option(False, "--debug", envvar="DISHGRAPH_DEBUG",
-                                     help="Show the full traceback of an error (also DISHGRAPH_DEBUG=1).")):
+def _main(
+    debug: bool = typer.Option(
+        False, "--debug", envvar="DISHGRAPH_DEBUG", help="Show the full traceback of an error (also DISHGRAPH_DEBUG=1)."
+    ),
+):
     """dishgraph: recipe corpora as action graphs in a Cypher graph database.
 
     Exit codes: 0 success, 1 failed, 2 usage error, 3 finished with skipped input (see docs/cli.md).

@@ -4,6 +4,7 @@ Commands stay thin and let the library's exceptions through; `DishgraphGroup.inv
 group) catches whatever reaches the edge and prints ``error: <one line>`` on stderr, with the exit code
 of `message_for`. ``dishgraph --debug …`` or ``DISHGRAPH_DEBUG=1`` re-raises instead, for the traceback.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,7 @@ def debug_enabled(ctx=None) -> bool:
 def one_line(text: str, limit: int = 500) -> str:
     """Messages are one line: whitespace runs (newlines included) become one space; very long ones are cut."""
     s = " ".join(str(text).split())
-    return s if len(s) <= limit else s[:limit - 1] + "…"
+    return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
 def _os_message(e: OSError) -> str:
@@ -40,8 +41,11 @@ def _os_message(e: OSError) -> str:
     elif isinstance(e, FileNotFoundError) and where is not None:
         import os.path
 
-        what = ("dangling symbolic link (its target does not exist)" if os.path.islink(where)
-                else "no such file or directory")
+        what = (
+            "dangling symbolic link (its target does not exist)"
+            if os.path.islink(where)
+            else "no such file or directory"
+        )
     return f"{where}: {what}" if where is not None else what
 
 

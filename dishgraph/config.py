@@ -1,4 +1,5 @@
 """Where things live: database location, server URI, data directory (flag > env > default)."""
+
 from __future__ import annotations
 
 import os

@@ -9,6 +9,7 @@ answer) → DiNeR dish-name components and a TMCD split → model-free generator
 evaluation, the fair composed graph editor as the headline. Every step is one call into the same Python
 API the CLI commands wrap.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ DEMO_LABELS = {"graph": "graph editor (composed, fair)"}
 SPLIT_NAME = "tmcd"
 SAMPLE = ("xiachufang", "recipes.jsonl")
 MIN_TARGET_RECIPES = 10  # a target with fewer recipes gets composed knowledge instead of corpus pivots
-MIN_ORDER_RECIPES = 10   # order constraints are estimated for dishes with at least this many recipes
+MIN_ORDER_RECIPES = 10  # order constraints are estimated for dishes with at least this many recipes
 
 
 @dataclass
@@ -79,9 +80,16 @@ def _rel_count(store: GraphStore, rel: str) -> int:
     return store.counts()["relationships"].get(rel, 0)
 
 
-def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "report", *, workers: int = 2,
-             generators: tuple[str, ...] = MODEL_FREE, say: Callable[[str], None] = print,
-             show_progress: bool = True) -> DemoReport:
+def run_demo(
+    store: GraphStore,
+    data_dir: str | Path,
+    out_dir: str | Path = "report",
+    *,
+    workers: int = 2,
+    generators: tuple[str, ...] = MODEL_FREE,
+    say: Callable[[str], None] = print,
+    show_progress: bool = True,
+) -> DemoReport:
     """Run every step of the main job on ``store`` and write ``out_dir``/index.html and report.json."""
     from dishgraph.api import DishGraph
     from dishgraph.diner.graph import list_splits, split_graph, split_info, store_components
@@ -103,41 +111,64 @@ def run_demo(store: GraphStore, data_dir: str | Path, out_dir: str | Path = "rep
     (progress,) = store.query("recipes_parsed")
     n_recipes, n_parsed = int(progress["recipes"]), int(progress["parsed"] or 0)
     by_source = {r["source"]: int(r["recipes"]) for r in store.query("recipes_by_source")}
-    steps.run("ingest + parse the CRG release", by_source.get(RECIPES_SOURCE, 0) > 0 and n_parsed >= n_recipes,
-              lambda: _ingest(store, crg, workers, show_progress, ingest_counterfactual))
+    steps.run(
+        "ingest + parse the CRG release",
+        by_source.get(RECIPES_SOURCE, 0) > 0 and n_parsed >= n_recipes,
+        lambda: _ingest(store, crg, workers, show_progress, ingest_counterfactual),
+    )
     sample = data_dir.joinpath(*SAMPLE)
-    steps.run("ingest + parse the XiaChuFang sample", not sample.exists() or by_source.get(sample.name, 0) > 0,
-              lambda: _ingest_sample(store, sample, crg, workers, show_progress))
+    steps.run(
+        "ingest + parse the XiaChuFang sample",
+        not sample.exists() or by_source.get(sample.name, 0) > 0,
+        lambda: _ingest_sample(store, sample, crg, workers, show_progress),
+    )
     from dishgraph.knowledge.derived import refresh_derived
     from dishgraph.knowledge.frequencies import stale_uses_dishes
 
-    steps.run("USES frequencies", _rel_count(store, "USES") > 0 and not stale_uses_dishes(store),
-              lambda: f"{len(refresh_derived(store, recompose=False).uses_dishes)} dishes counted")
+    steps.run(
+        "USES frequencies",
+        _rel_count(store, "USES") > 0 and not stale_uses_dishes(store),
+        lambda: f"{len(refresh_derived(store, recompose=False).uses_dishes)} dishes counted",
+    )
     pairs = all_pairs(store)
     have = dishes_with_recipes(store)
     corpus_pairs = [p for p in pairs if have.get(parse_pair(p)[1], 0) >= MIN_TARGET_RECIPES]
-    steps.run("corpus pivots (targets with recipes)", not corpus_pairs or _has_mined(store, g, corpus_pairs),
-              lambda: _corpus_pivots(g, corpus_pairs, pairs),
-              "already done" if corpus_pairs else f"no target has {MIN_TARGET_RECIPES}+ parsed recipes: the release "
-              "has none and the sample 0-3 each; their knowledge is composed below")
+    steps.run(
+        "corpus pivots (targets with recipes)",
+        not corpus_pairs or _has_mined(store, g, corpus_pairs),
+        lambda: _corpus_pivots(g, corpus_pairs, pairs),
+        "already done"
+        if corpus_pairs
+        else f"no target has {MIN_TARGET_RECIPES}+ parsed recipes: the release "
+        "has none and the sample 0-3 each; their knowledge is composed below",
+    )
     have_order = any(r["source"] == "estimated" for r in dishes_with_constraints(store))
     order_dishes = sorted(d for d, n in have.items() if n >= MIN_ORDER_RECIPES)
-    steps.run("causal order constraints (fast PSM)", have_order,
-              lambda: _order(g, order_dishes, workers, OrderSettings))
+    steps.run(
+        "causal order constraints (fast PSM)", have_order, lambda: _order(g, order_dishes, workers, OrderSettings)
+    )
     state = composed_state(store)
-    steps.run("composed target knowledge (fair)", state["dishes"] >= len(pairs) and not state["stale"],
-              lambda: _compose(g, pairs, show_progress))
+    steps.run(
+        "composed target knowledge (fair)",
+        state["dishes"] >= len(pairs) and not state["stale"],
+        lambda: _compose(g, pairs, show_progress),
+    )
     have_split = any(s.get("name") == SPLIT_NAME for s in list_splits(store))
-    steps.run("DiNeR components + TMCD split", have_split,
-              lambda: _diner(store, DinerGlossary, store_components, split_graph))
+    steps.run(
+        "DiNeR components + TMCD split", have_split, lambda: _diner(store, DinerGlossary, store_components, split_graph)
+    )
     results_file = out_dir / "results.json"
-    steps.run("model-free generators + CRG evaluation", results_file.exists(),
-              lambda: _generate_and_eval(store, data_dir, out_dir, generators, results_file, workers))
+    steps.run(
+        "model-free generators + CRG evaluation",
+        results_file.exists(),
+        lambda: _generate_and_eval(store, data_dir, out_dir, generators, results_file, workers),
+    )
 
     _collect(store, g, rep, results_file, split_info)
     rep.seconds = time.perf_counter() - t_all
-    (out_dir / "report.json").write_text(json.dumps(json_safe(rep.to_dict()), ensure_ascii=False, indent=2,
-                                                    default=str), encoding="utf-8")
+    (out_dir / "report.json").write_text(
+        json.dumps(json_safe(rep.to_dict()), ensure_ascii=False, indent=2, default=str), encoding="utf-8"
+    )
     from dishgraph.report import write_html
 
     write_html(rep, out_dir / "index.html")
@@ -159,16 +190,17 @@ def _ingest_sample(store, path: Path, crg: Path, workers: int, show_progress: bo
     from dishgraph.ingest.corpus import ingest_corpus
     from dishgraph.ingest.glossary import Glossary
 
-    r = ingest_corpus(store, path, Glossary.load(crg / "glossary.json"), workers=workers,
-                      show_progress=show_progress)
+    r = ingest_corpus(store, path, Glossary.load(crg / "glossary.json"), workers=workers, show_progress=show_progress)
     junk = ", ".join(f"{k} {v}" for k, v in sorted(r.junk.items())) or "none"
     return f"{r.recipes} recipes of {r.dishes} dishes, {r.steps} steps; junk: {junk}"
 
 
 def _corpus_pivots(g, corpus_pairs: list[str], pairs: list[str]) -> str:
     if not corpus_pairs:
-        return (f"none: no target of the {len(pairs)} pairs has {MIN_TARGET_RECIPES}+ parsed recipes (the release "
-                "has no target recipe); their knowledge is composed below")
+        return (
+            f"none: no target of the {len(pairs)} pairs has {MIN_TARGET_RECIPES}+ parsed recipes (the release "
+            "has no target recipe); their knowledge is composed below"
+        )
     results = g.mine_all_pivots(pairs=corpus_pairs)
     return f"{sum(len(r.pivots) for r in results)} pivots over {len(corpus_pairs)} pairs"
 
@@ -181,8 +213,10 @@ def _order(g, dishes: list[str], workers: int, OrderSettings) -> str:
 
 def _compose(g, pairs: list[str], show_progress: bool) -> str:
     rep = g.compose(pairs)
-    return (f"{rep.pivots.get('remove', 0)} remove + {rep.pivots.get('insert', 0)} insert pivots and "
-            f"{rep.constraints} order constraints (source composed) for {rep.pairs} targets")
+    return (
+        f"{rep.pivots.get('remove', 0)} remove + {rep.pivots.get('insert', 0)} insert pivots and "
+        f"{rep.constraints} order constraints (source composed) for {rep.pairs} targets"
+    )
 
 
 def _diner(store, DinerGlossary, store_components, split_graph) -> str:
@@ -191,12 +225,15 @@ def _diner(store, DinerGlossary, store_components, split_graph) -> str:
     comp = store_components(store, DinerGlossary.load(None, [EXTRA_GLOSSARY]))  # + the 12 names DiNeR lacks
     split = split_graph(store, SPLIT_NAME, target_divergence=0.98, seed=1)
     s = split.summary()
-    return (f"{comp.parsed}/{comp.dishes} dish names parsed; split "
-            f"{s['n_train']}/{s['n_test']} dishes, compound divergence {s['divergence']:.3f}")
+    return (
+        f"{comp.parsed}/{comp.dishes} dish names parsed; split "
+        f"{s['n_train']}/{s['n_test']} dishes, compound divergence {s['divergence']:.3f}"
+    )
 
 
-def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generators: tuple[str, ...],
-                       results_file: Path, workers: int = 2) -> str:
+def _generate_and_eval(
+    store: GraphStore, data_dir: Path, out_dir: Path, generators: tuple[str, ...], results_file: Path, workers: int = 2
+) -> str:
     from dishgraph.eval.crg import CrgScorer, table_row
     from dishgraph.eval.graph_cache import base_parses
     from dishgraph.eval.l2 import L2Reference
@@ -207,26 +244,43 @@ def _generate_and_eval(store: GraphStore, data_dir: Path, out_dir: Path, generat
     d = crg_dir(data_dir)
     instances = load_instances(d)
     glossary = Glossary.load(d / "glossary.json")
-    scorer = CrgScorer(instances, glossary, L2Reference.from_release(d),
-                       base_parses=base_parses(store, glossary.ingredient) or None, data_dir=d, workers=workers)
+    scorer = CrgScorer(
+        instances,
+        glossary,
+        L2Reference.from_release(d),
+        base_parses=base_parses(store, glossary.ingredient) or None,
+        data_dir=d,
+        workers=workers,
+    )
     rows, timings = [], {}
     for name in generators:
         if name not in registry.names():
             continue
         t0 = time.perf_counter()
-        gen = registry.create(name, glossary=glossary, data_dir=str(data_dir), store=store,
-                              **DEMO_OPTIONS.get(name, {}))  # create() passes only what the generator takes
+        gen = registry.create(
+            name, glossary=glossary, data_dir=str(data_dir), store=store, **DEMO_OPTIONS.get(name, {})
+        )  # create() passes only what the generator takes
         texts = registry.generate_all(gen, instances)
         gen_s = time.perf_counter() - t0
         write_outputs(out_dir / f"{name}.txt", texts, instances)
         t0 = time.perf_counter()
         rows.append(table_row(scorer.score(texts, instances), DEMO_LABELS.get(name, name)))
         timings[name] = {"generate_s": round(gen_s, 2), "eval_s": round(time.perf_counter() - t0, 2)}
-    results_file.write_text(json.dumps(json_safe({"rows": rows, "timing": timings, "instances": len(instances),
-                                                "bertscore": "skipped (no local model)"}),
-                                       ensure_ascii=False, indent=2), encoding="utf-8")
-    return ", ".join(f"{r['model']} L2 F1 " + ("undefined (no change is counted)" if r.get("hard_f1") is None
-                                                else f"{r['hard_f1']:.2f}") for r in rows)
+    results_file.write_text(
+        json.dumps(
+            json_safe(
+                {"rows": rows, "timing": timings, "instances": len(instances), "bertscore": "skipped (no local model)"}
+            ),
+            ensure_ascii=False,
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
+    return ", ".join(
+        f"{r['model']} L2 F1 "
+        + ("undefined (no change is counted)" if r.get("hard_f1") is None else f"{r['hard_f1']:.2f}")
+        for r in rows
+    )
 
 
 def _collect(store: GraphStore, g, rep: DemoReport, results_file: Path, split_info) -> None:
@@ -235,16 +289,23 @@ def _collect(store: GraphStore, g, rep: DemoReport, results_file: Path, split_in
 
     stats = graph_stats(store, top=5)
     rep.counts = stats["counts"]
-    rep.graph = {k: stats[k] for k in ("recipes", "share_with_actions", "steps_per_recipe",
-                                       "inherited_per_recipe", "distinct_proto_actions") if k in stats}
+    rep.graph = {
+        k: stats[k]
+        for k in ("recipes", "share_with_actions", "steps_per_recipe", "inherited_per_recipe", "distinct_proto_actions")
+        if k in stats
+    }
     rep.steps_per_recipe = [r["steps"] for r in store.query("stats_recipe_actions")]
     pairs = all_pairs(store)
     if pairs:
         base, target = parse_pair(pairs[0])
         rel = [p for p in g.pivots(base, target, source="composed")]  # fair: never the released ones
-        rep.example_pair = {"base": base, "target": target,
-                            "pivots": [{"action": p.action, "kind": p.kind, "source": p.source,
-                                        "fb": p.fb, "ft": p.ft} for p in rel[:40]]}
+        rep.example_pair = {
+            "base": base,
+            "target": target,
+            "pivots": [
+                {"action": p.action, "kind": p.kind, "source": p.source, "fb": p.fb, "ft": p.ft} for p in rel[:40]
+            ],
+        }
     for dish in list(stats.get("top_actions_per_dish", {}))[:3]:
         rep.top_actions[dish] = [{"action": a["action"], "freq": a["freq"]} for a in g.actions(dish, top=8)]
     try:

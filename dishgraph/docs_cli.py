@@ -1,20 +1,23 @@
-"""Markdown reference of every `dishgraph` command, walked from the typer app: ``python -m dishgraph.docs_cli > docs/cli.md``.
+"""Markdown reference of every `dishgraph` command, walked from the typer app.
+
+``python -m dishgraph.docs_cli > docs/cli.md`` writes it.
 
 Commands register themselves from ``dishgraph/commands/*.py``, so the reference is generated, never written
 by hand; ``tests/test_docs.py`` checks that every command has help text and an entry here.
 """
+
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import typer
 
 
 @dataclass
 class CommandDoc:
-    path: tuple[str, ...]        # ("dishgraph", "pivots", "mine")
+    path: tuple[str, ...]  # ("dishgraph", "pivots", "mine")
     help: str
     usage: str
     params: list[dict] = field(default_factory=list)
@@ -34,12 +37,18 @@ def _root():
 def walk(command=None, path: tuple[str, ...] = ("dishgraph",), parent=None) -> Iterator[CommandDoc]:
     """Every command and group, depth first, subcommands in name order (hidden ones left out)."""
     command = command or _root()
-    ctx = command.context_class(command, info_name=path[-1], parent=parent, terminal_width=120,
-                                max_content_width=120)  # usage lines wrap the same on every terminal
+    ctx = command.context_class(
+        command, info_name=path[-1], parent=parent, terminal_width=120, max_content_width=120
+    )  # usage lines wrap the same on every terminal
     usage = command.get_usage(ctx).replace("Usage: ", "", 1).strip()
     subs = getattr(command, "commands", None)
-    yield CommandDoc(path, (command.help or "").strip(), usage,
-                     [_param(p) for p in command.params if not getattr(p, "hidden", False)], subs is not None)
+    yield CommandDoc(
+        path,
+        (command.help or "").strip(),
+        usage,
+        [_param(p) for p in command.params if not getattr(p, "hidden", False)],
+        subs is not None,
+    )
     for name in sorted(subs or {}):
         sub = subs[name]
         if not getattr(sub, "hidden", False):
@@ -50,8 +59,14 @@ def _param(p) -> dict:
     is_option = bool(p.opts and p.opts[0].startswith("-"))
     names = ", ".join([*p.opts, *getattr(p, "secondary_opts", [])]) if is_option else p.name.upper()
     default = p.default if not callable(p.default) else None
-    return {"name": names, "option": is_option, "help": (getattr(p, "help", None) or "").strip(),
-            "required": bool(p.required), "default": default, "envvar": p.envvar}
+    return {
+        "name": names,
+        "option": is_option,
+        "help": (getattr(p, "help", None) or "").strip(),
+        "required": bool(p.required),
+        "default": default,
+        "envvar": p.envvar,
+    }
 
 
 def _cell(text: str) -> str:
@@ -60,9 +75,13 @@ def _cell(text: str) -> str:
 
 def render(commands: list[CommandDoc] | None = None) -> str:
     commands = commands if commands is not None else list(walk())
-    out = ["# `dishgraph` command line", "",
-           "Generated from the typer app by `python -m dishgraph.docs_cli > docs/cli.md`; do not edit by hand.",
-           "Every command is a thin wrapper over one Python API call (see [python-api.md](python-api.md)).", ""]
+    out = [
+        "# `dishgraph` command line",
+        "",
+        "Generated from the typer app by `python -m dishgraph.docs_cli > docs/cli.md`; do not edit by hand.",
+        "Every command is a thin wrapper over one Python API call (see [python-api.md](python-api.md)).",
+        "",
+    ]
     for c in commands:
         if len(c.path) > 1:
             out.append(f"- [`{c.name}`](#{_anchor(c.name)})" + (" (group)" if c.is_group else ""))
@@ -86,18 +105,27 @@ def exit_code_section() -> list[str]:
     """Exit codes and the error contract, from `dishgraph.errors` (the codes live there, once)."""
     from dishgraph.errors import EXIT_CODES
 
-    out = ["## Exit codes and errors", "",
-           "Every command exits with one of these codes. An error is one line on stderr (`error: ...` or "
-           "`usage error: ...`) naming the file and line (byte offset in the uncompressed stream of a damaged "
-           "`.gz`) where there is one; never a traceback, unless `dishgraph --debug ...` or `DISHGRAPH_DEBUG=1` "
-           "asks for it. Values from data (dish names, phrases, Cypher results) print literally.", "",
-           "| code | meaning |", "| --- | --- |"]
+    out = [
+        "## Exit codes and errors",
+        "",
+        "Every command exits with one of these codes. An error is one line on stderr (`error: ...` or "
+        "`usage error: ...`) naming the file and line (byte offset in the uncompressed stream of a damaged "
+        "`.gz`) where there is one; never a traceback, unless `dishgraph --debug ...` or `DISHGRAPH_DEBUG=1` "
+        "asks for it. Values from data (dish names, phrases, Cypher results) print literally.",
+        "",
+        "| code | meaning |",
+        "| --- | --- |",
+    ]
     out += [f"| {code} | {_cell(text)} |" for code, text in sorted(EXIT_CODES.items())]
-    out += ["", "Input records that cannot be used (malformed JSON, nesting deeper than the stack, integers of more "
-            "than 4,300 digits, bytes not in the file's encoding, a dish that is not text, a step list holding "
-            "lists, a text of zero-width characters only, a line over 1 MiB, damage in a `.gz`) are skipped and "
-            "counted by reason with `file:line`; every good record before and after them is stored, and the "
-            "command exits 3. A file that yields no record at all is an error (exit 1).", ""]
+    out += [
+        "",
+        "Input records that cannot be used (malformed JSON, nesting deeper than the stack, integers of more "
+        "than 4,300 digits, bytes not in the file's encoding, a dish that is not text, a step list holding "
+        "lists, a text of zero-width characters only, a line over 1 MiB, damage in a `.gz`) are skipped and "
+        "counted by reason with `file:line`; every good record before and after them is stored, and the "
+        "command exits 3. A file that yields no record at all is an error (exit 1).",
+        "",
+    ]
     return out
 
 

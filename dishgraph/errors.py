@@ -4,20 +4,21 @@ The library never prints or exits: it raises one of these (or a standard excepti
 ``FileNotFoundError``), and `dishgraph.cli` turns it into a one-line message and an exit code in one place
 (`dishgraph.cli_errors`), the way sqlite-utils does. Keeping the codes here lets scripts and tests import them.
 """
+
 from __future__ import annotations
 
 # Exit codes of every `dishgraph` command (documented in docs/cli.md by dishgraph/docs_cli.py).
-EXIT_OK = 0          # done
-EXIT_FAILED = 1      # failed: nothing (or not everything asked for) was done; the message says why
-EXIT_USAGE = 2       # usage: a bad option, argument or combination; nothing was done
-EXIT_SKIPPED = 3     # finished, but some input was skipped (each skipped record reported with file:line)
+EXIT_OK = 0  # done
+EXIT_FAILED = 1  # failed: nothing (or not everything asked for) was done; the message says why
+EXIT_USAGE = 2  # usage: a bad option, argument or combination; nothing was done
+EXIT_SKIPPED = 3  # finished, but some input was skipped (each skipped record reported with file:line)
 
 EXIT_CODES = {
     EXIT_OK: "success",
     EXIT_FAILED: "failed: an error (one line on stderr says what and where); nothing or not everything was done",
     EXIT_USAGE: "usage error: a bad option, argument, option value or combination; nothing was done",
     EXIT_SKIPPED: "finished with skipped input: every good record was stored, bad ones were skipped and "
-                  "reported with file and line",
+    "reported with file and line",
 }
 
 

@@ -2,6 +2,7 @@
 
 Standard library only, so file-only paths (the GPU bundle) can use it without the graph stack.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,9 @@ def json_objects(path: str | Path, what: str = "a JSON object") -> Iterator[tupl
         yield from objects_in_lines(fh, path, what)
 
 
-def objects_in_lines(lines: Iterable[str], source: str | Path, what: str = "a JSON object", *,
-                     bad_json: str = "invalid JSON") -> Iterator[tuple[int, dict]]:
+def objects_in_lines(
+    lines: Iterable[str], source: str | Path, what: str = "a JSON object", *, bad_json: str = "invalid JSON"
+) -> Iterator[tuple[int, dict]]:
     """`json_objects` over lines already read (``source`` names them in errors; ``bad_json`` is how a line
     that does not parse is described)."""
     for lineno, line in enumerate(lines, 1):

@@ -1,5 +1,6 @@
 """Results as valid JSON: NaN (metrics with nothing to average) becomes null, Decimal (Ladybug's sum())
 becomes float."""
+
 from __future__ import annotations
 
 from decimal import Decimal

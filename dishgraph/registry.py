@@ -16,6 +16,7 @@ Registries whose entries live in modules with heavy imports (generators) name th
 they are imported on first use, and one that fails to import fails loudly with its name: a broken model
 must not silently vanish from the list.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -104,8 +105,7 @@ class Registry(BaseResolver[Entry[T], Any], Generic[T]):
             raise UnknownName(f"unknown {self.kind} {query!r}; known: {self._known()}")
         return found
 
-    def make(self, query: Entry[T] | str | None, pos_kwargs: Mapping[str, Any] | None = None,
-             **kwargs: Any) -> Any:
+    def make(self, query: Entry[T] | str | None, pos_kwargs: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         """Call the implementation (a class: construct it) with exactly the given keyword arguments."""
         target: Any = self.lookup(query).target
         return target(**(pos_kwargs or {}), **kwargs)
@@ -128,9 +128,11 @@ class Registry(BaseResolver[Entry[T], Any], Generic[T]):
 
     def named(self, name: str, *, synonyms: Iterable[str] = (), doc: str = "") -> Callable[[F], F]:
         """Decorator form of :meth:`add`."""
+
         def deco(target: F) -> F:
             self.add(name, target, synonyms=synonyms, doc=doc)  # type: ignore[arg-type]
             return target
+
         return deco
 
     def get(self, name: str) -> T:
@@ -167,8 +169,9 @@ class Registry(BaseResolver[Entry[T], Any], Generic[T]):
                 try:
                     importlib.import_module(module)
                 except Exception as e:
-                    raise RegistryImportError(f"{self.kind} module {module} failed to import: "
-                                              f"{type(e).__name__}: {e}") from e
+                    raise RegistryImportError(
+                        f"{self.kind} module {module} failed to import: {type(e).__name__}: {e}"
+                    ) from e
             self._loaded = True
         finally:
             self._loading = False

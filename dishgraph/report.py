@@ -3,6 +3,7 @@
 Bar charts are plain HTML/CSS so Chinese labels render with the browser's fonts; only the numeric
 histogram is a matplotlib PNG (no CJK font is needed for it).
 """
+
 from __future__ import annotations
 
 import base64
@@ -49,7 +50,9 @@ def _bars(items: list[tuple[str, float]], fmt: str = "{:.2f}", width: int = 260)
     top = max((v for _, v in items if v is not None), default=0) or 1
     rows = "".join(
         f'<tr><td>{_e(k)}</td><td><span class="bar" style="width:{int(width * (v or 0) / top)}px"></span> '
-        f'{fmt.format(v) if v is not None else "—"}</td></tr>' for k, v in items)
+        f"{fmt.format(v) if v is not None else '—'}</td></tr>"
+        for k, v in items
+    )
     return f"<table>{rows}</table>"
 
 
@@ -75,32 +78,49 @@ def _histogram_png(values: list[int]) -> str:
 
 def render_html(rep) -> str:
     d = rep.to_dict() if hasattr(rep, "to_dict") else dict(rep)
-    parts = [f"<!doctype html><html lang='zh'><head><meta charset='utf-8'><title>dishgraph report</title>"
-             f"<style>{CSS}</style></head><body><h1>dishgraph — main job report</h1>"
-             f"<p>Database: <code>{_e(d['database'])}</code>; total {d['seconds']:.1f} s.</p>"]
-    parts.append("<h2>Steps</h2>" + _table([{"step": s["name"], "seconds": s["seconds"],
-                                             "status": "skipped" if s["skipped"] else "ran",
-                                             "detail": s["detail"]} for s in d["steps"]]))
+    parts = [
+        f"<!doctype html><html lang='zh'><head><meta charset='utf-8'><title>dishgraph report</title>"
+        f"<style>{CSS}</style></head><body><h1>dishgraph — main job report</h1>"
+        f"<p>Database: <code>{_e(d['database'])}</code>; total {d['seconds']:.1f} s.</p>"
+    ]
+    parts.append(
+        "<h2>Steps</h2>"
+        + _table(
+            [
+                {
+                    "step": s["name"],
+                    "seconds": s["seconds"],
+                    "status": "skipped" if s["skipped"] else "ran",
+                    "detail": s["detail"],
+                }
+                for s in d["steps"]
+            ]
+        )
+    )
     c = d.get("counts", {})
-    parts.append("<h2>Graph</h2><div class='grid'><div>"
-                 + _table([{"label": k, "nodes": v} for k, v in c.get("nodes", {}).items() if v])
-                 + "</div><div>"
-                 + _table([{"type": k, "relationships": v} for k, v in c.get("relationships", {}).items() if v])
-                 + "</div><div>" + _table([{"figure": k, "value": v} for k, v in d.get("graph", {}).items()])
-                 + "</div></div>")
+    parts.append(
+        "<h2>Graph</h2><div class='grid'><div>"
+        + _table([{"label": k, "nodes": v} for k, v in c.get("nodes", {}).items() if v])
+        + "</div><div>"
+        + _table([{"type": k, "relationships": v} for k, v in c.get("relationships", {}).items() if v])
+        + "</div><div>"
+        + _table([{"figure": k, "value": v} for k, v in d.get("graph", {}).items()])
+        + "</div></div>"
+    )
     png = _histogram_png(d.get("steps_per_recipe", []))
     if png:
         parts.append(f"<h2>Proto-actions per recipe</h2><img alt='histogram of actions per recipe' src='{png}'>")
     if d.get("top_actions"):
         parts.append("<h2>Top actions per dish (share of the dish's recipes)</h2><div class='grid'>")
         for dish, acts in d["top_actions"].items():
-            parts.append(f"<div><h3>{_e(dish)}</h3>"
-                         + _bars([(a["action"], a["freq"]) for a in acts]) + "</div>")
+            parts.append(f"<div><h3>{_e(dish)}</h3>" + _bars([(a["action"], a["freq"]) for a in acts]) + "</div>")
         parts.append("</div>")
     ex = d.get("example_pair") or {}
     if ex:
-        parts.append(f"<h2>Pivot actions: {_e(ex['base'])} → {_e(ex['target'])}</h2>"
-                     + _table(ex["pivots"], ["kind", "action", "source", "fb", "ft"]))
+        parts.append(
+            f"<h2>Pivot actions: {_e(ex['base'])} → {_e(ex['target'])}</h2>"
+            + _table(ex["pivots"], ["kind", "action", "source", "fb", "ft"])
+        )
     if d.get("split"):
         parts.append("<h2>DiNeR TMCD split</h2>" + _table([{"figure": k, "value": v} for k, v in d["split"].items()]))
     res = d.get("results") or []

@@ -3,6 +3,7 @@
 Apart from ``eval`` (which reads instances from the release and scores outputs) and ``models`` (which
 generate), because both use them: the generator registry needs the types, not the evaluation.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,13 +15,13 @@ REPLACE = "replace"
 
 @dataclass(frozen=True)
 class Instance:
-    index: int          # 0-based line number in base_recipes.txt
-    base: str           # base dish
-    target: str         # target dish
-    base_recipe: str    # the recipe to edit
-    change_kind: str    # "add" (only `new`) or "replace" (`old` by `new`)
-    old: str            # replaced ingredient; "" for "add" pairs (as the CRG scripts do)
-    new: str            # added / replacing ingredient
+    index: int  # 0-based line number in base_recipes.txt
+    base: str  # base dish
+    target: str  # target dish
+    base_recipe: str  # the recipe to edit
+    change_kind: str  # "add" (only `new`) or "replace" (`old` by `new`)
+    old: str  # replaced ingredient; "" for "add" pairs (as the CRG scripts do)
+    new: str  # added / replacing ingredient
 
 
 class Generator(Protocol):

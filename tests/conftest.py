@@ -1,4 +1,5 @@
 """Shared fixtures: the real data in ../shared/data and a real embedded database per test."""
+
 from __future__ import annotations
 
 import os

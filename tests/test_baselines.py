@@ -1,4 +1,5 @@
 """Identity / replace baselines, the generator registry and `dishgraph generate`."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,9 +17,20 @@ def _inst(recipe, old, new, kind=REPLACE):
 
 @pytest.fixture
 def tiny_glossary():
-    return Glossary(ingredient={"白菜": "白菜类", "大白菜": "白菜类", "娃娃菜": "白菜类", "小白菜汤": "汤",
-                                "蛋": "蛋类", "鸡蛋": "蛋类", "蛋糕": "点心", "土豆": "土豆"},
-                    verb={"切": "切"}, tool={"锅": "锅"})
+    return Glossary(
+        ingredient={
+            "白菜": "白菜类",
+            "大白菜": "白菜类",
+            "娃娃菜": "白菜类",
+            "小白菜汤": "汤",
+            "蛋": "蛋类",
+            "鸡蛋": "蛋类",
+            "蛋糕": "点心",
+            "土豆": "土豆",
+        },
+        verb={"切": "切"},
+        tool={"锅": "锅"},
+    )
 
 
 def test_identity_copies_base_recipe():

@@ -1,4 +1,5 @@
 """Causal order effects: the fast path equals DoWhy, windows, skips, and recovery of planted dependencies."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,8 +10,9 @@ from dishgraph.testing.planted import planted_order_corpus
 
 
 def _dish(corpus, dish):
-    return causal.DishSequences.from_sequences(dish, {f"r{i}": [a.key for a in r]
-                                                       for i, r in enumerate(corpus.recipes[dish])})
+    return causal.DishSequences.from_sequences(
+        dish, {f"r{i}": [a.key for a in r] for i, r in enumerate(corpus.recipes[dish])}
+    )
 
 
 def _focus(ds, min_freq=0.1):
@@ -27,11 +29,11 @@ def test_sequences_and_frames():
     assert ds.freq().tolist() == [0.5, 0.5, 0.5]
     f = causal.pair_frame(ds, "a", "b", "paper")
     assert f.t.tolist() == [1, 1, 0, 0]
-    assert f.y.tolist() == [1, 0, 0, 1]          # b after the first a / b present
-    assert f.confounders == ["c"]                 # c appears before a (r2) and before b (r1)
-    assert f.X[:, 0].tolist() == [0, 1, 0, 0]     # paper: c before the first b, or present when b is absent
+    assert f.y.tolist() == [1, 0, 0, 1]  # b after the first a / b present
+    assert f.confounders == ["c"]  # c appears before a (r2) and before b (r1)
+    assert f.X[:, 0].tolist() == [0, 1, 0, 0]  # paper: c before the first b, or present when b is absent
     f = causal.pair_frame(ds, "a", "b", "pretreatment")
-    assert f.X[:, 0].tolist() == [0, 1, 0, 0]     # c before a in r2; r3/r4 have no c
+    assert f.X[:, 0].tolist() == [0, 1, 0, 0]  # c before a in r2; r3/r4 have no c
     assert causal.candidate_pairs(ds, ["b"], min_support=1) == [("a", "b"), ("b", "c"), ("c", "b")]
     with pytest.raises(ValueError):
         causal.pair_frame(ds, "a", "b", "nope")

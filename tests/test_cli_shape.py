@@ -1,5 +1,6 @@
 """The shape of the command line (#18 §1): every command is thin, registration is plain typer, errors are
 raised and mapped at the edge. Static checks on the source; no command is run."""
+
 from __future__ import annotations
 
 import ast
@@ -34,7 +35,7 @@ def body_lines(fn) -> int:
         body = body[1:]
     if not body:
         return 0
-    lines = src.splitlines()[body[0].lineno - 1:body[-1].end_lineno]
+    lines = src.splitlines()[body[0].lineno - 1 : body[-1].end_lineno]
     return sum(1 for ln in lines if ln.strip() and not ln.strip().startswith("#"))
 
 

@@ -1,6 +1,7 @@
 """Composed target knowledge on a small real subset: three CRG base dishes and the XiaChuFang recipes whose
 dish names share a component with their targets; staleness after a further ingest; the no-released-knowledge
 guarantee of the fair editor; leave-one-dish-out; junk records; the CLI."""
+
 from __future__ import annotations
 
 import json
@@ -128,8 +129,7 @@ def test_ingest_refreshes_uses_and_recomposes(graph, glossary):
     assert compose.composed_state(g.store)["stale"] == []
     db = g.store.location()
     g.store.close()
-    r = CliRunner().invoke(app, ["ingest", "corpus", str(tmp / "later.jsonl"), "--db", db, "--workers", "1",
-                                 "--json"])
+    r = CliRunner().invoke(app, ["ingest", "corpus", str(tmp / "later.jsonl"), "--db", db, "--workers", "1", "--json"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert "白灼秋葵" in out["derived"]["uses_dishes"] and PAIR in out["derived"]["recomposed_pairs"]
@@ -179,10 +179,12 @@ def test_junk_records_are_counted_by_kind_and_not_loaded(tmp_path, glossary):
     from dishgraph.graph.ladybug_store import LadybugStore
     from dishgraph.ingest.corpus import ingest_corpus
 
-    rows = [{"dish": "番茄炒蛋", "text": "番茄切块，鸡蛋打散，热锅倒油，炒鸡蛋，加入番茄翻炒。"},
-            {"dish": "番茄炒蛋", "text": "1。2。3。"},
-            {"dish": "pancake", "text": "Mix flour and eggs. Fry."},
-            {"dish": "神秘菜", "text": "好吃好吃好吃。"}]
+    rows = [
+        {"dish": "番茄炒蛋", "text": "番茄切块，鸡蛋打散，热锅倒油，炒鸡蛋，加入番茄翻炒。"},
+        {"dish": "番茄炒蛋", "text": "1。2。3。"},
+        {"dish": "pancake", "text": "Mix flour and eggs. Fry."},
+        {"dish": "神秘菜", "text": "好吃好吃好吃。"},
+    ]
     path = tmp_path / "c.jsonl"
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
     with LadybugStore(tmp_path / "db") as store:

@@ -4,6 +4,7 @@ One node process lints the shipped queries, the DDL and the probes below togethe
 dominates). The probes prove the linter would catch what the embedded tests cannot: a syntax error, an
 undefined variable, a Ladybug-only function, a label outside the schema, an undeclared parameter.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -12,30 +13,53 @@ from dishgraph.graph import lint, queries, schema
 
 PROBLEM = lint.linter_problem()
 pytestmark = pytest.mark.skipif(
-    PROBLEM is not None, reason=f"Cypher linter unavailable: {PROBLEM} (`make test` installs it)")
+    PROBLEM is not None, reason=f"Cypher linter unavailable: {PROBLEM} (`make test` installs it)"
+)
 
 # name -> (text, declared params, expected error rule, a fragment of Neo4j's message)
 BROKEN = {
     "probe_syntax": ("MATCH (d:Dish RETURN d.name AS name", ("dish",), "syntax", "Invalid input"),
-    "probe_undefined_variable": ("MATCH (d:Dish {name: $dish}) RETURN e.name AS name", ("dish",), "semantic",
-                                 "Variable `e` not defined"),
-    "probe_nested_aggregate": ("MATCH (d:Dish) RETURN count(count(d)) AS n", (), "semantic",
-                               "aggregate functions inside of aggregate functions"),
+    "probe_undefined_variable": (
+        "MATCH (d:Dish {name: $dish}) RETURN e.name AS name",
+        ("dish",),
+        "semantic",
+        "Variable `e` not defined",
+    ),
+    "probe_nested_aggregate": (
+        "MATCH (d:Dish) RETURN count(count(d)) AS n",
+        (),
+        "semantic",
+        "aggregate functions inside of aggregate functions",
+    ),
     "probe_unaliased_with": ("MATCH (d:Dish) WITH d.name RETURN 1 AS x", (), "semantic", "must be aliased"),
     "probe_type_error": ("MATCH (d:Dish) RETURN true + 1 AS y", (), "semantic", "Type mismatch"),
-    "probe_ladybug_function": ("MATCH (d:Dish) RETURN label(d) AS l", (), "unknown-function",
-                               "Function label is not present"),
-    "probe_apoc": ("RETURN apoc.text.join(['a', 'b'], ',') AS s", (), "unknown-function",
-                   "apoc.text.join is not present"),
-    "probe_label_outside_schema": ("MATCH (x:Dessert) RETURN x.name AS name", (), "schema-whitelist",
-                                   "Dessert"),
-    "probe_undeclared_param": ("MATCH (d:Dish {name: $dish}) RETURN d.name AS name", (),
-                               "undeclared-parameter", "$dish"),
+    "probe_ladybug_function": (
+        "MATCH (d:Dish) RETURN label(d) AS l",
+        (),
+        "unknown-function",
+        "Function label is not present",
+    ),
+    "probe_apoc": (
+        "RETURN apoc.text.join(['a', 'b'], ',') AS s",
+        (),
+        "unknown-function",
+        "apoc.text.join is not present",
+    ),
+    "probe_label_outside_schema": ("MATCH (x:Dessert) RETURN x.name AS name", (), "schema-whitelist", "Dessert"),
+    "probe_undeclared_param": (
+        "MATCH (d:Dish {name: $dish}) RETURN d.name AS name",
+        (),
+        "undeclared-parameter",
+        "$dish",
+    ),
 }
 # Well-formed probes that must stay error-free (a warning at most).
 CLEAN = {
-    "probe_ok": ("MATCH (d:Dish {name: $dish})-[:HAS_RECIPE]->(r:Recipe)-[:HAS_STEP]->(s:Step)\n"
-                 "RETURN r.id AS recipe, s.pos AS pos, s.phrase AS phrase ORDER BY recipe, pos", ("dish",)),
+    "probe_ok": (
+        "MATCH (d:Dish {name: $dish})-[:HAS_RECIPE]->(r:Recipe)-[:HAS_STEP]->(s:Step)\n"
+        "RETURN r.id AS recipe, s.pos AS pos, s.phrase AS phrase ORDER BY recipe, pos",
+        ("dish",),
+    ),
     "probe_unknown_property": ("MATCH (d:Dish) RETURN d.colour AS colour", ()),
     # UNWIND rows read inside a node pattern: the package would charge `r.a` to node `a` (worked around).
     "probe_unwind_row": ("UNWIND $rows AS r\nMATCH (a:Step {id: r.a})\nRETURN a.id AS id", ("rows",)),
@@ -81,8 +105,7 @@ def test_linter_catches_broken_queries(report, name):
     _, _, rule, fragment = BROKEN[name]
     errors = by_name[name].errors
     assert errors, f"{name} should fail the lint"
-    assert any(d.rule == rule and fragment in d.message for d in errors), \
-        [(d.rule, d.message) for d in errors]
+    assert any(d.rule == rule and fragment in d.message for d in errors), [(d.rule, d.message) for d in errors]
 
 
 @pytest.mark.parametrize("name", sorted(CLEAN))
@@ -101,8 +124,11 @@ def test_unknown_property_is_a_warning_not_an_error(report):
 
 def test_positions_point_into_the_query_file(tmp_path):
     path = tmp_path / "draft_bad.cypher"
-    path.write_text("// A draft with an undefined variable on file line 5.\n// params: $dish\n\n"
-                    "MATCH (d:Dish {name: $dish})\n  RETURN e.name AS name\n", encoding="utf-8")
+    path.write_text(
+        "// A draft with an undefined variable on file line 5.\n// params: $dish\n\n"
+        "MATCH (d:Dish {name: $dish})\n  RETURN e.name AS name\n",
+        encoding="utf-8",
+    )
     rep = lint.lint_statements([lint.statement_from_file(path)])
     assert not rep.ok
     (err,) = rep.results[0].errors

@@ -1,4 +1,5 @@
 """The main job end to end on a fresh embedded database (what `make demo` runs), then a quick re-run."""
+
 import json
 
 import pytest
@@ -12,8 +13,9 @@ def test_demo_end_to_end_and_rerun_skips_every_step(tmp_path, data_dir):
 
     out = tmp_path / "report"
     with LadybugStore(tmp_path / "db") as store:
-        rep = run_demo(store, data_dir, out, workers=2, generators=("identity", "replace"), say=lambda m: None,
-                       show_progress=False)
+        rep = run_demo(
+            store, data_dir, out, workers=2, generators=("identity", "replace"), say=lambda m: None, show_progress=False
+        )
     skipped = {s.name: s.skipped for s in rep.steps}
     # no target has 10+ recipes, so corpus pivots are skipped with the reason; every other step ran
     assert skipped.pop("corpus pivots (targets with recipes)") and not any(skipped.values()) and len(skipped) == 7
@@ -35,7 +37,8 @@ def test_demo_end_to_end_and_rerun_skips_every_step(tmp_path, data_dir):
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["results"] == rep.results
 
     with LadybugStore(tmp_path / "db") as store:
-        again = run_demo(store, data_dir, out, workers=2, generators=("identity", "replace"),
-                         say=lambda m: None, show_progress=False)
+        again = run_demo(
+            store, data_dir, out, workers=2, generators=("identity", "replace"), say=lambda m: None, show_progress=False
+        )
     assert all(s.skipped for s in again.steps)
     assert again.counts == rep.counts

@@ -1,10 +1,10 @@
 """DiNeR end to end on real XiaChuFang recipes in a real embedded graph: datasets from the graph (TMCD
 splits stored as Split nodes, forms, fractions, leakage rule), the graph recognizer and its baselines, the
 controllability grid, and LLM prompts with selective demonstrations."""
+
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -36,11 +36,13 @@ def graph_db(tmp_path_factory, data_dir, diner_glossary):
             if len(rows) >= N_RECIPES and len(other) >= 60:
                 break
     corpus = tmp / "sample.jsonl"
-    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows[:N_RECIPES] + other[:60]),
-                      encoding="utf-8")
+    corpus.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows[:N_RECIPES] + other[:60]), encoding="utf-8"
+    )
     db = str(tmp / "db")
-    res = CliRunner().invoke(app, ["ingest", "corpus", str(corpus), "--db", db, "--workers", "1",
-                                   "--segmenter", "jieba", "--json"])
+    res = CliRunner().invoke(
+        app, ["ingest", "corpus", str(corpus), "--db", db, "--workers", "1", "--segmenter", "jieba", "--json"]
+    )
     assert res.exit_code == 0, res.output
     return db
 
@@ -50,9 +52,29 @@ def dataset(graph_db, tmp_path_factory):
     from dishgraph.cli import app
 
     out = tmp_path_factory.mktemp("ds") / "ds"
-    res = CliRunner().invoke(app, ["diner", "dataset", "--out", str(out), "--db", graph_db, "--divergence", "0.8",
-                                   "--divergence", "0.6", "--train-fraction", "0.5", "--train-fraction", "1.0",
-                                   "--restarts", "5", "--pretrain-corpus", "--json"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "diner",
+            "dataset",
+            "--out",
+            str(out),
+            "--db",
+            graph_db,
+            "--divergence",
+            "0.8",
+            "--divergence",
+            "0.6",
+            "--train-fraction",
+            "0.5",
+            "--train-fraction",
+            "1.0",
+            "--restarts",
+            "5",
+            "--pretrain-corpus",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     return out
 
@@ -87,12 +109,20 @@ def test_dataset_splits_manifest_and_graph(dataset, graph_db):
 
 def test_pretrain_corpus_leaves_out_dataset_titles(dataset):
     m = json.loads((dataset / "manifest.json").read_text(encoding="utf-8"))
-    names = {e["name"] for s in m["splits"][:1] for f in (s["files"]["train"]["1"], s["files"]["test"])
-             for e in read_jsonl(dataset / f)}
+    names = {
+        e["name"]
+        for s in m["splits"][:1]
+        for f in (s["files"]["train"]["1"], s["files"]["test"])
+        for e in read_jsonl(dataset / f)
+    }
     pre = read_jsonl(dataset / "pretrain.jsonl")
     assert m["pretrain"]["recipes"] == len(pre) > 0 and m["pretrain"]["excluded_by_title"] > 0
-    ids = {e["id"] for s in m["splits"] for f in (s["files"]["train"]["1"], s["files"]["test"])
-           for e in read_jsonl(dataset / f)}
+    ids = {
+        e["id"]
+        for s in m["splits"]
+        for f in (s["files"]["train"]["1"], s["files"]["test"])
+        for e in read_jsonl(dataset / f)
+    }
     assert not ids & {p["id"] for p in pre}
     assert leaks("正宗麻婆豆腐（简易版）", {"麻婆豆腐"}, 4) and not leaks("豆腐", {"麻婆豆腐"}, 4)
     assert names
@@ -124,10 +154,17 @@ def test_recognizer_beats_the_majority_baselines(dataset, graph_db, diner_glossa
     scores = evaluate_file(tmp_path / "p.jsonl", diner_glossary)  # the file eval diner reads
     assert scores.n == run["test_examples"] and abs(scores.micro.f1 - run["f1"]) < 1e-9
     assert set(scores.by_form) <= {"Seen", "Subset", "Single", "CombTwo", "AddOne", "RecoTwo", "RecoThree", "Other"}
-    f1 = lambda rows: diner_f1([r["pred"] for r in rows], [r["gold"] for r in rows], diner_glossary).micro.f1
+
+    def f1(rows):
+        return diner_f1([r["pred"] for r in rows], [r["gold"] for r in rows], diner_glossary).micro.f1
+
     assert f1(fitted) > f1(base) + 0.2  # the action graph carries signal the majority guess lacks
-    f = graph_features([{"verb": "切", "ingredients": ["土豆"], "tools": []},
-                        {"verb": "炒", "ingredients": ["土豆", "辣椒"], "tools": ["锅"]}])
+    f = graph_features(
+        [
+            {"verb": "切", "ingredients": ["土豆"], "tools": []},
+            {"verb": "炒", "ingredients": ["土豆", "辣椒"], "tools": ["锅"]},
+        ]
+    )
     assert {"v=炒", "i=辣椒", "vi=炒|土豆", "t=锅", "vv=切>炒", "last_i=辣椒", "first_v=切"} <= set(f)
 
 
@@ -136,8 +173,22 @@ def test_recognize_grid_and_plot_cli(dataset, graph_db, tmp_path):
 
     preds = tmp_path / "grid"
     run = CliRunner().invoke
-    r = run(app, ["diner", "recognize", str(dataset), "--grid", "--out", str(preds), "--db", graph_db,
-                  "--baseline", "components", "--json"])
+    r = run(
+        app,
+        [
+            "diner",
+            "recognize",
+            str(dataset),
+            "--grid",
+            "--out",
+            str(preds),
+            "--db",
+            graph_db,
+            "--baseline",
+            "components",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert len(json.loads(r.output)["runs"]) == 6
     assert sorted(p.name for p in preds.iterdir())[:2] == ["diner-random.p0.5.jsonl", "diner-random.p1.jsonl"]
@@ -165,13 +216,19 @@ def test_selective_demonstrations():
     from dishgraph.diner.prompts import DemoSelector, clean_answer, render_prompt
 
     def ex(i, name, comps, text):
-        return {"id": str(i), "name": name, "instructions": text,
-                "components": [{"surface": s, "type": t, "cluster": s} for t, s in comps]}
+        return {
+            "id": str(i),
+            "name": name,
+            "instructions": text,
+            "components": [{"surface": s, "type": t, "cluster": s} for t, s in comps],
+        }
 
-    train = [ex(0, "番茄炒蛋", [("food", "番茄"), ("action", "炒"), ("food", "蛋")], "番茄切块，鸡蛋炒好"),
-             ex(1, "红烧牛肉", [("action", "红烧"), ("food", "牛肉")], "牛肉焯水后红烧"),
-             ex(2, "番茄牛肉", [("food", "番茄"), ("food", "牛肉")], "番茄和牛肉一起炖"),
-             ex(3, "香辣蟹", [("flavour", "香辣"), ("food", "蟹")], "螃蟹洗净，香辣酱爆炒")]
+    train = [
+        ex(0, "番茄炒蛋", [("food", "番茄"), ("action", "炒"), ("food", "蛋")], "番茄切块，鸡蛋炒好"),
+        ex(1, "红烧牛肉", [("action", "红烧"), ("food", "牛肉")], "牛肉焯水后红烧"),
+        ex(2, "番茄牛肉", [("food", "番茄"), ("food", "牛肉")], "番茄和牛肉一起炖"),
+        ex(3, "香辣蟹", [("flavour", "香辣"), ("food", "蟹")], "螃蟹洗净，香辣酱爆炒"),
+    ]
     sel = DemoSelector(train)
     # guide {番茄, 炒, 牛肉}: 番茄炒蛋 and 番茄牛肉 tie on F1 (0.67); BM25 decides; the second covers the rest
     first, second = sel.select("番茄炒牛肉", frozenset({"food:番茄", "action:炒", "food:牛肉"}))
@@ -191,8 +248,10 @@ def test_prompts_cli_roundtrip(dataset, tmp_path, diner_glossary):
     run = CliRunner().invoke
     guide = tmp_path / "guide.jsonl"
     test = read_jsonl(dataset / "diner-tmcd-0.8" / "test.jsonl")
-    guide.write_text("".join(json.dumps({"id": e["id"], "pred": e["name"]}, ensure_ascii=False) + "\n"
-                             for e in test), encoding="utf-8")
+    guide.write_text(
+        "".join(json.dumps({"id": e["id"], "pred": e["name"]}, ensure_ascii=False) + "\n" for e in test),
+        encoding="utf-8",
+    )
     prompts = tmp_path / "prompts.jsonl"
     r = run(app, ["diner", "prompts", str(dataset), "--guide", str(guide), "--out", str(prompts)])
     assert r.exit_code == 0, r.output
@@ -200,11 +259,27 @@ def test_prompts_cli_roundtrip(dataset, tmp_path, diner_glossary):
     assert len(rows) == len(test) and all(len(x["exemplars"]) == 2 for x in rows)
     assert all(x["gold"] not in {d["name"] for d in x["exemplars"]} for x in rows)
     answers = tmp_path / "answers.jsonl"
-    answers.write_text("".join(json.dumps({"id": x["id"], "answer": f"菜名：{x['gold']}。"}, ensure_ascii=False)
-                               + "\n" for x in rows[:-1]), encoding="utf-8")
+    answers.write_text(
+        "".join(
+            json.dumps({"id": x["id"], "answer": f"菜名：{x['gold']}。"}, ensure_ascii=False) + "\n" for x in rows[:-1]
+        ),
+        encoding="utf-8",
+    )
     preds = tmp_path / "preds.jsonl"
-    r = run(app, ["diner", "prompts", str(dataset), "--prompts-file", str(prompts), "--answers", str(answers),
-                  "--out", str(preds)])
+    r = run(
+        app,
+        [
+            "diner",
+            "prompts",
+            str(dataset),
+            "--prompts-file",
+            str(prompts),
+            "--answers",
+            str(answers),
+            "--out",
+            str(preds),
+        ],
+    )
     assert r.exit_code == 0, r.output
     r = run(app, ["eval", "diner", str(preds), "--json"])
     d = json.loads(r.output)
@@ -212,13 +287,16 @@ def test_prompts_cli_roundtrip(dataset, tmp_path, diner_glossary):
     assert set(d["by_form"]) == {e["form"] for e in test}
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x"}\n', encoding="utf-8")
-    r = run(app, ["diner", "prompts", str(dataset), "--prompts-file", str(prompts), "--answers", str(bad),
-                  "--out", str(preds)])
+    r = run(
+        app,
+        ["diner", "prompts", str(dataset), "--prompts-file", str(prompts), "--answers", str(bad), "--out", str(preds)],
+    )
     assert r.exit_code == 1 and "record 1 needs string fields" in r.output
 
 
 def test_bad_input_is_one_line_error_never_a_crash(tmp_path):
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     from dishgraph.diner.prompts import answers_to_predictions, clean_answer
 

@@ -1,4 +1,5 @@
 """DiNeR in the graph: components/compounds stored, splits stored and exported, forms by Cypher."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -7,8 +8,15 @@ from pathlib import Path
 import pytest
 
 from dishgraph.diner.forms import classify, forms, forms_in_memory
-from dishgraph.diner.graph import (dish_atoms, export_split, merge_dishes, split_graph, split_info, store_components,
-                                   store_split)
+from dishgraph.diner.graph import (
+    dish_atoms,
+    export_split,
+    merge_dishes,
+    split_graph,
+    split_info,
+    store_components,
+    store_split,
+)
 from dishgraph.diner.names import EXTRA_GLOSSARY, DinerGlossary, parse_names, read_names
 from dishgraph.diner.tmcd import tmcd_split
 
@@ -33,14 +41,20 @@ def test_store_components_crg(store, diner_glossary, crg_names):
     c = store.counts()
     assert c["nodes"]["Component"] == rep.components and c["nodes"]["Compound"] == rep.compounds
     links = c["relationships"]["HAS_COMPONENT"]
-    rows = store.execute("MATCH (d:Dish {name: '韭菜炒鸡蛋'})-[h:HAS_COMPONENT]->(c:Component) "
-                         "RETURN h.pos AS pos, h.surface AS surface, c.key AS key ORDER BY pos")
-    assert rows == [{"pos": 0, "surface": "韭菜", "key": "food:韭菜"}, {"pos": 1, "surface": "炒", "key": "action:炒"},
-                    {"pos": 2, "surface": "鸡蛋", "key": "food:鸡蛋"}]
+    rows = store.execute(
+        "MATCH (d:Dish {name: '韭菜炒鸡蛋'})-[h:HAS_COMPONENT]->(c:Component) "
+        "RETURN h.pos AS pos, h.surface AS surface, c.key AS key ORDER BY pos"
+    )
+    assert rows == [
+        {"pos": 0, "surface": "韭菜", "key": "food:韭菜"},
+        {"pos": 1, "surface": "炒", "key": "action:炒"},
+        {"pos": 2, "surface": "鸡蛋", "key": "food:鸡蛋"},
+    ]
     keys = [r["key"] for r in store.query("diner_dish_compounds", dish="韭菜炒鸡蛋")]
     assert "action:炒+food:鸡蛋" in keys and len(keys) == 4
-    parts = store.execute("MATCH (k:Compound {key: 'action:炒+food:鸡蛋'})-[:PART]->(c:Component) "
-                          "RETURN c.key AS key ORDER BY key")
+    parts = store.execute(
+        "MATCH (k:Compound {key: 'action:炒+food:鸡蛋'})-[:PART]->(c:Component) RETURN c.key AS key ORDER BY key"
+    )
     assert [r["key"] for r in parts] == ["action:炒", "food:鸡蛋"]
     # synonyms share one atom node
     atoms = dish_atoms(store)
@@ -50,15 +64,19 @@ def test_store_components_crg(store, diner_glossary, crg_names):
     assert store.counts()["relationships"]["HAS_COMPONENT"] == links
     rep2 = store_components(store, DinerGlossary.load(extra=[EXTRA_GLOSSARY]))
     assert rep2.parsed == 101 and not rep2.unparsed
-    n_links = sum(len(p.components) for p in parse_names(crg_names + ["韭菜炒鸡蛋"],
-                                                         DinerGlossary.load(extra=[EXTRA_GLOSSARY])).parsed)
+    n_links = sum(
+        len(p.components)
+        for p in parse_names(crg_names + ["韭菜炒鸡蛋"], DinerGlossary.load(extra=[EXTRA_GLOSSARY])).parsed
+    )
     assert store.counts()["relationships"]["HAS_COMPONENT"] == n_links
 
 
 def test_split_stored_exported_and_forms(store, diner_glossary, crg_names):
     merge_dishes(store, crg_names)
-    store.write("load_recipes", [
-        {"id": f"t:{i}", "dish": d, "text": "x", "source": "test", "line": i} for i, d in enumerate(crg_names[:10])])
+    store.write(
+        "load_recipes",
+        [{"id": f"t:{i}", "dish": d, "text": "x", "source": "test", "line": i} for i, d in enumerate(crg_names[:10])],
+    )
     store_components(store, diner_glossary)
     split = split_graph(store, "tmcd", ratio=4.5, target_divergence=0.98, seed=1, restarts=10)
     assert split.divergence >= 0.98 and split.atoms_covered
@@ -76,8 +94,9 @@ def test_split_stored_exported_and_forms(store, diner_glossary, crg_names):
     # forms: Cypher == the in-memory classification; every test dish gets one
     rep = forms(store, "tmcd")
     atoms = dish_atoms(store)
-    assert rep.form_of == forms_in_memory([atoms[d] for d in split.train_names],
-                                          {d: atoms[d] for d in split.test_names})
+    assert rep.form_of == forms_in_memory(
+        [atoms[d] for d in split.train_names], {d: atoms[d] for d in split.test_names}
+    )
     assert sum(rep.counts.values()) == len(split.test)
     # storing again under the same name replaces the parts
     other = tmcd_split([atoms[d] for d in sorted(atoms)], seed=5, names=sorted(atoms))

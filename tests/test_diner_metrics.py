@@ -1,4 +1,5 @@
 """DiNeR metrics (component F1 with the unparsable-prediction approximation, EM) and the diner commands."""
+
 from __future__ import annotations
 
 import json
@@ -35,23 +36,27 @@ def test_micro_f1_by_hand(diner_glossary):
 
 
 def test_forms_breakdown_and_unparsable_gold(diner_glossary):
-    s = diner_f1(["炒牛肉", "炒肉", "宫保鸡丁"], ["炒牛肉", "炒牛肉", "宫保鸡丁"], diner_glossary,
-                 forms={"炒牛肉": "CombTwo"})
+    s = diner_f1(
+        ["炒牛肉", "炒肉", "宫保鸡丁"], ["炒牛肉", "炒牛肉", "宫保鸡丁"], diner_glossary, forms={"炒牛肉": "CombTwo"}
+    )
     assert s.n == 2 and s.by_form["CombTwo"]["n"] == 2 and s.by_form["CombTwo"]["exact_match"] == 0.5
     assert s.skipped == [{"index": 2, "gold": "宫保鸡丁", "remainder": "宫保鸡丁"}]
 
 
 def test_read_predictions_errors(tmp_path):
     f = tmp_path / "p.jsonl"
-    f.write_text('{"pred": "炒牛肉", "gold": "炒牛肉"}\n\n{"name": "炒肉", "pred": "炒肉", "form": "Seen"}\n'
-                 '{"pred": "x"}\n', encoding="utf-8")
+    f.write_text(
+        '{"pred": "炒牛肉", "gold": "炒牛肉"}\n\n{"name": "炒肉", "pred": "炒肉", "form": "Seen"}\n{"pred": "x"}\n',
+        encoding="utf-8",
+    )
     with pytest.raises(ValueError, match=r"p\.jsonl:4: needs string fields"):
         read_predictions(f)
     f.write_text('{"pred": "炒牛肉", "gold": "炒牛肉"}\nnot json\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"p\.jsonl:2: invalid JSON"):
         read_predictions(f)
-    f.write_text('{"pred": "炒牛肉", "gold": "炒牛肉"}\n{"name": "炒肉", "pred": "炒肉", "form": "Seen"}\n',
-                 encoding="utf-8")
+    f.write_text(
+        '{"pred": "炒牛肉", "gold": "炒牛肉"}\n{"name": "炒肉", "pred": "炒肉", "form": "Seen"}\n', encoding="utf-8"
+    )
     s = evaluate_file(f)
     assert s.n == 2 and s.exact_match == 1.0 and set(s.by_form) == {"n/a", "Seen"}
 
@@ -65,8 +70,9 @@ def test_cli_parse_split_forms_export_eval(tmp_path, crg_dir):
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["parsed"] == 1 and d["unparsed"] == [{"name": "宫保鸡丁", "remainder": "宫保鸡丁", "unknown": ["宫保"]}]
-    r = runner.invoke(app, ["parse", "--names-file", str(crg_dir / "dish_pairs.txt"), "--extra-glossary", "shipped",
-                            "--json"])
+    r = runner.invoke(
+        app, ["parse", "--names-file", str(crg_dir / "dish_pairs.txt"), "--extra-glossary", "shipped", "--json"]
+    )
     assert json.loads(r.stdout)["parsed"] == 100
 
     db = str(tmp_path / "db")
@@ -76,8 +82,23 @@ def test_cli_parse_split_forms_export_eval(tmp_path, crg_dir):
 
     with LadybugStore(db) as s:
         merge_dishes(s, read_names(crg_dir / "dish_pairs.txt"))
-    r = runner.invoke(app, ["split", "--db", db, "--seed", "1", "--restarts", "10", "--extra-glossary", "shipped",
-                            "--name", "crg", "--json"])
+    r = runner.invoke(
+        app,
+        [
+            "split",
+            "--db",
+            db,
+            "--seed",
+            "1",
+            "--restarts",
+            "10",
+            "--extra-glossary",
+            "shipped",
+            "--name",
+            "crg",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["n_train"] + d["n_test"] == 100 and d["divergence"] >= 0.98 and d["atoms_covered"]
@@ -90,10 +111,16 @@ def test_cli_parse_split_forms_export_eval(tmp_path, crg_dir):
 
     preds = tmp_path / "preds.jsonl"
     test_dishes = list(forms["forms"])
-    preds.write_text("".join(json.dumps({"gold": g, "pred": g if i % 2 else "炒"}, ensure_ascii=False) + "\n"
-                             for i, g in enumerate(test_dishes)), encoding="utf-8")
-    r = runner.invoke(cli, ["eval", "diner", str(preds), "--split", "crg", "--db", db, "--extra-glossary", "shipped",
-                            "--json"])
+    preds.write_text(
+        "".join(
+            json.dumps({"gold": g, "pred": g if i % 2 else "炒"}, ensure_ascii=False) + "\n"
+            for i, g in enumerate(test_dishes)
+        ),
+        encoding="utf-8",
+    )
+    r = runner.invoke(
+        cli, ["eval", "diner", str(preds), "--split", "crg", "--db", db, "--extra-glossary", "shipped", "--json"]
+    )
     assert r.exit_code == 0, r.output
     e = json.loads(r.stdout)
     assert e["n"] == len(test_dishes) and e["exact_match"] == pytest.approx((len(test_dishes) // 2) / len(test_dishes))

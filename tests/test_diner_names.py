@@ -1,12 +1,12 @@
 """DiNeR dish-name parsing: hand-checked parses of real dish names, the CRG coverage, glossary extension."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from dishgraph.diner.names import (EXTRA_GLOSSARY, DinerGlossary, compound_keys, parse_name, parse_names,
-                                   read_names)
+from dishgraph.diner.names import EXTRA_GLOSSARY, DinerGlossary, compound_keys, parse_name, parse_names, read_names
 
 # Real dish names (CRG pairs and one classic) with their parse checked by hand against the glossary:
 # surface / type / cluster per component, left to right.
@@ -41,10 +41,17 @@ HAND_CHECKED = {
 # The 12 CRG dish names DiNeR's glossary does not cover: where maximal matching stops, and the spans
 # no entry covers.
 CRG_UNPARSED = {
-    "清蒸多宝鱼": ("多宝鱼", ["多宝"]), "炒蚬子": ("蚬子", ["蚬子"]), "凉拌苦菊": ("苦菊", ["苦菊"]),
-    "凉拌海蜇": ("海蜇", ["海蜇"]), "煎口蘑": ("口蘑", ["口蘑"]), "煎猪扒": ("猪扒", ["猪扒"]),
-    "酸辣蕨根粉": ("蕨根粉", ["蕨根"]), "溜鱼片": ("溜鱼片", ["溜"]), "溜肥肠": ("溜肥肠", ["溜"]),
-    "宫保鸡丁": ("宫保鸡丁", ["宫保"]), "宫保虾球": ("宫保虾球", ["宫保"]),
+    "清蒸多宝鱼": ("多宝鱼", ["多宝"]),
+    "炒蚬子": ("蚬子", ["蚬子"]),
+    "凉拌苦菊": ("苦菊", ["苦菊"]),
+    "凉拌海蜇": ("海蜇", ["海蜇"]),
+    "煎口蘑": ("口蘑", ["口蘑"]),
+    "煎猪扒": ("猪扒", ["猪扒"]),
+    "酸辣蕨根粉": ("蕨根粉", ["蕨根"]),
+    "溜鱼片": ("溜鱼片", ["溜"]),
+    "溜肥肠": ("溜肥肠", ["溜"]),
+    "宫保鸡丁": ("宫保鸡丁", ["宫保"]),
+    "宫保虾球": ("宫保虾球", ["宫保"]),
     "榄菜肉末四季豆": ("榄菜肉末四季豆", ["榄"]),
 }
 
@@ -60,9 +67,11 @@ def crg_names(crg_dir):
 
 
 def test_glossary_sizes(diner_glossary):
-    assert diner_glossary.sizes() == {"action": {"surfaces": 40, "clusters": 31},
-                                      "flavour": {"surfaces": 35, "clusters": 35},
-                                      "food": {"surfaces": 535, "clusters": 413}}
+    assert diner_glossary.sizes() == {
+        "action": {"surfaces": 40, "clusters": 31},
+        "flavour": {"surfaces": 35, "clusters": 35},
+        "food": {"surfaces": 535, "clusters": 413},
+    }
     assert diner_glossary.tables["food"]["老鸭"] == "鸭" and diner_glossary.tables["action"]["清蒸"] == "蒸"
 
 
@@ -83,8 +92,12 @@ def test_synonyms_are_one_atom(diner_glossary):
 def test_compounds_of_a_name(diner_glossary):
     p = parse_name("韭菜炒鸡蛋", diner_glossary)
     assert "action:炒+food:鸡蛋" in p.compounds
-    assert p.compounds == {"action:炒+food:鸡蛋", "action:炒+food:韭菜", "food:韭菜+food:鸡蛋",
-                           "action:炒+food:韭菜+food:鸡蛋"}
+    assert p.compounds == {
+        "action:炒+food:鸡蛋",
+        "action:炒+food:韭菜",
+        "food:韭菜+food:鸡蛋",
+        "action:炒+food:韭菜+food:鸡蛋",
+    }
     assert compound_keys(["a"]) == frozenset()
 
 
@@ -103,7 +116,10 @@ def test_shipped_extra_glossary_parses_all_crg_names(crg_names):
     assert len(rep.parsed) == 100 and not rep.failed
     gongbao = parse_name("宫保鸡丁", g)
     assert [(c.surface, c.key) for c in gongbao.components] == [
-        ("宫保", "flavour:宫保"), ("鸡", "food:鸡"), ("丁", "food:丁")]
+        ("宫保", "flavour:宫保"),
+        ("鸡", "food:鸡"),
+        ("丁", "food:丁"),
+    ]
     assert parse_name("煎猪扒", g).atoms == parse_name("煎猪排", g).atoms  # 猪扒 is a synonym of 猪排
 
 

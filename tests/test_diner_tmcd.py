@@ -1,4 +1,5 @@
 """TMCD splits: the reference unit-test vector of mcd_utils, and the fast search == the naive one."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -39,7 +40,7 @@ def unigrams(s):  # atoms of the reference test
 
 def bigrams(s):  # compounds of the reference test
     t = s.split()
-    return {" ".join(t[i:i + 2]) for i in range(len(t) - 1)}
+    return {" ".join(t[i : i + 2]) for i in range(len(t) - 1)}
 
 
 def measure(ex1, ex2):
@@ -57,8 +58,9 @@ def test_reference_swap_vector(method):
     s2 = ["walk thrice", "walk and jump", "jump and walk"]
     assert measure(s1, s2) == pytest.approx(0.8, abs=1e-12)
     ex = s1 + s2
-    split = tmcd_split([unigrams(e) for e in ex], [bigrams(e) for e in ex], initial=(range(4), range(4, 7)),
-                       method=method, names=ex)
+    split = tmcd_split(
+        [unigrams(e) for e in ex], [bigrams(e) for e in ex], initial=(range(4), range(4, 7)), method=method, names=ex
+    )
     assert split.initial_divergence == pytest.approx(0.8, abs=1e-12)
     # exactly the reference's expected output (mcd_utils_test.test_swap_examples): one swap, D = 1.0
     assert split.train_names == ["jump and walk", "walk twice", "jump thrice", "look and walk"]
@@ -92,8 +94,9 @@ def test_4000_generated_names_reach_098_with_full_atom_coverage(generated):
     assert all(atoms[i] <= train_atoms for i in split.test)
     # the measured figures are recomputed from the final parts, not carried by the search
     comps = [frozenset("+".join(sorted(c)) for c in _subsets(a)) for a in atoms]
-    assert chernoff_divergence(Counter(k for i in split.train for k in comps[i]),
-                               Counter(k for i in split.test for k in comps[i])) == pytest.approx(split.divergence)
+    assert chernoff_divergence(
+        Counter(k for i in split.train for k in comps[i]), Counter(k for i in split.test for k in comps[i])
+    ) == pytest.approx(split.divergence)
     again = tmcd_split(atoms, ratio=4.5, target_divergence=0.98, seed=1)
     assert again.train == split.train  # seeded: reproducible
 

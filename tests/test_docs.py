@@ -1,6 +1,7 @@
 """The documentation runs and is complete: every block of docs/python-api.md executes in order against a
 fresh database built from the real release, every public DishGraph method has an example there, and every
 CLI command has help text and an entry in the generated docs/cli.md."""
+
 from __future__ import annotations
 
 import re
@@ -64,8 +65,9 @@ def test_every_command_has_a_cli_md_entry(commands):
     text = (DOCS / "cli.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^## `(dishgraph[^`]*)`$", text, re.M))
     names = {c.name for c in commands}
-    assert not names - documented, f"regenerate docs/cli.md (python -m dishgraph.docs_cli > docs/cli.md): " \
-                                   f"missing {sorted(names - documented)}"
+    assert not names - documented, (
+        f"regenerate docs/cli.md (python -m dishgraph.docs_cli > docs/cli.md): missing {sorted(names - documented)}"
+    )
     assert not documented - names, f"docs/cli.md documents commands that no longer exist: {sorted(documented - names)}"
     for c in commands:  # the entry carries the command's current help text
         assert c.help.strip().split("\n")[0] in text, c.name
@@ -73,7 +75,7 @@ def test_every_command_has_a_cli_md_entry(commands):
 
 def test_generated_reference_lists_options():
     text = render()
-    entry = text[text.index("## `dishgraph sync`"):]
-    entry = entry[:entry.index("\n## ")]
+    entry = text[text.index("## `dishgraph sync`") :]
+    entry = entry[: entry.index("\n## ")]
     for opt in ("--to", "--db", "--user", "--password", "--batch", "--json"):
         assert f"`{opt}`" in entry

@@ -1,4 +1,5 @@
 """The combined CRG table (evaluate_crg) and the `dishgraph eval` commands on real release data."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,14 @@ def test_evaluate_crg_identity_and_replace(first_pairs, glossary, crg_dir):
     import numpy as np
 
     vectors = WordVectors(["切"], np.ones((1, 4)))  # soft matching is not under test here
-    ident = evaluate_crg([i.base_recipe for i in first_pairs], first_pairs, glossary=glossary,
-                         vectors=vectors, with_bertscore=False, data_dir=crg_dir.parent)
+    ident = evaluate_crg(
+        [i.base_recipe for i in first_pairs],
+        first_pairs,
+        glossary=glossary,
+        vectors=vectors,
+        with_bertscore=False,
+        data_dir=crg_dir.parent,
+    )
     assert ident["l1"]["bleu4"] == pytest.approx(100.0)
     share = sum(i.new in i.base_recipe for i in first_pairs) / len(first_pairs)
     assert ident["l1"]["coi_added"] == pytest.approx(100 * share)
@@ -31,8 +38,9 @@ def test_evaluate_crg_identity_and_replace(first_pairs, glossary, crg_dir):
     assert set(ident["timing"]) == {"l1", "vectors", "l2"}
 
     texts = ReplaceGenerator(glossary).generate(first_pairs)
-    rep = evaluate_crg(texts, first_pairs, glossary=glossary, vectors=vectors, with_bertscore=False,
-                       data_dir=crg_dir.parent)
+    rep = evaluate_crg(
+        texts, first_pairs, glossary=glossary, vectors=vectors, with_bertscore=False, data_dir=crg_dir.parent
+    )
     assert rep["l1"]["coi_added"] > ident["l1"]["coi_added"]
     assert rep["l1"]["coi_replaced"] < ident["l1"]["coi_replaced"]
     assert rep["l1"]["bleu4"] < 100

@@ -1,4 +1,5 @@
 """Word vectors for soft L2 matching: text-format files and PPMI-SVD trained on recipes."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,7 +37,7 @@ def test_phrase_similarity_is_cosine_of_mean_vectors():
     emb = PhraseEmbedder(wv, str.split)
     sim = emb.similarity(["切 葱", "炒", "未知"], ["炒", "切"])
     # mean(切, 葱) = (.5, .5) is parallel to 炒; an all-unknown phrase is the zero vector → 0
-    assert sim == pytest.approx(np.array([[1.0, 2 ** -0.5], [1.0, 2 ** -0.5], [0.0, 0.0]]))
+    assert sim == pytest.approx(np.array([[1.0, 2**-0.5], [1.0, 2**-0.5], [0.0, 0.0]]))
 
 
 def test_ppmi_svd_on_release_recipes(crg_dir):

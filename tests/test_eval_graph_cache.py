@@ -1,4 +1,5 @@
 """Base-recipe parses served from the graph equal a fresh parse; mined pivots from the graph feed L2."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,11 +19,22 @@ def real_pair(store, crg_dir, glossary):
     instances = [i for i in load_instances(crg_dir) if i.index < 50]
     base, target = instances[0].base, instances[0].target
     loader.load_dishes(store, [base, target], "crg")
-    store.write("load_pairs", [{"key": f"{base}->{target}", "base": base, "target": target,
-                                "change_from": instances[0].old, "change_to": instances[0].new,
-                                "change_kind": instances[0].change_kind}])
-    recs = [loader.RecipeRecord(loader.recipe_id("crg", base, i.base_recipe), base, i.base_recipe, "crg")
-            for i in instances]
+    store.write(
+        "load_pairs",
+        [
+            {
+                "key": f"{base}->{target}",
+                "base": base,
+                "target": target,
+                "change_from": instances[0].old,
+                "change_to": instances[0].new,
+                "change_kind": instances[0].change_kind,
+            }
+        ],
+    )
+    recs = [
+        loader.RecipeRecord(loader.recipe_id("crg", base, i.base_recipe), base, i.base_recipe, "crg") for i in instances
+    ]
     loader.load_recipes(store, recs)
     parsed = {r.text: parser.parse(r.text) for r in recs}
     loader.load_parsed(store, [loader.ParsedRecipe(r.id, parsed[r.text]) for r in recs])
@@ -45,7 +57,7 @@ def test_l2_same_with_graph_cache(store, glossary, crg_dir, real_pair):
     fresh = evaluate_l2(outputs, instances, CachedParse(parser.parse), ref, None, lambda s: table.get(s, s))
     cached = CachedParse(parser.parse, base_parses(store, table))
     served = evaluate_l2(outputs, instances, cached, ref, None, lambda s: table.get(s, s))
-    assert cached.parsed == len(set(outputs) - set(parsed))      # bases never re-parsed
+    assert cached.parsed == len(set(outputs) - set(parsed))  # bases never re-parsed
     assert served["hard_f1"] == pytest.approx(fresh["hard_f1"], nan_ok=True)
     assert served["changes_removed"] == fresh["changes_removed"]
     assert served["changes_inserted"] == fresh["changes_inserted"]
@@ -72,9 +84,9 @@ def test_eval_cli_reads_graph(tmp_path, crg_dir, glossary):
     from typer.testing import CliRunner
 
     from dishgraph.cli import app
+    from dishgraph.eval.outputs import write_outputs
     from dishgraph.graph.ladybug_store import LadybugStore
     from dishgraph.ingest.parser import RecipeParser
-    from dishgraph.eval.outputs import write_outputs
 
     insts = load_instances(crg_dir)
     first = insts[:50]
@@ -82,10 +94,22 @@ def test_eval_cli_reads_graph(tmp_path, crg_dir, glossary):
     store = LadybugStore(db)
     base, target = first[0].base, first[0].target
     loader.load_dishes(store, [base, target], "crg")
-    store.write("load_pairs", [{"key": f"{base}->{target}", "base": base, "target": target, "change_from": "",
-                                "change_to": first[0].new, "change_kind": "add"}])
-    recs = [loader.RecipeRecord(loader.recipe_id("crg", base, i.base_recipe), base, i.base_recipe, "crg")
-            for i in first]
+    store.write(
+        "load_pairs",
+        [
+            {
+                "key": f"{base}->{target}",
+                "base": base,
+                "target": target,
+                "change_from": "",
+                "change_to": first[0].new,
+                "change_kind": "add",
+            }
+        ],
+    )
+    recs = [
+        loader.RecipeRecord(loader.recipe_id("crg", base, i.base_recipe), base, i.base_recipe, "crg") for i in first
+    ]
     loader.load_recipes(store, recs)
     parser = RecipeParser(glossary)
     loader.load_parsed(store, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs])

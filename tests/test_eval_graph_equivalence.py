@@ -9,6 +9,7 @@ differed, Hard F1 13.24 through the graph against 13.27 fresh).
 Also: a database written before Step had those properties still evaluates (read-only: the forms are
 guessed back, with a note; a read-write open adds the columns).
 """
+
 from __future__ import annotations
 
 import math
@@ -102,16 +103,19 @@ def test_l2_of_replace_baseline_identical_through_graph(release, served, fresh, 
     through_graph.memo.update({t: fresh(t) for t in outputs if t not in bases})
     details_graph: list = []
     details_fresh: list = []
-    got = evaluate_l2(outputs, instances, through_graph, reference, similarity, lambda s: table.get(s, s),
-                      details=details_graph)
-    want = evaluate_l2(outputs, instances, fresh, reference, similarity, lambda s: table.get(s, s),
-                       details=details_fresh)
+    got = evaluate_l2(
+        outputs, instances, through_graph, reference, similarity, lambda s: table.get(s, s), details=details_graph
+    )
+    want = evaluate_l2(
+        outputs, instances, fresh, reference, similarity, lambda s: table.get(s, s), details=details_fresh
+    )
     assert through_graph.parsed == 0  # bases never re-parsed
     assert got.keys() == want.keys()
     for k in want:
         assert got[k] == want[k] or (math.isnan(got[k]) and math.isnan(want[k])), k
     assert details_graph == details_fresh or all(  # per instance too (NaN != NaN in tuples)
-        repr(a) == repr(b) for a, b in zip(details_graph, details_fresh))
+        repr(a) == repr(b) for a, b in zip(details_graph, details_fresh)
+    )
     assert round(want["hard_f1"], 2) == 13.27  # the CRG authors' L2_eval.py on the same parses agrees
 
 
@@ -146,27 +150,42 @@ def test_old_database_migrated_on_read_write_open(tmp_path, crg_dir, glossary):
     instances = [i for i in load_instances(crg_dir) if i.index < 20]
     base, target = instances[0].base, instances[0].target
     parser = RecipeParser(glossary, SEGMENTER)
-    recs = [loader.RecipeRecord(loader.recipe_id("crg", base, i.base_recipe), base, i.base_recipe, "crg")
-            for i in instances]
+    recs = [
+        loader.RecipeRecord(loader.recipe_id("crg", base, i.base_recipe), base, i.base_recipe, "crg") for i in instances
+    ]
     with LadybugStore(db) as store:
         assert store.missing_properties("Step") == []
         loader.load_dishes(store, [base, target], "crg")
-        store.write("load_pairs", [{"key": f"{base}->{target}", "base": base, "target": target,
-                                    "change_from": instances[0].old, "change_to": instances[0].new,
-                                    "change_kind": instances[0].change_kind}])
+        store.write(
+            "load_pairs",
+            [
+                {
+                    "key": f"{base}->{target}",
+                    "base": base,
+                    "target": target,
+                    "change_from": instances[0].old,
+                    "change_to": instances[0].new,
+                    "change_kind": instances[0].change_kind,
+                }
+            ],
+        )
         loader.load_recipes(store, recs)
         loader.load_parsed(store, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs])
         old_ids = [r.id for r in recs[:10]]  # as if written by the old loader: the new columns null
-        store.execute("MATCH (s:Step) WHERE s.recipe IN $ids SET s.ingredient_forms = NULL, "
-                      "s.tool_forms = NULL, s.sentence = NULL", {"ids": old_ids})
+        store.execute(
+            "MATCH (s:Step) WHERE s.recipe IN $ids SET s.ingredient_forms = NULL, "
+            "s.tool_forms = NULL, s.sentence = NULL",
+            {"ids": old_ids},
+        )
         notes: list[str] = []
         cache = base_parses(store, glossary.ingredient, note=notes.append)
     assert len(notes) == 1 and "guessed" in notes[0]
     for r in recs[10:]:
         assert cache[r.text] == parser.parse(r.text)
     for r in recs[:10]:  # the guess keeps everything but the forms
-        assert [(a.proto, a.phrase, a.start, a.end) for a in cache[r.text]] == \
-               [(a.proto, a.phrase, a.start, a.end) for a in parser.parse(r.text)]
+        assert [(a.proto, a.phrase, a.start, a.end) for a in cache[r.text]] == [
+            (a.proto, a.phrase, a.start, a.end) for a in parser.parse(r.text)
+        ]
 
 
 def test_old_database_read_only_uses_legacy_query(tmp_path, crg_dir, glossary):
@@ -183,19 +202,35 @@ def test_old_database_read_only_uses_legacy_query(tmp_path, crg_dir, glossary):
     text = instances[0].base_recipe
     rid = loader.recipe_id("crg", base, text)
     actions = parser.parse(text)
-    conn.execute("CREATE (:Dish {name: $b, source: 'crg'}), (:Dish {name: $t, source: 'crg'})",
-                 {"b": base, "t": target})
-    conn.execute("MATCH (b:Dish {name: $b}), (t:Dish {name: $t}) CREATE (p:DishPair {key: $k})-[:BASE]->(b), "
-                 "(p)-[:TARGET]->(t), (b)-[:HAS_RECIPE]->(:Recipe {id: $id, dish: $b, text: $text, "
-                 "parsed: true})", {"b": base, "t": target, "k": f"{base}->{target}", "id": rid, "text": text})
+    conn.execute(
+        "CREATE (:Dish {name: $b, source: 'crg'}), (:Dish {name: $t, source: 'crg'})", {"b": base, "t": target}
+    )
+    conn.execute(
+        "MATCH (b:Dish {name: $b}), (t:Dish {name: $t}) CREATE (p:DishPair {key: $k})-[:BASE]->(b), "
+        "(p)-[:TARGET]->(t), (b)-[:HAS_RECIPE]->(:Recipe {id: $id, dish: $b, text: $text, "
+        "parsed: true})",
+        {"b": base, "t": target, "k": f"{base}->{target}", "id": rid, "text": text},
+    )
     for pos, a in enumerate(actions):
         conn.execute("MERGE (p:ProtoAction {key: $key})", {"key": a.proto.key})
-        conn.execute("MATCH (r:Recipe {id: $rid}), (p:ProtoAction {key: $key}) "
-                     "CREATE (r)-[:HAS_STEP]->(:Step {id: $id, recipe: $rid, pos: $pos, phrase: $phrase, "
-                     "verb: $verb, start: $start, `end`: $stop, inherited: $inh, clause: $clause, "
-                     "action: $key})-[:INSTANCE_OF]->(p)",
-                     {"rid": rid, "key": a.proto.key, "id": f"{rid}#{pos}", "pos": pos, "phrase": a.phrase,
-                      "verb": a.verb, "start": a.start, "stop": a.end, "inh": a.inherited, "clause": a.clause})
+        conn.execute(
+            "MATCH (r:Recipe {id: $rid}), (p:ProtoAction {key: $key}) "
+            "CREATE (r)-[:HAS_STEP]->(:Step {id: $id, recipe: $rid, pos: $pos, phrase: $phrase, "
+            "verb: $verb, start: $start, `end`: $stop, inherited: $inh, clause: $clause, "
+            "action: $key})-[:INSTANCE_OF]->(p)",
+            {
+                "rid": rid,
+                "key": a.proto.key,
+                "id": f"{rid}#{pos}",
+                "pos": pos,
+                "phrase": a.phrase,
+                "verb": a.verb,
+                "start": a.start,
+                "stop": a.end,
+                "inh": a.inherited,
+                "clause": a.clause,
+            },
+        )
     conn.close()
     raw.close()
     notes: list[str] = []

@@ -1,4 +1,5 @@
 """CRG L1: ingredient coverage, BLEU-4 and BERTScore (tiny local BERT through the real from_pretrained path)."""
+
 from __future__ import annotations
 
 import math
@@ -21,7 +22,7 @@ def test_corpus_bleu4_hand_computed():
     split = str.split
     assert corpus_bleu4(["a b c d e"], ["a b c d e"], split) == pytest.approx(100.0)
     # p1..p4 = 4/5, 3/4, 2/3, 1/2, equal lengths (BP = 1): BLEU = (1/5) ** (1/4)
-    assert corpus_bleu4(["a b c d e"], ["a b c d f"], split) == pytest.approx(100 * 0.2 ** 0.25)
+    assert corpus_bleu4(["a b c d e"], ["a b c d f"], split) == pytest.approx(100 * 0.2**0.25)
     # brevity penalty: hyp 4 tokens vs ref 5, all n-grams match → exp(1 - 5/4)
     assert corpus_bleu4(["a b c d"], ["a b c d e"], split) == pytest.approx(100 * math.exp(1 - 5 / 4))
     assert corpus_bleu4([""], ["a b"], split) == 0.0
@@ -52,8 +53,14 @@ def tiny_bert(tmp_path_factory, crg_dir):
     # transformers 5 ignores vocab_file= here; pass the mapping itself
     tok = BertTokenizer(vocab={t: i for i, t in enumerate(vocab)}, tokenize_chinese_chars=True)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=512)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+    )
     BertModel(cfg).save_pretrained(d)
     tok.save_pretrained(d)  # no model_max_length saved: the wrapper must cap it at the position limit
     return str(d)

@@ -1,5 +1,6 @@
 """CRG L2 metrics, hand-computed on small cases (NaN rules, soft matching, order filter, simple replacements),
 and on the real release with the real parser."""
+
 from __future__ import annotations
 
 import math
@@ -8,8 +9,19 @@ import numpy as np
 import pytest
 
 from dishgraph.actions import Action, ProtoAction
-from dishgraph.eval.l2 import (INSERT, REMOVE, CachedParse, L2Reference, OrderConstraint, calc_f1,
-                               evaluate_l2, measure_metrics, score_instance, summarize_l2, validate_orders)
+from dishgraph.eval.l2 import (
+    INSERT,
+    REMOVE,
+    CachedParse,
+    L2Reference,
+    OrderConstraint,
+    calc_f1,
+    evaluate_l2,
+    measure_metrics,
+    score_instance,
+    summarize_l2,
+    validate_orders,
+)
 from dishgraph.eval.outputs import ADD, REPLACE, Instance, load_instances
 
 nan = math.nan
@@ -26,8 +38,10 @@ def act(verb, *ingr, phrase=None):
 
 def table_similarity(pairs):
     """Similarity from a fixed table of phrase pairs (0 elsewhere), so soft scores are hand-computable."""
+
     def sim(a, b):
         return np.array([[pairs.get((x, y), 1.0 if x == y else 0.0) for y in b] for x in a])
+
     return sim
 
 
@@ -38,6 +52,7 @@ def same(a, b):
 
 
 # ------------------------------------------------------------------------------------------ measure_metrics
+
 
 def test_nan_rules_of_the_reference():
     sim = table_similarity({})
@@ -77,13 +92,14 @@ def test_validate_orders_uses_last_occurrence_and_only_correct_insertions():
     a, c, e = P("切", "葱"), P("洗", "葱"), P("炒", "葱")
     cons = [OrderConstraint(a, ((c, a), (a, e)))]
     assert validate_orders({a}, [c, a, e], cons) == ([], 1)
-    assert validate_orders({a}, [a, c, e], cons) == ([a], 1)          # 洗 after 切: violated
-    assert validate_orders({a}, [c, a, e, c], cons) == ([a], 1)       # last 洗 comes after 切
+    assert validate_orders({a}, [a, c, e], cons) == ([a], 1)  # 洗 after 切: violated
+    assert validate_orders({a}, [c, a, e, c], cons) == ([a], 1)  # last 洗 comes after 切
     assert validate_orders({a}, [a, e], [OrderConstraint(a, ((c, a),))]) == ([], 0)  # cause absent: unchecked
-    assert validate_orders(set(), [a, c, e], cons) == ([], 0)          # not a correct insertion
+    assert validate_orders(set(), [a, c, e], cons) == ([], 0)  # not a correct insertion
 
 
 # ------------------------------------------------------------------------------------------ score_instance
+
 
 def _instance(old="葱", new="蒜", kind=REPLACE):
     return Instance(0, "甲", "乙", "base", kind, old, new)
@@ -125,8 +141,12 @@ def test_pivots_apply_only_where_they_fit_the_base_recipe():
     inst = _instance()
     base = [act("切", "葱"), act("炒", "肉")]
     gen = [act("炒", "肉"), act("淋", "油")]
-    pivots = [(P("切", "葱"), REMOVE), (P("煎", "蛋"), REMOVE),     # second not in base: ignored
-              (P("淋", "油"), INSERT), (P("炒", "肉"), INSERT)]    # second already in base: ignored
+    pivots = [
+        (P("切", "葱"), REMOVE),
+        (P("煎", "蛋"), REMOVE),  # second not in base: ignored
+        (P("淋", "油"), INSERT),
+        (P("炒", "肉"), INSERT),
+    ]  # second already in base: ignored
     r = score_instance(inst, base, gen, pivots, [], table_similarity({}))
     assert (r.pivots_remove, r.pivots_insert, r.removed, r.inserted) == (1, 1, 1, 1)
     same(r.all, (1, 1, 1, 1, 1, 1))
@@ -155,13 +175,13 @@ def test_summary_is_nanmean_over_instances():
     inst = _instance()
     base = [act("切", "葱")]
     rows = [
-        score_instance(inst, base, base, [], [], None),                            # all NaN
-        score_instance(inst, base, [], [(P("切", "葱"), REMOVE)], [], None),      # (1,1,1,...)
-        score_instance(inst, base, base + [act("煮", "面")], [], [], None),       # P=0, R NaN
+        score_instance(inst, base, base, [], [], None),  # all NaN
+        score_instance(inst, base, [], [(P("切", "葱"), REMOVE)], [], None),  # (1,1,1,...)
+        score_instance(inst, base, base + [act("煮", "面")], [], [], None),  # P=0, R NaN
     ]
     s = summarize_l2(rows)
-    assert s["hard_p"] == pytest.approx(50.0)      # mean(1, 0)
-    assert s["hard_r"] == pytest.approx(100.0)     # mean(1)
+    assert s["hard_p"] == pytest.approx(50.0)  # mean(1, 0)
+    assert s["hard_r"] == pytest.approx(100.0)  # mean(1)
     assert s["hard_f1"] == pytest.approx(100.0)
     assert s["n_empty"] == 1 and s["n"] == 3
     assert math.isnan(s["order_accuracy"])
@@ -186,6 +206,7 @@ def test_cached_parse_prefers_cache_and_memoises():
 
 
 # ------------------------------------------------------------------------------------------ reference data
+
 
 def test_release_reference_loads(crg_dir):
     ref = L2Reference.from_release(crg_dir)

@@ -1,4 +1,5 @@
 """CRG instances from the real release, and reading/writing generated-output files."""
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,13 @@ def test_instances_align_with_pairs_and_changes(instances, crg_dir):
     assert len(instances) == 2500
     assert [i.index for i in instances] == list(range(2500))
     first = instances[0]
-    assert (first.base, first.target, first.change_kind, first.old, first.new) == ("白灼菜心", "白灼秋葵", REPLACE, "菜心", "秋葵")
+    assert (first.base, first.target, first.change_kind, first.old, first.new) == (
+        "白灼菜心",
+        "白灼秋葵",
+        REPLACE,
+        "菜心",
+        "秋葵",
+    )
     assert first.base_recipe.startswith("菜心洗干净")
     adds = [i for i in instances if i.change_kind == ADD]
     assert len(adds) == 4 * 50 and all(i.old == "" for i in adds)

@@ -1,4 +1,5 @@
 """PizzaCommonSense step metrics: set exact match, ROUGE-L, BLEU, METEOR, table reading and the CLI."""
+
 from __future__ import annotations
 
 import csv
@@ -46,9 +47,9 @@ def test_meteor_runs_offline():
 def test_evaluate_pcs_hand_computed():
     res = evaluate_pcs(PRED, GOLD)
     inp, out = res["input"], res["output"]
-    assert inp["exact_match"] == pytest.approx(100 / 3)          # only row 1 matches as a set
-    assert inp["set_p"] == pytest.approx(100 * 4 / 5)             # 4 correct of 5 predicted items
-    assert inp["set_r"] == pytest.approx(100 * 4 / 5)             # of 5 gold items
+    assert inp["exact_match"] == pytest.approx(100 / 3)  # only row 1 matches as a set
+    assert inp["set_p"] == pytest.approx(100 * 4 / 5)  # 4 correct of 5 predicted items
+    assert inp["set_r"] == pytest.approx(100 * 4 / 5)  # of 5 gold items
     assert out["exact_match"] == pytest.approx(200 / 3)
     assert out["rouge_l"] == pytest.approx(100 * (1 + 0.4 + 1) / 3)
     assert 0 < out["bleu4"] < 100 and 0 < out["meteor"] < 100

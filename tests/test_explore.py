@@ -1,5 +1,6 @@
 """The dish-pair explorer on the real CRG release: the data of a release pair and of two base dishes, the
 escaping of hostile names, and the page itself in headless Chromium (no console output, labels drawn by JS)."""
+
 from __future__ import annotations
 
 import html as html_mod
@@ -14,12 +15,13 @@ from typer.testing import CliRunner
 
 from dishgraph.explore import embed_json, pair_view, render_html
 
-BASE, TARGET = "白灼菜心", "白灼秋葵"   # a release pair: the target has no recipes, only reference knowledge
-OTHER_BASE = "清炒小白菜"              # another base dish, for a pair of two dishes with recipes
+BASE, TARGET = "白灼菜心", "白灼秋葵"  # a release pair: the target has no recipes, only reference knowledge
+OTHER_BASE = "清炒小白菜"  # another base dish, for a pair of two dishes with recipes
 PER_DISH = 15
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="headless Chromium not installed (apt-get install -y chromium fonts-noto-cjk)")
+    CHROMIUM is None, reason="headless Chromium not installed (apt-get install -y chromium fonts-noto-cjk)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +66,11 @@ def test_release_pair_view_computes_what_is_missing_once(views, crg_dir):
     assert any(TARGET in n and "no parsed recipes" in n for n in release["notes"])
     assert release["pair"]["change_from"] == "菜心" and release["pair"]["change_to"] == "秋葵"
     pivots = {(p["action"], p["kind"]) for p in release["pivots"]}
-    assert pivots == _release_pivots(crg_dir) == {("淋|蔬菜|", "remove"), ("煮|叶子+油菜|", "remove"),
-                                                  ("过|叶子+油菜|", "remove"), ("去皮|洋葱|", "insert")}
+    assert (
+        pivots
+        == _release_pivots(crg_dir)
+        == {("淋|蔬菜|", "remove"), ("煮|叶子+油菜|", "remove"), ("过|叶子+油菜|", "remove"), ("去皮|洋葱|", "insert")}
+    )
     assert len(release["actions"]["base"]) == 20 and release["actions"]["target"] == []
     freqs = [a["freq"] for a in release["actions"]["base"]]
     assert freqs == sorted(freqs, reverse=True) and freqs[0] > 0.5
@@ -115,7 +120,7 @@ def _hostile_view(views) -> dict:
 
 def test_rendered_page_is_self_contained(views):
     page = render_html(views[0])
-    assert page.count("<script") == 2 and " src=" not in page and "<link rel=\"stylesheet" not in page
+    assert page.count("<script") == 2 and " src=" not in page and '<link rel="stylesheet' not in page
     assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", page)
     hostile = render_html(_hostile_view(views))
     assert "<script>document.title" not in hostile
@@ -126,10 +131,26 @@ def test_rendered_page_is_self_contained(views):
 def chromium_dom(page: Path, tmp_path: Path, fragment: str = "") -> tuple[str, list[str]]:
     """The DOM after scripts ran, and the page's console lines (Chromium logs them as INFO:CONSOLE)."""
     proc = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         "--enable-logging=stderr", "--v=0", "--window-size=1400,900", "--dump-dom", page.as_uri() + fragment],
-        capture_output=True, text=True, timeout=120)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1400,900",
+            "--dump-dom",
+            page.as_uri() + fragment,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     console = [ln for ln in proc.stderr.splitlines() if ":CONSOLE" in ln]
     return proc.stdout, console
 
@@ -158,8 +179,9 @@ def test_page_renders_in_headless_chromium(views, tmp_path):
     assert f'<span id="title-base">{BASE}</span>' in dom
     # The search box (pre-filled from the URL fragment) highlights exactly the matching actions.
     dom, console = chromium_dom(page, tmp_path, "#q=" + "洋葱")
-    expected = [n for n in release["nodes"]
-                if "洋葱" in (n["label"] + " " + n["id"] + " " + " ".join(n["examples"])).lower()]
+    expected = [
+        n for n in release["nodes"] if "洋葱" in (n["label"] + " " + n["id"] + " " + " ".join(n["examples"])).lower()
+    ]
     assert console == [] and len(expected) >= 2
     assert f'data-hits="{len(expected)}"' in dom
     assert len(re.findall(r'class="node[^"]*\bhit\b', dom)) == len(expected)
@@ -182,7 +204,7 @@ def test_cli_writes_the_page(db, tmp_path):
     out = tmp_path / "page" / "pair.html"
     r = CliRunner().invoke(app, ["explore", BASE, TARGET, "--html", str(out), "--db", db, "--top", "10", "--json"])
     assert r.exit_code == 0, r.output
-    summary = json.loads(r.output[r.output.index("{"):])
+    summary = json.loads(r.output[r.output.index("{") :])
     assert summary["pivots"] == 4 and summary["constraints"]["target"] == 3
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     r = CliRunner().invoke(app, ["explore", "没有这道菜", "也没有", "--html", str(out), "--db", db])

@@ -9,6 +9,7 @@
    constraints) and of a XiaChuFang sample, parsed with that reader and COPYed into a fresh embedded
    database, give the same counts per label and type and the same answers to named queries.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -30,10 +31,28 @@ PER_DISH = 12
 XCF_RECIPES = 1500
 
 # ------------------------------------------------------------------ neo4j-admin's format, read independently
-_TYPES = ("int", "long", "float", "double", "boolean", "byte", "short", "char", "string", "point", "date",
-          "localtime", "time", "localdatetime", "datetime", "duration")
-_FIELD = re.compile(r"^(?P<name>[^:]*)(?::(?:(?P<kind>ID|START_ID|END_ID|LABEL|TYPE|IGNORE)"
-                    r"(?:\((?P<space>[^()]*)\))?|(?P<type>" + "|".join(_TYPES) + r")(?P<array>\[\])?))?$")
+_TYPES = (
+    "int",
+    "long",
+    "float",
+    "double",
+    "boolean",
+    "byte",
+    "short",
+    "char",
+    "string",
+    "point",
+    "date",
+    "localtime",
+    "time",
+    "localdatetime",
+    "datetime",
+    "duration",
+)
+_FIELD = re.compile(
+    r"^(?P<name>[^:]*)(?::(?:(?P<kind>ID|START_ID|END_ID|LABEL|TYPE|IGNORE)"
+    r"(?:\((?P<space>[^()]*)\))?|(?P<type>" + "|".join(_TYPES) + r")(?P<array>\[\])?))?$"
+)
 
 
 def parse_header(line: str) -> list[dict]:
@@ -71,7 +90,7 @@ def read_cells(text: str):
             yield row
             row, pos = [], pos + 2
         else:
-            assert text[pos] == ",", f"garbage after a field at offset {pos}: {text[pos:pos + 20]!r}"
+            assert text[pos] == ",", f"garbage after a field at offset {pos}: {text[pos : pos + 20]!r}"
             pos += 1
 
 
@@ -132,9 +151,15 @@ def load_export(directory: Path, target: LadybugStore, delimiter: str = ";") -> 
         else:
             start = spaces[next(x["space"] for x in fields if x["kind"] == "START_ID")]
             end = spaces[next(x["space"] for x in fields if x["kind"] == "END_ID")]
-            target.bulk_load_rels(spec.label_or_type, spec.src, spec.dst,
-                                  [{"from": start[r[":START_ID"]], "to": end[r[":END_ID"]],
-                                    **{p: r.get(p) for p in spec.props}} for r in rows])
+            target.bulk_load_rels(
+                spec.label_or_type,
+                spec.src,
+                spec.dst,
+                [
+                    {"from": start[r[":START_ID"]], "to": end[r[":END_ID"]], **{p: r.get(p) for p in spec.props}}
+                    for r in rows
+                ],
+            )
     for stmt in manifest["post_import"]:
         if stmt.startswith("MATCH"):  # the empty-array fix-ups (the rest is Neo4j DDL)
             target.execute(stmt)
@@ -218,32 +243,58 @@ def test_headers_follow_the_documented_grammar_for_every_schema_type():
     assert seen_types == every == {"STRING", "INT64", "DOUBLE", "BOOLEAN", "STRING[]"}
     # FORM_OF connects three label pairs: one file per pair, each with its own END_ID space.
     assert {s.name for s in table_specs() if s.label_or_type == "FORM_OF"} == {
-        "FORM_OF.SurfaceForm-VerbClass", "FORM_OF.SurfaceForm-IngredientClass", "FORM_OF.SurfaceForm-ToolClass"}
+        "FORM_OF.SurfaceForm-VerbClass",
+        "FORM_OF.SurfaceForm-IngredientClass",
+        "FORM_OF.SurfaceForm-ToolClass",
+    }
 
 
-HOSTILE = ['a,b', 'say "hi"', 'two\nlines', 'crlf\r\nend', '\\"escaped\\"', '  padded  ', '', "it's",
-           'semi;colon', '"', '""', ',', '\\', '白灼菜心', 'tab\there', 'MATCH (n) DETACH DELETE n //']
+HOSTILE = [
+    "a,b",
+    'say "hi"',
+    "two\nlines",
+    "crlf\r\nend",
+    '\\"escaped\\"',
+    "  padded  ",
+    "",
+    "it's",
+    "semi;colon",
+    '"',
+    '""',
+    ",",
+    "\\",
+    "白灼菜心",
+    "tab\there",
+    "MATCH (n) DETACH DELETE n //",
+]
 
 
 def _hostile_graph(store) -> None:
     """One node per label and one edge per typed relationship, with awkward values of every schema type."""
     strings = itertools.cycle(HOSTILE)
-    ints = itertools.cycle([0, -1, 2 ** 62, 7, None])
+    ints = itertools.cycle([0, -1, 2**62, 7, None])
     doubles = itertools.cycle([0.1, -1e-300, 1e300, 2 / 3, None, -0.0, 5.0])
     bools = itertools.cycle([True, False, None])
     lists = itertools.cycle([["a,b", 'q"uote', "new\nline", "白灼"], [], None, [""], ["x"]])
-    value = {"STRING": lambda: next(strings), "INT64": lambda: next(ints), "DOUBLE": lambda: next(doubles),
-             "BOOLEAN": lambda: next(bools), "STRING[]": lambda: next(lists)}
+    value = {
+        "STRING": lambda: next(strings),
+        "INT64": lambda: next(ints),
+        "DOUBLE": lambda: next(doubles),
+        "BOOLEAN": lambda: next(bools),
+        "STRING[]": lambda: next(lists),
+    }
     for n in schema.NODES:
         rows = []
-        for i, key in enumerate(["k,1", 'k"2', "k\n3", "键4", "k5;x"]):
+        for key in ["k,1", 'k"2', "k\n3", "键4", "k5;x"]:
             rows.append({p: key if p == n.key else value[t]() for p, t in n.props.items()})
         store.write(sync.node_write_name(n.label), rows)
     keys = {n.label: ["k,1", 'k"2', "k\n3", "键4", "k5;x"] for n in schema.NODES}
     for r in schema.RELS:
         for a, b in r.ends:
-            rows = [{"src": s, "dst": d, **{p: value[t]() for p, t in r.props.items()}}
-                    for s, d in zip(keys[a], keys[b][1:] + keys[b][:1])]
+            rows = [
+                {"src": s, "dst": d, **{p: value[t]() for p, t in r.props.items()}}
+                for s, d in zip(keys[a], keys[b][1:] + keys[b][:1])
+            ]
             for p in sync.REL_IDENTITY.get(r.type, ()):
                 if p not in sync.NULLABLE_IDENTITY.get(r.type, ()):
                     for i, row in enumerate(rows):
@@ -267,8 +318,9 @@ def test_hostile_values_of_every_type_survive_the_import_format(store, tmp_path,
             got = table_rows(copy, spec)
             if any(t.endswith("[]") for t in spec.props.values()):
                 # the source holds both NULL and [] lists here, so no fix-up is written: [] arrives as NULL
-                assert {f"{spec.label_or_type}.{p}" for p, t in spec.props.items() if t.endswith("[]")} <= \
-                    set(rep.null_lists)
+                assert {f"{spec.label_or_type}.{p}" for p, t in spec.props.items() if t.endswith("[]")} <= set(
+                    rep.null_lists
+                )
                 want = [tuple(None if v == "[]" else v for v in row) for row in want]
             assert got == want, spec.name
     finally:
@@ -276,8 +328,9 @@ def test_hostile_values_of_every_type_survive_the_import_format(store, tmp_path,
 
 
 def test_an_array_item_holding_the_delimiter_is_refused(store, tmp_path):
-    store.write(sync.node_write_name("ProtoAction"), [{"key": "p", "verb": "切", "ingredients": ["盐;糖"],
-                                                       "tools": []}])
+    store.write(
+        sync.node_write_name("ProtoAction"), [{"key": "p", "verb": "切", "ingredients": ["盐;糖"], "tools": []}]
+    )
     with pytest.raises(export_neo4j.ExportError, match="array delimiter"):
         export_neo4j.export_neo4j_import(store, tmp_path / "out")
     rep = export_neo4j.export_neo4j_import(store, tmp_path / "out2", array_delimiter="|")
@@ -295,13 +348,15 @@ def test_java_spellings_of_non_finite_doubles():
 # ------------------------------------------------------------------------------------ 2. round trip
 def _named(store) -> list:
     """Named queries over every part of the graph: pivots, order constraints, USES, steps, proto-actions."""
-    results = [store.query("pivot_edges", pair="白灼菜心->白灼秋葵"),
-               store.query("order_dish_constraints", dish=DISHES[0]),
-               store.query("order_dish_constraints", dish="白灼秋葵"),
-               store.query("uses_dish_actions", dish=DISHES[1], min_freq=0.0, top=1000),
-               store.query("pair_pivots", base="白灼菜心", target="白灼秋葵"),
-               store.query("stats_top_actions_per_dish"),
-               store.query("order_dish_sequences", dish=DISHES[0])]
+    results = [
+        store.query("pivot_edges", pair="白灼菜心->白灼秋葵"),
+        store.query("order_dish_constraints", dish=DISHES[0]),
+        store.query("order_dish_constraints", dish="白灼秋葵"),
+        store.query("uses_dish_actions", dish=DISHES[1], min_freq=0.0, top=1000),
+        store.query("pair_pivots", base="白灼菜心", target="白灼秋葵"),
+        store.query("stats_top_actions_per_dish"),
+        store.query("order_dish_sequences", dish=DISHES[0]),
+    ]
     assert all(results), "every named query has rows on the source graph"
     return [sorted(map(repr, r)) for r in results]
 
@@ -357,15 +412,17 @@ def test_tables_round_trip_parquet_and_csv(source_db, tmp_path):
     for p, c in zip(pq_rep.tables, csv_rep.tables):
         a = pq.read_table(tmp_path / "pq" / p.file)
         spec = next(s for s in table_specs() if s.name == c.name)
-        opts = pcsv.ConvertOptions(column_types=export_tables._csv_schema(spec), strings_can_be_null=True,
-                                   quoted_strings_can_be_null=False)
+        opts = pcsv.ConvertOptions(
+            column_types=export_tables._csv_schema(spec), strings_can_be_null=True, quoted_strings_can_be_null=False
+        )
         b = pcsv.read_csv(tmp_path / "csv" / c.file, convert_options=opts) if c.rows else None
         assert a.num_rows == c.rows == p.rows
         if b is not None:
             assert b.column_names == a.column_names
             lists = [name for name, typ in c.columns.items() if typ.endswith("[]")]
-            got = [{k: json.loads(v) if k in lists and v is not None else v for k, v in r.items()}
-                   for r in b.to_pylist()]
+            got = [
+                {k: json.loads(v) if k in lists and v is not None else v for k, v in r.items()} for r in b.to_pylist()
+            ]
             # two COPY TO scans may return rows in different orders (the engine scans in parallel)
             assert sorted(map(repr, got)) == sorted(map(repr, a.to_pylist())), c.name
     meta = json.loads((tmp_path / "pq" / "tables.json").read_text(encoding="utf-8"))
@@ -409,9 +466,14 @@ def test_post_import_fixups_pass_neos_own_cypher_linter():
 
 
 def test_fixups_cover_relationship_arrays_and_skip_ambiguous_ones():
-    rep = export_neo4j.Neo4jExport("/import", [], 1.0,
-                                   empty_lists={"FORM_OF.SurfaceForm-VerbClass.tags": 2, "ProtoAction.tools": 3,
-                                                "ProtoAction.ingredients": 1},
-                                   null_lists={"ProtoAction.ingredients": 4})
-    assert rep.fixups() == ["MATCH ()-[e:FORM_OF]->() WHERE e.`tags` IS NULL SET e.`tags` = []",
-                            "MATCH (n:ProtoAction) WHERE n.`tools` IS NULL SET n.`tools` = []"]
+    rep = export_neo4j.Neo4jExport(
+        "/import",
+        [],
+        1.0,
+        empty_lists={"FORM_OF.SurfaceForm-VerbClass.tags": 2, "ProtoAction.tools": 3, "ProtoAction.ingredients": 1},
+        null_lists={"ProtoAction.ingredients": 4},
+    )
+    assert rep.fixups() == [
+        "MATCH ()-[e:FORM_OF]->() WHERE e.`tags` IS NULL SET e.`tags` = []",
+        "MATCH (n:ProtoAction) WHERE n.`tools` IS NULL SET n.`tools` = []",
+    ]

@@ -1,4 +1,5 @@
 """`fetch_release` against a local HTTP server laid out like raw.githubusercontent.com."""
+
 from __future__ import annotations
 
 import functools
@@ -12,7 +13,14 @@ from typer.testing import CliRunner
 
 from dishgraph.cli import app
 from dishgraph.ingest.fetch import (
-    ALL_FILES, DERIVED, DOWNLOADED, FetchError, HashMismatchError, fetch_release, locate, sha256_file,
+    ALL_FILES,
+    DERIVED,
+    DOWNLOADED,
+    FetchError,
+    HashMismatchError,
+    fetch_release,
+    locate,
+    sha256_file,
 )
 from dishgraph.ingest.readers import read_crg_release
 
@@ -42,16 +50,19 @@ def test_pinned_hashes_are_those_of_the_shared_data(data_dir):
     for spec in ALL_FILES:
         assert sha256_file(data_dir / spec.dest) == spec.sha256, spec.dest
         assert (data_dir / spec.dest).stat().st_size == spec.size
-    assert DOWNLOADED[0].url() == ("https://raw.githubusercontent.com/xxxiaol/counterfactual-recipe-generation/"
-                                   "4757de1a63be13f57e15b4dc35fed15fd813d98f/data/base_recipes.txt")
+    assert DOWNLOADED[0].url() == (
+        "https://raw.githubusercontent.com/xxxiaol/counterfactual-recipe-generation/"
+        "4757de1a63be13f57e15b4dc35fed15fd813d98f/data/base_recipes.txt"
+    )
 
 
 def test_fetch_downloads_verifies_derives_and_skips(server, tmp_path, data_dir):
     base_url, _ = server
     dest = tmp_path / "data"
     seen: dict[str, int] = {}
-    results = fetch_release(dest, base_url=base_url, on_progress=lambda s, n: seen.__setitem__(
-        s.dest, seen.get(s.dest, 0) + n))
+    results = fetch_release(
+        dest, base_url=base_url, on_progress=lambda s, n: seen.__setitem__(s.dest, seen.get(s.dest, 0) + n)
+    )
     status = {r.dest: r.status for r in results}
     assert status == {**{s.dest: "downloaded" for s in DOWNLOADED}, **{s.dest: "derived" for s in DERIVED}}
     assert seen == {s.dest: s.size for s in DOWNLOADED}

@@ -1,4 +1,5 @@
 """Glossary building on real recipes: schema, K classes, overrides, agreement with the release."""
+
 import json
 
 import pytest
@@ -10,8 +11,7 @@ from dishgraph.ingest.glossary_build import apply_overrides, build_glossary, rea
 @pytest.fixture(scope="module")
 def built(crg_dir, glossary):
     recipes = read_corpus(crg_dir / "base_recipes.txt")[:400]
-    return build_glossary(recipes, k={"verb": 20, "ingredient": 60, "tool": 5}, segmenter="lac",
-                          reference=glossary)
+    return build_glossary(recipes, k={"verb": 20, "ingredient": 60, "tool": 5}, segmenter="lac", reference=glossary)
 
 
 def test_schema_and_class_counts(built, tmp_path):
@@ -27,8 +27,10 @@ def test_schema_and_class_counts(built, tmp_path):
 
 def test_overrides():
     tables = {"verb": {"切": "切", "切成": "切成", "焯": "焯", "就好": "就好"}, "ingredient": {}, "tool": {}}
-    n = apply_overrides(tables, {"verb": {"drop": ["就好"], "assign": {"焯水": "焯"},
-                                          "merge": [["切", "切成"]], "rename": {"焯": "过"}}})
+    n = apply_overrides(
+        tables,
+        {"verb": {"drop": ["就好"], "assign": {"焯水": "焯"}, "merge": [["切", "切成"]], "rename": {"焯": "过"}}},
+    )
     assert tables["verb"] == {"切": "切", "切成": "切", "焯": "过", "焯水": "过"} and n >= 4
     with pytest.raises(ValueError, match="unknown kind"):
         apply_overrides(tables, {"verbs": {}})

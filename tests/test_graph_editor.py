@@ -1,4 +1,5 @@
 """Graph-guided editor on a real embedded database holding the CRG release (three base dishes parsed)."""
+
 from __future__ import annotations
 
 import math
@@ -22,10 +23,12 @@ def graph_store(tmp_path_factory, crg_dir, glossary):
 
     s = LadybugStore(tmp_path_factory.mktemp("editor") / "db")
     ingest_counterfactual(s, crg_dir, parse=False, show_progress=False)
-    rows = s.execute("MATCH (r:Recipe) WHERE r.dish IN $d RETURN r.id AS id, r.dish AS dish, r.text AS text",
-                     {"d": list(DISHES)})
-    parse_and_load(s, [RecipeRecord(r["id"], r["dish"], r["text"], "test") for r in rows], glossary,
-                   show_progress=False)
+    rows = s.execute(
+        "MATCH (r:Recipe) WHERE r.dish IN $d RETURN r.id AS id, r.dish AS dish, r.text AS text", {"d": list(DISHES)}
+    )
+    parse_and_load(
+        s, [RecipeRecord(r["id"], r["dish"], r["text"], "test") for r in rows], glossary, show_progress=False
+    )
     materialize_uses(s)
     yield s
     s.close()
@@ -134,36 +137,66 @@ def test_association_mode_reads_no_release_pivots_or_constraints(graph_store, gl
     pair = [i for i in instances if i.target == inst.target][:10]
     outs = [fair.edit(i) for i in pair]
     assert all("秋葵" in o and "菜心" not in o for o in outs)
-    rows = [score_instance(i, fair.parse(i.base_recipe), fair.parse(o), ref.pivots[i.target],
-                           ref.constraints[i.target], None, lambda s: glossary.ingredient.get(s, s))
-            for i, o in zip(pair, outs)]
+    rows = [
+        score_instance(
+            i,
+            fair.parse(i.base_recipe),
+            fair.parse(o),
+            ref.pivots[i.target],
+            ref.constraints[i.target],
+            None,
+            lambda s: glossary.ingredient.get(s, s),
+        )
+        for i, o in zip(pair, outs)
+    ]
     assert (sum(r.inserted for r in rows), sum(r.removed for r in rows)) == (3, 7)
     f1 = [round(r.all[2], 3) for r in rows]  # NaN: no change L2 counts (the swap hit no pivot)
     assert sum(math.isnan(x) for x in f1) == 5 and sorted(x for x in f1 if not math.isnan(x)) == [0, 0, 0, 0, 0.667]
-    assert not {"pivot_edges", "pair_pivots", "order_dish_constraints", "action_must_precede",
-                "load_reference_pivots", "load_reference_constraints"} & set(log.names)
+    assert not {
+        "pivot_edges",
+        "pair_pivots",
+        "order_dish_constraints",
+        "action_must_precede",
+        "load_reference_pivots",
+        "load_reference_constraints",
+    } & set(log.names)
 
 
 def test_association_knowledge_contrasts_base_dish_with_new_class_recipes(graph_store):
     from dishgraph.models.graph_editor_knowledge import contrast_removals, new_class_actions
 
     # 凉拌豆腐 getting 油菜 (菜心's class): how 白灼菜心 and 清炒小白菜 recipes handle it, most recipes first
-    assert [p.key for p in new_class_actions(graph_store, "油菜", "凉拌豆腐")[:4]] == \
-        ["洗净|油菜|", "加入|油菜|", "捞出|油菜|", "淋|油菜|"]
+    assert [p.key for p in new_class_actions(graph_store, "油菜", "凉拌豆腐")[:4]] == [
+        "洗净|油菜|",
+        "加入|油菜|",
+        "捞出|油菜|",
+        "淋|油菜|",
+    ]
     # 凉拌豆腐 habits (>= 10% of its recipes) at least 4x rarer in the other dishes and in their 油菜 recipes;
     # 加入(豆腐, 碗) comes from relative clauses (挤好的豆腐放入准备好的碗中: 放入 takes 碗 after 的)
-    assert [p.key for p in contrast_removals(graph_store, "凉拌豆腐", "油菜")] == \
-        ["切|豆腐|", "加入||碗", "加入|葱|", "加入|豆腐|", "加入|豆腐|碗", "淋|葱|", "淋|豆腐|"]
+    assert [p.key for p in contrast_removals(graph_store, "凉拌豆腐", "油菜")] == [
+        "切|豆腐|",
+        "加入||碗",
+        "加入|葱|",
+        "加入|豆腐|",
+        "加入|豆腐|碗",
+        "淋|葱|",
+        "淋|豆腐|",
+    ]
     # the pseudo-pivots of one recipe: its contrast actions out, the first new-class actions it lacks in
     from dishgraph.models.graph_editor_knowledge import Association, association_pivots
 
-    assoc = Association(new_actions=new_class_actions(graph_store, "油菜", "凉拌豆腐"),
-                        base_specific=contrast_removals(graph_store, "凉拌豆腐", "油菜"))
+    assoc = Association(
+        new_actions=new_class_actions(graph_store, "油菜", "凉拌豆腐"),
+        base_specific=contrast_removals(graph_store, "凉拌豆腐", "油菜"),
+    )
     base = {ProtoAction("切", frozenset({"豆腐"})), ProtoAction("洗净", frozenset({"油菜"}))}
     piv = association_pivots(assoc, "油菜", base, max_inserts=2)
-    assert piv == [(ProtoAction("切", frozenset({"豆腐"})), REMOVE),
-                   (ProtoAction("加入", frozenset({"油菜"})), INSERT),
-                   (ProtoAction("捞出", frozenset({"油菜"})), INSERT)]
+    assert piv == [
+        (ProtoAction("切", frozenset({"豆腐"})), REMOVE),
+        (ProtoAction("加入", frozenset({"油菜"})), INSERT),
+        (ProtoAction("捞出", frozenset({"油菜"})), INSERT),
+    ]
 
 
 def test_abstain_leaves_unscored_recipes_at_the_swap(graph_store, glossary, instances):
@@ -178,4 +211,4 @@ def test_abstain_leaves_unscored_recipes_at_the_swap(graph_store, glossary, inst
     both = [(fair.edit(i), probe.edit(i), s) for i, s in zip(sample, swapped)]
     abstained = [(f, p, s) for f, p, s in both if p != f]
     assert abstained and all(p == s for _, p, s in abstained)  # abstaining = the swap, nothing more
-    assert all(f != s for f, _, s in abstained)                # the default mode did edit those
+    assert all(f != s for f, _, s in abstained)  # the default mode did edit those

@@ -3,6 +3,7 @@
 Browser splits the page on <slide> and copies each <pre class="runnable">'s trimmed text content into its
 editor, so the test parses the served page the same way and compares every block with the named query text.
 """
+
 from __future__ import annotations
 
 import json
@@ -54,9 +55,9 @@ class BrowserView(HTMLParser):
 def parse_param_block(text: str) -> dict:
     """``:param {a: "x", b: 1}`` -> {"a": "x", "b": 1} (our builder quotes values as JSON)."""
     assert text.startswith(":param {") and text.endswith("}")
-    body = text[len(":param "):]
+    body = text[len(":param ") :]
 
-    return json.loads(re.sub(r'([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:', r'\1"\2":', body))
+    return json.loads(re.sub(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:", r'\1"\2":', body))
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +153,7 @@ def test_missing_query_skips_its_slide_with_a_warning(tmp_path):
         guide = build_guide(spec_path=path)
     assert guide.skipped == ["no_such_query_yet"]
     assert "no_such_query_yet" not in guide.html
-    assert [s.query for s in guide.slides] == [s["query"] for s in spec["slides"][1:]
-                                                 if s["query"] in queries.names()]
+    assert [s.query for s in guide.slides] == [s["query"] for s in spec["slides"][1:] if s["query"] in queries.names()]
 
 
 def test_bad_spec_names_the_file(tmp_path):

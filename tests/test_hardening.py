@@ -1,4 +1,5 @@
 """Issue #17: each reproduction of the hostile audit, as a user runs it (the CLI), on real data."""
+
 from __future__ import annotations
 
 import json
@@ -67,10 +68,11 @@ def test_defect2_one_hostile_line_costs_no_good_record(tmp_path, real_jsonl, hos
     path, lines = real_jsonl
     f = tmp_path / "c.jsonl"
     f.write_text("\n".join(lines[:15] + [hostile] + lines[15:]) + "\n", encoding="utf-8")
-    res = run(app, ["ingest", "corpus", str(f), "--db", str(tmp_path / "db"), "-w", "1", "--segmenter", "jieba",
-                    "--json"])
+    res = run(
+        app, ["ingest", "corpus", str(f), "--db", str(tmp_path / "db"), "-w", "1", "--segmenter", "jieba", "--json"]
+    )
     assert res.exit_code == 3, res.output
-    out = json.loads(res.stdout[res.stdout.index("{"):])
+    out = json.loads(res.stdout[res.stdout.index("{") :])
     assert out["recipes"] == 30 and out["skipped_by_reason"] == {"json": 1}
     assert any(m.startswith(f"{f}:16: ") for m in out["messages"])
 
@@ -155,27 +157,32 @@ def test_defect6_missing_paths_and_bad_options_are_one_line(tmp_path, real_jsonl
     (tmp_path / "dangling.jsonl").symlink_to(tmp_path / "nowhere")
     (tmp_path / "gbk.txt").write_bytes("切菜".encode("gbk"))
     (tmp_path / "empty.txt").write_text("", encoding="utf-8")
-    cases = [(["ingest", "corpus", str(tmp_path / "missing.jsonl")], 1, "no such file"),
-             (["ingest", "corpus", str(tmp_path)], 1, "is a directory"),
-             (["ingest", "corpus", str(tmp_path / "dangling.jsonl")], 1, "dangling symbolic link"),
-             (["ingest", "corpus", str(path), "--format", "bogus"], 2, "--format"),
-             (["ingest", "corpus", str(path), "--format", "json"], 1, "top-level array"),
-             (["ingest", "corpus", str(path), "--segmenter", "bogus"], 2, "--segmenter"),
-             (["ingest", "corpus", str(path), "--glossary", str(tmp_path / "no.json")], 1, "--glossary"),
-             (["ingest", "corpus", str(path), "--glossary", str(path)], 1, "--glossary"),
-             (["parse", "@" + str(tmp_path / "missing.txt")], 1, "missing.txt"),
-             (["parse", "@" + str(tmp_path / "gbk.txt")], 1, "not UTF-8"),
-             (["parse", "@" + str(tmp_path / "empty.txt")], 1, "empty"),
-             (["sync", "--db", str(tmp_path / "none"), "--to", "/proc/nope"], 1, ""),
-             (["stats", "--db", str(tmp_path / "none")], 1, "no database here")]
+    cases = [
+        (["ingest", "corpus", str(tmp_path / "missing.jsonl")], 1, "no such file"),
+        (["ingest", "corpus", str(tmp_path)], 1, "is a directory"),
+        (["ingest", "corpus", str(tmp_path / "dangling.jsonl")], 1, "dangling symbolic link"),
+        (["ingest", "corpus", str(path), "--format", "bogus"], 2, "--format"),
+        (["ingest", "corpus", str(path), "--format", "json"], 1, "top-level array"),
+        (["ingest", "corpus", str(path), "--segmenter", "bogus"], 2, "--segmenter"),
+        (["ingest", "corpus", str(path), "--glossary", str(tmp_path / "no.json")], 1, "--glossary"),
+        (["ingest", "corpus", str(path), "--glossary", str(path)], 1, "--glossary"),
+        (["parse", "@" + str(tmp_path / "missing.txt")], 1, "missing.txt"),
+        (["parse", "@" + str(tmp_path / "gbk.txt")], 1, "not UTF-8"),
+        (["parse", "@" + str(tmp_path / "empty.txt")], 1, "empty"),
+        (["sync", "--db", str(tmp_path / "none"), "--to", "/proc/nope"], 1, ""),
+        (["stats", "--db", str(tmp_path / "none")], 1, "no database here"),
+    ]
     for args, code, text in cases:
-        assert text in _one_line_error(run(app, [*args, "--db", str(tmp_path / "db")] if args[0] == "ingest"
-                                           else args), code), args
+        assert text in _one_line_error(
+            run(app, [*args, "--db", str(tmp_path / "db")] if args[0] == "ingest" else args), code
+        ), args
 
 
 # 7 -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("opt", [["--chunk-size", "0"], ["--chunk-size", "-5"], ["--load-batch", "0"],
-                                 ["--workers", "0"], ["--workers", "-3"]])
+@pytest.mark.parametrize(
+    "opt",
+    [["--chunk-size", "0"], ["--chunk-size", "-5"], ["--load-batch", "0"], ["--workers", "0"], ["--workers", "-3"]],
+)
 def test_defect7_nonsense_numbers_are_usage_errors(real_jsonl, tmp_path, opt):
     path, _ = real_jsonl
     assert run(app, ["ingest", "corpus", str(path), "--db", str(tmp_path / "db"), *opt]).exit_code == 2
@@ -199,11 +206,18 @@ def test_defect7_bad_types_and_zero_width_texts_are_skipped(tmp_path):
     from dishgraph.ingest.readers import ReadReport, read_corpus
 
     f = tmp_path / "t.jsonl"
-    f.write_text("\n".join([json.dumps({"dish": True, "text": "切菜。"}),
-                            json.dumps({"dish": "拌菜", "text": [1, [["切"]]]}),
-                            json.dumps({"dish": "空", "text": "\u200b\u200b\ufeff"}),
-                            json.dumps({"dish": "拌黄瓜", "text": "黄瓜拍碎。"}, ensure_ascii=False)]) + "\n",
-                 encoding="utf-8")
+    f.write_text(
+        "\n".join(
+            [
+                json.dumps({"dish": True, "text": "切菜。"}),
+                json.dumps({"dish": "拌菜", "text": [1, [["切"]]]}),
+                json.dumps({"dish": "空", "text": "\u200b\u200b\ufeff"}),
+                json.dumps({"dish": "拌黄瓜", "text": "黄瓜拍碎。"}, ensure_ascii=False),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     rep = ReadReport()
     assert [r.dish for r in read_corpus(f, report=rep)] == ["拌黄瓜"]
     assert rep.skipped_by_reason == {"bad-dish": 1, "bad-text": 1, "empty-recipe": 1} and rep.exit_code == 3

@@ -7,6 +7,7 @@ dish, nested step lists, zero-width-only texts, random text and bytes; whole fil
 GB18030), with CR-only line ends, gzipped, or gzipped and cut short. The counters at the bottom are the
 figures of the closing note (cases tried, tracebacks, good records lost).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -26,9 +27,13 @@ from dishgraph.ingest.readers import ReadReport, read_corpus
 STATS: Counter = Counter()
 # HOSTILE_SEED=N explores other cases (pytest --hypothesis-seed=N with derandomize off); the default suite is fixed.
 EXPLORE = os.environ.get("HOSTILE_SEED")
-SETTINGS = dict(derandomize=EXPLORE is None, database=None, deadline=None, print_blob=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                       HealthCheck.data_too_large])
+SETTINGS = dict(
+    derandomize=EXPLORE is None,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 READER_CASES = 1000
 CLI_ARG_CASES = 150
 CLI_INGEST_CASES = 10
@@ -42,12 +47,21 @@ def _no_local_constants():
     same test gave other cases alone than after test_hardening). No local constants here, whatever the run."""
     from hypothesis.internal.conjecture import providers
 
-    fixed = providers.Constants(integers=providers.SortedSet(), floats=providers.SortedSet(key=providers.float_to_int),
-                                bytes=providers.SortedSet(), strings=providers.SortedSet())
+    fixed = providers.Constants(
+        integers=providers.SortedSet(),
+        floats=providers.SortedSet(key=providers.float_to_int),
+        bytes=providers.SortedSet(),
+        strings=providers.SortedSet(),
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(providers, "_get_local_constants", lambda: fixed)
-        mp.setattr(providers, "CONSTANTS_CACHE", type(providers.CONSTANTS_CACHE)(providers.CONSTANTS_CACHE.max_size)
-                   if hasattr(providers.CONSTANTS_CACHE, "max_size") else {})
+        mp.setattr(
+            providers,
+            "CONSTANTS_CACHE",
+            type(providers.CONSTANTS_CACHE)(providers.CONSTANTS_CACHE.max_size)
+            if hasattr(providers.CONSTANTS_CACHE, "max_size")
+            else {},
+        )
         yield
 
 
@@ -71,8 +85,9 @@ def _pool() -> list[dict]:
             from dishgraph.ingest.readers.corpus import _Fields
             from dishgraph.ingest.readers.report import ReadContext
 
-            r = _Fields("dish", None, "text", None, None).extract(json.loads(line_json), ReadContext(path, rep, False),
-                                                                  1, 100)
+            r = _Fields("dish", None, "text", None, None).extract(
+                json.loads(line_json), ReadContext(path, rep, False), 1, 100
+            )
             if r is not None and rep.warned == 0 and rep.skipped == 0 and r.dish == rec["dish"]:
                 out.append({"dish": rec["dish"], "text": r.text, "line": line_json})
     return out
@@ -90,23 +105,43 @@ def pool() -> list[dict]:
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
 HOSTILE_TEXT = st.one_of(
-    st.integers(1_000, 50_000).map(lambda n: "[" * n),                                       # deep nesting
-    st.integers(1_000, 30_000).map(lambda n: "{\"a\":" * n),
-    st.integers(4_400, 6_000).map(lambda n: '{"dish": "x", "text": ' + "9" * n + "}"),       # huge int
-    st.sampled_from(['{"dish": true, "text": "切菜。"}', '{"dish": 5, "text": "切菜。"}',
-                     '{"dish": "拌菜", "text": [1, [["切"]]]}', '{"dish": "拌菜", "text": [[["切"]]]}',
-                     '{"dish": "空", "text": "\u200b\u200b\ufeff"}', '{"dish": "空", "text": "\u200d \u3000"}',
-                     '{"dish": null, "text": "切。"}', '{"dish": ["a"], "text": "切。"}', "[1, 2]", "true",
-                     '{"dish": "x", "text": {"a": 1}}', '{"dish": "\u200b", "text": "切菜。"}', "{", "}{",
-                     '{"dish": "x", "text": "切"', "null"]),
+    st.integers(1_000, 50_000).map(lambda n: "[" * n),  # deep nesting
+    st.integers(1_000, 30_000).map(lambda n: '{"a":' * n),
+    st.integers(4_400, 6_000).map(lambda n: '{"dish": "x", "text": ' + "9" * n + "}"),  # huge int
+    st.sampled_from(
+        [
+            '{"dish": true, "text": "切菜。"}',
+            '{"dish": 5, "text": "切菜。"}',
+            '{"dish": "拌菜", "text": [1, [["切"]]]}',
+            '{"dish": "拌菜", "text": [[["切"]]]}',
+            '{"dish": "空", "text": "\u200b\u200b\ufeff"}',
+            '{"dish": "空", "text": "\u200d \u3000"}',
+            '{"dish": null, "text": "切。"}',
+            '{"dish": ["a"], "text": "切。"}',
+            "[1, 2]",
+            "true",
+            '{"dish": "x", "text": {"a": 1}}',
+            '{"dish": "\u200b", "text": "切菜。"}',
+            "{",
+            "}{",
+            '{"dish": "x", "text": "切"',
+            "null",
+        ]
+    ),
     _text.filter(lambda s: s.strip() and not s.lstrip().startswith("{") and "\n" not in s and "\r" not in s),
-    st.integers(MAX_LINE + 1, 3 * MAX_LINE).map(lambda n: "长" * (n // 3 + 1)),              # too long
+    st.integers(MAX_LINE + 1, 3 * MAX_LINE).map(lambda n: "长" * (n // 3 + 1)),  # too long
 )
 HOSTILE_BYTES = st.one_of(
     # (no line break, no "{" that could make a valid record, no BOM that would re-encode the whole file)
     st.binary(min_size=1, max_size=60).filter(
-        lambda b: b"\n" not in b and b"\r" not in b and b"{" not in b and b.strip()
-        and not b.startswith((b"\xfe\xff", b"\xff\xfe", b"\xef\xbb\xbf", b"\x00\x00\xfe\xff"))),
+        lambda b: (
+            b"\n" not in b
+            and b"\r" not in b
+            and b"{" not in b
+            and b.strip()
+            and not b.startswith((b"\xfe\xff", b"\xff\xfe", b"\xef\xbb\xbf", b"\x00\x00\xfe\xff"))
+        )
+    ),
     st.sampled_from([b"a\xff\xfe\x00", b'{"dish": "\xe7\xba", "text": "x"}', b"\xc3\x28", b"\xed\xa0\x80"]),
 )
 
@@ -144,7 +179,7 @@ def _write(path: Path, items, wrap: str) -> None:
     if wrap.startswith("gz"):
         data = gzip.compress(data, mtime=0)
         if wrap == "gz-cut" and len(data) > 40:
-            data = data[:len(data) * 2 // 3]
+            data = data[: len(data) * 2 // 3]
         elif wrap == "gz-crc":
             b = bytearray(data)
             b[-8] ^= 0xFF
@@ -156,8 +191,18 @@ def _write(path: Path, items, wrap: str) -> None:
 @given(corpora())
 # Found by this suite (a full-suite run): 64 KiB of ASCII junk with one bad byte before the first good record
 # made the encoding guess GB18030 and cost that record. Pinned here whatever the generator explores.
-@example(([("bad", b"\x00\x00\x81@"), ("bad", "[" * 1000), ("bad", '{"a":' * 1000), ("bad", '{"a":' * 11902),
-           ("good", None)], "plain"))
+@example(
+    (
+        [
+            ("bad", b"\x00\x00\x81@"),
+            ("bad", "[" * 1000),
+            ("bad", '{"a":' * 1000),
+            ("bad", '{"a":' * 11902),
+            ("good", None),
+        ],
+        "plain",
+    )
+)
 # Found by this suite: in a CR-only file whose first line is longer than a read chunk, the line end was
 # guessed from a chunk holding no line end at all (\n), and every later record was lost.
 @example(([("bad", '{"a":' * 13108), ("bad", "[" * 1000), ("good", None), ("bad", "[" * 1000)], "cr"))
@@ -170,15 +215,16 @@ def test_readers_keep_every_good_record_and_report_every_bad_one(tmp_path_factor
     rep = ReadReport(max_messages=10_000)
     STATS["reader cases"] += 1
     try:
-        got = list(read_corpus(path, report=rep, max_line_bytes=MAX_LINE,
-                               encoding="gb18030" if wrap == "gb18030" else "auto"))
+        got = list(
+            read_corpus(path, report=rep, max_line_bytes=MAX_LINE, encoding="gb18030" if wrap == "gb18030" else "auto")
+        )
     except BaseException:
         STATS["tracebacks"] += 1
         raise
     expected = [(i + 1, v["dish"], v["text"]) for i, (k, v) in enumerate(items) if k == "good"]
     seen = [(r.line, r.dish, r.text) for r in got]
     if wrap == "gz-cut":  # records before the damage: a prefix, and the damage is reported
-        assert seen == expected[:len(seen)]
+        assert seen == expected[: len(seen)]
         STATS["good records (cut gzip, after the damage)"] += len(expected) - len(seen)
         if len(seen) < len(expected):
             assert rep.skipped_by_reason["corrupt"] == 1
@@ -192,8 +238,7 @@ def test_readers_keep_every_good_record_and_report_every_bad_one(tmp_path_factor
     bad_lines = {i + 1 for i, (k, _) in enumerate(items) if k == "bad"}
     for m in rep.messages:
         assert m.startswith(f"{path}:"), m  # every message names the file and line
-    skipped_lines = {int(m[len(str(path)) + 1:].split(":", 1)[0]) for m in rep.messages
-                     if not m.endswith("(kept)")}
+    skipped_lines = {int(m[len(str(path)) + 1 :].split(":", 1)[0]) for m in rep.messages if not m.endswith("(kept)")}
     damage_line = {len(items) + 1} if wrap.startswith("gz") else set()
     if wrap in ("gz-cut", "gz-crc"):
         damage_line = set(range(1, len(items) + 2))
@@ -229,28 +274,63 @@ def _assert_clean(res, codes=frozenset(EXIT_CODES)):
 
 
 CYPHER = st.one_of(
-    st.sampled_from(["CHECKPOINT", "INSTALL httpfs", "LOAD FROM '/etc/passwd' RETURN *", "CALL threads=4",
-                     "MATCH (d:Dish) RETURN d.name", "MATCH (d:Dish) SET d.name = 'x'", "RETURN '[/x]'",
-                     "RETURN '[link=http://x]y[/link]'", "MATCH (n) DETACH DELETE n", "COPY Dish FROM 'x.csv'",
-                     "RETURN 1/0", "MATCH (", "RETURN $p", "EXPORT DATABASE '/tmp/x'", "", "   ",
-                     "MATCH (d:Nope) RETURN d", "RETURN 'CREATE'"]),
+    st.sampled_from(
+        [
+            "CHECKPOINT",
+            "INSTALL httpfs",
+            "LOAD FROM '/etc/passwd' RETURN *",
+            "CALL threads=4",
+            "MATCH (d:Dish) RETURN d.name",
+            "MATCH (d:Dish) SET d.name = 'x'",
+            "RETURN '[/x]'",
+            "RETURN '[link=http://x]y[/link]'",
+            "MATCH (n) DETACH DELETE n",
+            "COPY Dish FROM 'x.csv'",
+            "RETURN 1/0",
+            "MATCH (",
+            "RETURN $p",
+            "EXPORT DATABASE '/tmp/x'",
+            "",
+            "   ",
+            "MATCH (d:Nope) RETURN d",
+            "RETURN 'CREATE'",
+        ]
+    ),
     _text,
 )
 ARGS = st.one_of(
     CYPHER.map(lambda q: ["db", "shell", q]),
-    st.sampled_from([[], ["--to", ""], ["--to", "bolt:/127.0.0.1:1"], ["--to", "http://x"],
-                     ["--to", "neo4j://"], ["--to", "bolt://h:99999"]]).map(lambda a: ["sync", *a]),
+    st.sampled_from(
+        [
+            [],
+            ["--to", ""],
+            ["--to", "bolt:/127.0.0.1:1"],
+            ["--to", "http://x"],
+            ["--to", "neo4j://"],
+            ["--to", "bolt://h:99999"],
+        ]
+    ).map(lambda a: ["sync", *a]),
     _text.map(lambda t: ["order", "check", t, "切菜。"]),
     st.sampled_from([["stats"], ["db", "info"], ["db", "recover"]]),
     _text.map(lambda t: ["ingest", "corpus", t]),
     st.sampled_from(["0", "-5", "abc", "1e9"]).flatmap(
-        lambda v: st.sampled_from([["ingest", "corpus", "x.jsonl", "--chunk-size", v],
-                                   ["ingest", "corpus", "x.jsonl", "--load-batch", v],
-                                   ["ingest", "corpus", "x.jsonl", "--workers", v]])),
-    st.sampled_from([["ingest", "corpus", "x.jsonl", "--format", "bogus"],
-                     ["ingest", "corpus", "x.jsonl", "--segmenter", "bogus"],
-                     ["ingest", "corpus", "x.jsonl", "--encoding", "bogus"],
-                     ["parse", "@/nonexistent"], ["parse", "@/"]]),
+        lambda v: st.sampled_from(
+            [
+                ["ingest", "corpus", "x.jsonl", "--chunk-size", v],
+                ["ingest", "corpus", "x.jsonl", "--load-batch", v],
+                ["ingest", "corpus", "x.jsonl", "--workers", v],
+            ]
+        )
+    ),
+    st.sampled_from(
+        [
+            ["ingest", "corpus", "x.jsonl", "--format", "bogus"],
+            ["ingest", "corpus", "x.jsonl", "--segmenter", "bogus"],
+            ["ingest", "corpus", "x.jsonl", "--encoding", "bogus"],
+            ["parse", "@/nonexistent"],
+            ["parse", "@/"],
+        ]
+    ),
 )
 
 
@@ -290,8 +370,10 @@ def test_cli_ingest_stores_every_good_record_and_exits_with_the_documented_code(
         return
     bad = any(k == "bad" for k, _ in items) or wrap == "gz-crc"
     with LadybugStore(d / "db", read_only=True) as s:
-        stored = {(r["dish"], r["text"]) for r in s.execute(
-            "MATCH (d:Dish)-[:HAS_RECIPE]->(r:Recipe) RETURN d.name AS dish, r.text AS text")}
+        stored = {
+            (r["dish"], r["text"])
+            for r in s.execute("MATCH (d:Dish)-[:HAS_RECIPE]->(r:Recipe) RETURN d.name AS dish, r.text AS text")
+        }
     STATS["cli good records"] += len(good)
     STATS["cli good records lost"] += len(good - stored)
     assert good <= stored

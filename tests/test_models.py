@@ -3,6 +3,7 @@
 Everything runs on CPU with random-init GPT-2/BERT models over a character vocabulary of the real recipes,
 saved to a tmp dir and loaded back through ``from_pretrained`` (the path a hub checkpoint takes).
 """
+
 from __future__ import annotations
 
 import json
@@ -12,10 +13,16 @@ from typer.testing import CliRunner
 
 from dishgraph.eval.outputs import load_instances
 from dishgraph.models import prompts, registry
-from dishgraph.models.lm import (TrainConfig, held_out_from_store, recipes_from_release, recipes_from_store,
-                                 split_held_out, train_lm)
-from dishgraph.testing.tiny_models import build_tiny_models
+from dishgraph.models.lm import (
+    TrainConfig,
+    held_out_from_store,
+    recipes_from_release,
+    recipes_from_store,
+    split_held_out,
+    train_lm,
+)
 from dishgraph.models.tokenizer import build_char_tokenizer
+from dishgraph.testing.tiny_models import build_tiny_models
 
 
 @pytest.fixture(scope="module")
@@ -39,11 +46,14 @@ def tiny_models(tmp_path_factory, instances):
 
 # ------------------------------------------------------------------------------------ formats, tokenizer
 
+
 def test_prompts_match_the_paper():
     assert prompts.training_text("白灼菜心", "菜心洗净。") == "白灼菜心的做法如下。菜心洗净。"
     assert prompts.dish_prompt("白灼秋葵") == "白灼秋葵的做法如下。"
-    assert prompts.rewrite_prompt("白灼菜心", "白灼秋葵", "菜心洗净。") == \
-        "请根据白灼菜心的做法改写白灼秋葵的做法。菜心洗净。白灼秋葵的做法如下。"
+    assert (
+        prompts.rewrite_prompt("白灼菜心", "白灼秋葵", "菜心洗净。")
+        == "请根据白灼菜心的做法改写白灼秋葵的做法。菜心洗净。白灼秋葵的做法如下。"
+    )
     assert prompts.split_sentences("洗净，切段。大火！！30秒出锅") == ["洗净，切段。", "大火！！", "30秒出锅"]
     assert prompts.clean_generated("菜 心 洗 净 ok go\n好") == "菜心洗净ok go好"
 
@@ -64,6 +74,7 @@ def test_char_tokenizer_roundtrip_and_reload(tmp_path, instances):
 
 # ------------------------------------------------------------------------------------------ hold-out
 
+
 def test_store_queries_and_holdout(store, crg_dir, tmp_path):
     from dishgraph.ingest import loader
     from dishgraph.ingest.crg import ingest_counterfactual
@@ -76,16 +87,29 @@ def test_store_queries_and_holdout(store, crg_dir, tmp_path):
 
     # …so plant one for a target dish: it is in the graph but must never reach training
     leak = "秋葵洗净切段，焯水一分钟，淋上酱汁。"
-    loader.load_recipes(store, [loader.RecipeRecord(loader.recipe_id("test", "白灼秋葵", leak), "白灼秋葵", leak,
-                                                    source="test")])
+    loader.load_recipes(
+        store, [loader.RecipeRecord(loader.recipe_id("test", "白灼秋葵", leak), "白灼秋葵", leak, source="test")]
+    )
     recipes = recipes_from_store(store)
     assert ("白灼秋葵", leak) in recipes
     kept, dropped = split_held_out(recipes, held_out)
     assert dropped == 1 and all(d not in held_out for d, _ in kept)
 
-    res = train_lm(recipes[:40] + [("白灼秋葵", leak)], held_out,
-                   TrainConfig(out=str(tmp_path / "lm"), max_steps=2, batch_size=8, max_length=64, n_layer=1,
-                               n_embd=32, val_fraction=0.0, save_every=0, eval_every=0))
+    res = train_lm(
+        recipes[:40] + [("白灼秋葵", leak)],
+        held_out,
+        TrainConfig(
+            out=str(tmp_path / "lm"),
+            max_steps=2,
+            batch_size=8,
+            max_length=64,
+            n_layer=1,
+            n_embd=32,
+            val_fraction=0.0,
+            save_every=0,
+            eval_every=0,
+        ),
+    )
     assert res.dropped_held_out == 1 and res.train_recipes == 40
     log = json.loads((tmp_path / "lm" / "train_log.json").read_text(encoding="utf-8"))
     assert "白灼秋葵" in log["held_out_dishes"]
@@ -99,6 +123,7 @@ def test_release_source_holds_out_targets():
 
 
 # ------------------------------------------------------------------------------------------ training
+
 
 def test_train_from_scratch_resume_and_reload(tmp_path, instances):
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -127,27 +152,52 @@ def test_train_from_scratch_resume_and_reload(tmp_path, instances):
 def test_train_lm_cli(tmp_path):
     from dishgraph.cli import app
 
-    res = CliRunner().invoke(app, ["train", "lm", "--out", str(tmp_path / "lm"), "--source", "release",
-                                   "--max-steps", "2", "--batch-size", "4", "--max-length", "48",
-                                   "--n-layer", "1", "--n-embd", "32", "--device", "cpu", "--json"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "lm",
+            "--out",
+            str(tmp_path / "lm"),
+            "--source",
+            "release",
+            "--max-steps",
+            "2",
+            "--batch-size",
+            "4",
+            "--max-length",
+            "48",
+            "--n-layer",
+            "1",
+            "--n-embd",
+            "32",
+            "--device",
+            "cpu",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    summary = json.loads(res.stdout[res.stdout.index("{") :])
     assert summary["steps"] == 2 and summary["train_recipes"] + summary["val_recipes"] == 2500
     assert summary["dropped_held_out"] == 0
 
 
 # ---------------------------------------------------------------------------------------- generators
 
+
 def test_generators_registered():
     assert {"gpt2-d", "gpt2-dr", "delorean", "educat"} <= set(registry.names())
 
 
-@pytest.mark.parametrize("name,options", [
-    ("gpt2-d", dict(max_new_tokens=24)),
-    ("gpt2-dr", dict(max_new_tokens=24)),
-    ("delorean", dict(num_passes=2, num_backward_iters=2, max_sentence_chars=24, extra_tokens=4)),
-    ("educat", dict(sample_time=6, drop_time=2, search_size=20, max_sentence_chars=24)),
-])
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("gpt2-d", dict(max_new_tokens=24)),
+        ("gpt2-dr", dict(max_new_tokens=24)),
+        ("delorean", dict(num_passes=2, num_backward_iters=2, max_sentence_chars=24, extra_tokens=4)),
+        ("educat", dict(sample_time=6, drop_time=2, search_size=20, max_sentence_chars=24)),
+    ],
+)
 def test_generator_end_to_end(name, options, tiny_models, sample):
     gpt_dir, bert_dir = tiny_models
     gen = registry.create(name, model=str(gpt_dir), mlm=str(bert_dir), device="cpu", seed=7, **options)
@@ -171,8 +221,17 @@ def test_gpt2_dr_prompt_keeps_frame_when_truncating(tiny_models, instances):
 
 def test_delorean_stays_on_base_when_backward_dominates(tiny_models, instances):
     """mix_rate 0 and large steps: the logits are pulled onto the base sentence, so it comes back verbatim."""
-    gen = registry.create("delorean", model=str(tiny_models[0]), device="cpu", mix_rate=0.0, stepsize=5.0,
-                          num_passes=3, num_backward_iters=3, extra_tokens=0, max_sentence_chars=30)
+    gen = registry.create(
+        "delorean",
+        model=str(tiny_models[0]),
+        device="cpu",
+        mix_rate=0.0,
+        stepsize=5.0,
+        num_passes=3,
+        num_backward_iters=3,
+        extra_tokens=0,
+        max_sentence_chars=30,
+    )
     inst = instances[0]
     first = prompts.split_sentences(inst.base_recipe, 30)[0]
     out = gen.generate([inst])[0]
@@ -187,11 +246,26 @@ def test_educat_rejects_mismatched_vocab(tmp_path, tiny_models, instances):
 
 # --------------------------------------------------------------------- packing, time budget, masked LM
 
+
 def test_packed_training_stops_on_time_budget(tmp_path, instances):
     recipes = [(i.base, i.base_recipe) for i in instances[:40]]
-    res = train_lm(recipes, set(), TrainConfig(out=str(tmp_path / "p"), max_steps=50, batch_size=2,
-                                               max_length=64, pack=True, n_layer=1, n_embd=32,
-                                               val_fraction=0.0, save_every=0, eval_every=0, max_seconds=0.0))
+    res = train_lm(
+        recipes,
+        set(),
+        TrainConfig(
+            out=str(tmp_path / "p"),
+            max_steps=50,
+            batch_size=2,
+            max_length=64,
+            pack=True,
+            n_layer=1,
+            n_embd=32,
+            val_fraction=0.0,
+            save_every=0,
+            eval_every=0,
+            max_seconds=0.0,
+        ),
+    )
     tokens = sum(len(i.base_recipe.replace(" ", "")) + len(i.base) + 7 for i in instances[:40])  # + frame
     assert res.train_rows == -(-tokens // 64)  # packed rows: ceil(tokens / 64)
     assert res.steps == 1  # the budget is checked after each step
@@ -202,19 +276,50 @@ def test_train_mlm_shares_the_lm_vocabulary(tmp_path, tiny_models, sample):
     from dishgraph.cli import app
 
     gpt_dir, _ = tiny_models
-    res = CliRunner().invoke(app, ["train", "mlm", "--out", str(tmp_path / "mlm"), "--source", "release",
-                                   "--tokenizer-from", str(gpt_dir), "--max-steps", "2", "--batch-size", "2",
-                                   "--max-length", "48", "--n-layer", "1", "--n-embd", "32", "--device", "cpu",
-                                   "--json"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "mlm",
+            "--out",
+            str(tmp_path / "mlm"),
+            "--source",
+            "release",
+            "--tokenizer-from",
+            str(gpt_dir),
+            "--max-steps",
+            "2",
+            "--batch-size",
+            "2",
+            "--max-length",
+            "48",
+            "--n-layer",
+            "1",
+            "--n-embd",
+            "32",
+            "--device",
+            "cpu",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    summary = json.loads(res.stdout[res.stdout.index("{") :])
     assert summary["steps"] == 2 and summary["val_loss"] is not None
-    gen = registry.create("educat", model=str(gpt_dir), mlm=str(tmp_path / "mlm"), device="cpu",
-                          sample_time=3, drop_time=1, search_size=10, max_sentence_chars=16)
+    gen = registry.create(
+        "educat",
+        model=str(gpt_dir),
+        mlm=str(tmp_path / "mlm"),
+        device="cpu",
+        sample_time=3,
+        drop_time=1,
+        search_size=10,
+        max_sentence_chars=16,
+    )
     assert len(gen.generate(sample[:1])) == 1
 
 
 # ------------------------------------------------------------------ generate CLI, subsets, partial outputs
+
 
 def test_select_instances(instances):
     from dishgraph.models.run import select_instances
@@ -234,19 +339,51 @@ def test_generate_cli_subset_is_scorable(tmp_path, tiny_models, instances):
     from dishgraph.eval.outputs import read_outputs, read_present
 
     out = tmp_path / "d.jsonl"
-    res = CliRunner().invoke(app, ["generate", "gpt2-d", "--model", str(tiny_models[0]), "--out", str(out),
-                                   "--instances", "first-per-pair", "--limit", "3", "--max-new-tokens", "8",
-                                   "--device", "cpu", "--batch-size", "2", "--json"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "generate",
+            "gpt2-d",
+            "--model",
+            str(tiny_models[0]),
+            "--out",
+            str(out),
+            "--instances",
+            "first-per-pair",
+            "--limit",
+            "3",
+            "--max-new-tokens",
+            "8",
+            "--device",
+            "cpu",
+            "--batch-size",
+            "2",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    summary = json.loads(res.stdout[res.stdout.index("{") :])
     assert summary["instances"] == 3 and summary["recipes_per_s"] > 0
     chosen, texts = read_present(out, instances)
     assert [i.index for i in chosen] == [0, 50, 100] and len(texts) == 3
     with pytest.raises(ValueError, match="no record for 2497"):
         read_outputs(out, instances)  # the full reader still refuses a partial file
 
-    plain = CliRunner().invoke(app, ["generate", "gpt2-d", "--model", str(tiny_models[0]), "--out",
-                                     str(tmp_path / "d.txt"), "--limit", "2", "--device", "cpu"])
+    plain = CliRunner().invoke(
+        app,
+        [
+            "generate",
+            "gpt2-d",
+            "--model",
+            str(tiny_models[0]),
+            "--out",
+            str(tmp_path / "d.txt"),
+            "--limit",
+            "2",
+            "--device",
+            "cpu",
+        ],
+    )
     assert plain.exit_code == 2 and "JSONL" in plain.output
     nomodel = CliRunner().invoke(app, ["generate", "delorean", "--out", str(tmp_path / "x.jsonl"), "--limit", "1"])
     assert nomodel.exit_code == 2 and "--model" in nomodel.output
@@ -259,9 +396,28 @@ def test_train_lm_cli_init_from_checkpoint(tmp_path, tiny_models):
     from dishgraph.cli import app
 
     gpt_dir, _ = tiny_models
-    res = CliRunner().invoke(app, ["train", "lm", "--out", str(tmp_path / "ft"), "--init", str(gpt_dir),
-                                   "--source", "release", "--max-steps", "1", "--batch-size", "2",
-                                   "--max-length", "32", "--device", "cpu", "--json"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "lm",
+            "--out",
+            str(tmp_path / "ft"),
+            "--init",
+            str(gpt_dir),
+            "--source",
+            "release",
+            "--max-steps",
+            "1",
+            "--batch-size",
+            "2",
+            "--max-length",
+            "32",
+            "--device",
+            "cpu",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     before = AutoModelForCausalLM.from_pretrained(gpt_dir)
     after = AutoModelForCausalLM.from_pretrained(tmp_path / "ft")
@@ -288,8 +444,15 @@ def test_end_of_text_first_does_not_empty_the_recipe(tiny_models, instances):
     _always_predicts_end(d)
     assert len(d.generate([inst])[0]) == 8  # [SEP] blocked for min_new_tokens, then taken
 
-    dl = registry.create("delorean", model=str(tiny_models[0]), device="cpu", num_passes=2, num_backward_iters=2,
-                         max_sentence_chars=12, extra_tokens=2)
+    dl = registry.create(
+        "delorean",
+        model=str(tiny_models[0]),
+        device="cpu",
+        num_passes=2,
+        num_backward_iters=2,
+        max_sentence_chars=12,
+        extra_tokens=2,
+    )
     _always_predicts_end(dl)
     out = dl.generate([inst])[0]
     assert out and "[" not in out  # special tokens banned inside a sentence: no empty/NaN rewrite
@@ -299,8 +462,15 @@ def test_delorean_batch_never_runs_past_the_context(tmp_path, instances):
     """Rows with short sentences still decode for the batch's longest one: their context must leave room."""
     texts = [i.base_recipe for i in instances] + [prompts.dish_prompt(i.target) for i in instances]
     gpt_dir, _ = build_tiny_models(tmp_path, texts, n_layer=1, n_embd=16, n_head=1, n_positions=48)
-    gen = registry.create("delorean", model=str(gpt_dir), device="cpu", num_passes=1, num_backward_iters=1,
-                          max_sentence_chars=20, extra_tokens=4)
+    gen = registry.create(
+        "delorean",
+        model=str(gpt_dir),
+        device="cpu",
+        num_passes=1,
+        num_backward_iters=1,
+        max_sentence_chars=20,
+        extra_tokens=4,
+    )
     long_first = max(instances[:200], key=lambda i: len(i.base_recipe))
     out = gen.generate([long_first, instances[1]])  # would raise IndexError on position embeddings
     assert len(out) == 2 and all(out)

@@ -1,4 +1,5 @@
 """Order constraints in the graph: estimate into MUST_PRECEDE edges, look up, check sequences and text."""
+
 from __future__ import annotations
 
 import pytest
@@ -66,12 +67,16 @@ def test_unknown_dish_and_bad_settings(store, planted):
 
 
 def test_check_sequence_positions():
-    cons = [Constraint("a", "b", 0.3, source="estimated"), Constraint("a", "b", None, source="crg-release"),
-            Constraint("c", "b", 0.2, source="estimated"), Constraint("d", "e", 0.5, source="estimated")]
+    cons = [
+        Constraint("a", "b", 0.3, source="estimated"),
+        Constraint("a", "b", None, source="crg-release"),
+        Constraint("c", "b", 0.2, source="estimated"),
+        Constraint("d", "e", 0.5, source="estimated"),
+    ]
     v = check_sequence(cons, ["b", "c", "a", "b"])
     assert [(x.cause, x.effect, x.cause_pos, x.effect_pos) for x in v] == [("c", "b", 1, 0), ("a", "b", 2, 0)]
     assert v[1].sources == ["estimated", "crg-release"] and v[1].ate == 0.3
-    assert check_sequence(cons, ["a", "c", "b", "e"]) == []      # absent cause is not an order violation
+    assert check_sequence(cons, ["a", "c", "b", "e"]) == []  # absent cause is not an order violation
 
 
 def test_resolve_action_forms():
@@ -106,9 +111,9 @@ def test_real_recipe_with_swapped_steps(store, crg_dir, glossary):
         for c in cons:
             if c.cause in keys and c.effect in keys:
                 ca, ea = acts[keys.index(c.cause)], acts[keys.index(c.effect)]
-                if ca.end <= ea.start and ca.proto.key not in keys[keys.index(c.effect):]:
+                if ca.end <= ea.start and ca.proto.key not in keys[keys.index(c.effect) :]:
                     text = rec.text
-                    swapped = (text[:ca.start] + ea.phrase + text[ca.end:ea.start] + ca.phrase + text[ea.end:])
+                    swapped = text[: ca.start] + ea.phrase + text[ca.end : ea.start] + ca.phrase + text[ea.end :]
                     from dishgraph.api import DishGraph
 
                     g = DishGraph(store, glossary=glossary)

@@ -1,4 +1,5 @@
 """Issue #18 §6: result tables stay readable at 80 columns and when not a TTY (no cell cut to "…")."""
+
 from __future__ import annotations
 
 import io
@@ -58,9 +59,15 @@ def assert_readable(text: str, width: int = 80) -> None:
 
 
 def test_wide_table_at_80_columns_not_a_tty_keeps_every_number(monkeypatch):
-    rows = [{"run": f"run-{i}", **{f"metric_{k}": 1234567.891 * (i + 1) / (k + 1) for k in range(12)},
-             "instances": 2500 + i, "note": "a sentence long enough to need wrapping at eighty columns"}
-            for i in range(9)]
+    rows = [
+        {
+            "run": f"run-{i}",
+            **{f"metric_{k}": 1234567.891 * (i + 1) / (k + 1) for k in range(12)},
+            "instances": 2500 + i,
+            "note": "a sentence long enough to need wrapping at eighty columns",
+        }
+        for i in range(9)
+    ]
     text = render(rows_table(rows, "a wide table"), 80, monkeypatch=monkeypatch)
     assert_readable(text)
     for r in rows:
@@ -75,8 +82,9 @@ def test_crg_results_table_of_the_demo_at_80_columns():
     """The demo's results rows (one results.json) at 80 columns: one table, metrics down, all figures in full,
     None as "—" with the reason under the table."""
     rows = [r for r in FAIR if r["model"] in ("identity", "replace", "graph")]
-    text = render(rows_table(rows, "CRG evaluation (%, 2,500 instances)", headers=dict(COLUMNS),
-                             notes=missing_notes(rows)))
+    text = render(
+        rows_table(rows, "CRG evaluation (%, 2,500 instances)", headers=dict(COLUMNS), notes=missing_notes(rows))
+    )
     assert_readable(text)
     assert len(boxes(text)) == 1
     header = next(line for line in text.splitlines() if "identity" in line)
@@ -105,17 +113,29 @@ def test_all_models_results_table_and_the_transposed_eval_table_fit():
 
 def test_none_is_a_dash_and_numbers_are_rounded_not_cut():
     assert format_cell(None) == MISSING == "—"
-    assert format_cell(85.0612) == "85.06" and format_cell(0.98123) == "0.9812" and format_cell(123456789) == \
-        "123456789"
+    assert (
+        format_cell(85.0612) == "85.06" and format_cell(0.98123) == "0.9812" and format_cell(123456789) == "123456789"
+    )
     assert format_cell(12345678.9) == "12345678.90" and format_cell(0.0) == "0.00"
     text = render(rows_table([{"model": "identity", "hard_f1": None, "n_scored": 0}], "r"), 40)
     assert MISSING in text and "None" not in text
 
 
 def test_a_single_wide_record_reads_as_field_value_lines():
-    counts = {"Dish": 100, "DishPair": 50, "Recipe": 2496, "Step": 48950, "ProtoAction": 13420, "Verb": 92,
-              "Ingredient": 476, "Tool": 20, "Surface": 6650, "Component": 108, "ComponentClass": 218,
-              "Split": 1}
+    counts = {
+        "Dish": 100,
+        "DishPair": 50,
+        "Recipe": 2496,
+        "Step": 48950,
+        "ProtoAction": 13420,
+        "Verb": 92,
+        "Ingredient": 476,
+        "Tool": 20,
+        "Surface": 6650,
+        "Component": 108,
+        "ComponentClass": 218,
+        "Split": 1,
+    }
     text = render(rows_table([counts], "nodes"))
     assert_readable(text)
     lines = text.splitlines()
@@ -138,10 +158,20 @@ def test_cli_table_piped_at_80_columns(data_dir):
 def test_split_tables_repeat_every_key_column_and_fractions_share_their_decimals():
     """`pivots compare --all` at 80 columns: too wide for one table, so each part repeats pair and kind (the
     rows of one pair differ by kind only); a fraction column keeps 4 decimals for all its cells."""
-    rows = [{"pair": f"排骨豆角焖面->土豆豆角焖面{i}", "kind": kind, "mined": 739, "reference": 17, "overlap": 16,
-             "precision": 16 / 739 if kind != "insert" else None, "recall": 16 / 17 if kind != "insert" else 0.0,
-             "f1": 0.0422 if kind != "insert" else None}
-            for i in range(3) for kind in ("remove", "insert", "all")]
+    rows = [
+        {
+            "pair": f"排骨豆角焖面->土豆豆角焖面{i}",
+            "kind": kind,
+            "mined": 739,
+            "reference": 17,
+            "overlap": 16,
+            "precision": 16 / 739 if kind != "insert" else None,
+            "recall": 16 / 17 if kind != "insert" else 0.0,
+            "f1": 0.0422 if kind != "insert" else None,
+        }
+        for i in range(3)
+        for kind in ("remove", "insert", "all")
+    ]
     text = render(rows_table(rows, "mined vs crg-release"))
     assert_readable(text)
     parts = boxes(text)
@@ -152,11 +182,17 @@ def test_split_tables_repeat_every_key_column_and_fractions_share_their_decimals
 
 
 def test_nothing_is_cut_at_any_width():
-    record = {"file": "/work/shared/data/counterfactual/a/long/path/to/some/file.json", "recipes": 1250457,
-              "note": "words " * 12}
+    record = {
+        "file": "/work/shared/data/counterfactual/a/long/path/to/some/file.json",
+        "recipes": 1250457,
+        "note": "words " * 12,
+    }
     for width in range(30, 161, 13):
-        for table in (rows_table(FAIR, "CRG", headers=dict(COLUMNS)), rows_table([record], "ingested"),
-                      rows_table([record] * 4, "files")):
+        for table in (
+            rows_table(FAIR, "CRG", headers=dict(COLUMNS)),
+            rows_table([record], "ingested"),
+            rows_table([record] * 4, "files"),
+        ):
             text = render(table, width)
             assert_readable(text, width)
             assert "1250457" in text or "84.99" in text

@@ -1,4 +1,5 @@
 """Rule parser: splitting with spans, attachment rules, omission, both segmenters, bad input, pickling."""
+
 import pickle
 
 import pytest
@@ -23,7 +24,7 @@ def test_clauses_split_steps_and_keep_spans(parser):
     assert [c.step for c in cls] == [0, 0, 1, 2, 3]
     assert [c.index for c in cls] == [0, 1, 2, 3, 4]
     for c in cls:
-        assert isinstance(c, Clause) and text[c.start:c.end] == c.text
+        assert isinstance(c, Clause) and text[c.start : c.end] == c.text
 
 
 def test_decimal_numbers_are_not_step_markers(parser):
@@ -36,7 +37,7 @@ def test_action_spans_index_original_text(parser):
     acts = parser.parse(text)
     assert acts
     for a in acts:
-        assert text[a.start:a.end] == a.phrase
+        assert text[a.start : a.end] == a.phrase
         assert a.verb in a.phrase
         assert a.proto is not None
     wash = by_verb(acts, "洗净")[0]
@@ -118,7 +119,7 @@ def test_bad_input(parser):
         parser.parse(None)
     huge = "锅中放水烧开，放入菜心焯一下，捞出沥干水分。" * 400
     acts = parser.parse(huge)
-    assert len(acts) >= 400 and all(huge[a.start:a.end] == a.phrase for a in acts)
+    assert len(acts) >= 400 and all(huge[a.start : a.end] == a.phrase for a in acts)
 
 
 def test_deterministic_and_picklable(parser):
@@ -143,8 +144,9 @@ def test_parse_many_equals_parse(parser, crg_dir):
 
     texts = [r.text for r in read_base_recipes(crg_dir / "base_recipes.txt", strict=True)][::50] + ["", "。"]
     many = parser.parse_many(texts)
-    assert [[(a.verb, a.ingredients, a.tools, a.start, a.end, a.inherited) for a in acts] for acts in many] == \
-        [[(a.verb, a.ingredients, a.tools, a.start, a.end, a.inherited) for a in parser.parse(t)] for t in texts]
+    assert [[(a.verb, a.ingredients, a.tools, a.start, a.end, a.inherited) for a in acts] for acts in many] == [
+        [(a.verb, a.ingredients, a.tools, a.start, a.end, a.inherited) for a in parser.parse(t)] for t in texts
+    ]
     assert sum(len(a) for a in many) > 500
 
 
@@ -164,6 +166,7 @@ def test_parse_many_segments_each_clause_that_can_hold_an_action_once(parser):
         del parser.segmenter.cut_many
     assert "热锅" not in sent and "美味😍" not in sent  # no glossary verb form in them
     assert sent.count("倒油") == 1 and len(sent) == len(set(sent))
-    assert [(a.verb, a.ingredients) for a in out[0]] == [(a.verb, a.ingredients) for a in parser.parse(
-        "热锅，倒油，放入姜片炒香。")]
+    assert [(a.verb, a.ingredients) for a in out[0]] == [
+        (a.verb, a.ingredients) for a in parser.parse("热锅，倒油，放入姜片炒香。")
+    ]
     assert out[2] == []

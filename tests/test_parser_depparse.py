@@ -1,4 +1,5 @@
 """Dependency backend converter on recorded HanLP-style parses (no parser model needed)."""
+
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,13 @@ def test_converter_matches_recorded_expectations(glossary):
         off += len(f["text"])
     acts = DepConverter(glossary).recipe_actions(sents, text)
     expected = [e for f in fx for e in f["expected"]]
-    got = [{"verb": a.verb, "ingredients": a.ingredients, "tools": a.tools, "inherited": a.inherited,
-            "phrase": a.phrase} for a in acts]
+    got = [
+        {"verb": a.verb, "ingredients": a.ingredients, "tools": a.tools, "inherited": a.inherited, "phrase": a.phrase}
+        for a in acts
+    ]
     assert got == expected
     for a in acts:
-        assert text[a.start:a.end] == a.phrase and a.proto is not None
+        assert text[a.start : a.end] == a.phrase and a.proto is not None
     assert str(acts[1].proto) == "加入(油菜; 锅)"
 
 
@@ -60,11 +63,13 @@ def test_dependency_parser_on_recorded_parses_splits_clauses_and_skips_brackets(
     assert parser.name == "custom"
     acts = parser.parse(text)
     expected = [e for f in fx for e in f["expected"]]
-    got = [{"verb": a.verb, "ingredients": a.ingredients, "tools": a.tools, "inherited": a.inherited,
-            "phrase": a.phrase} for a in acts]
+    got = [
+        {"verb": a.verb, "ingredients": a.ingredients, "tools": a.tools, "inherited": a.inherited, "phrase": a.phrase}
+        for a in acts
+    ]
     assert got == expected
     for a in acts:
-        assert text[a.start:a.end] == a.phrase
+        assert text[a.start : a.end] == a.phrase
     assert parser.parse_many([text, text]) == [acts, acts]
     assert str(acts[1].proto) == "加入(油菜; 锅)"
 

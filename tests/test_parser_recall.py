@@ -1,4 +1,5 @@
 """Parse recall of the released CRG remove-pivots on the 2,500 real base recipes (measured floors)."""
+
 import pytest
 
 from dishgraph.eval.parse_recall import parse_recall

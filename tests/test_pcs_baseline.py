@@ -1,4 +1,5 @@
 """Parser-derived PCS tables for real CRG recipes (base_recipes.txt) read from the graph."""
+
 import json
 from graphlib import TopologicalSorter
 
@@ -18,8 +19,17 @@ def records(crg_dir):
     with open(crg_dir / "base_recipes.txt", encoding="utf-8") as fh:
         for line_no, line in enumerate(fh, start=1):
             base, _target, text = line.rstrip("\n").split("\t")
-            out.append({"id": recipe_id("crg", base, text), "dish": base, "text": text,
-                        "source": "crg:base_recipes.txt", "line": line_no, "parsed": False, "n_actions": 0})
+            out.append(
+                {
+                    "id": recipe_id("crg", base, text),
+                    "dish": base,
+                    "text": text,
+                    "source": "crg:base_recipes.txt",
+                    "line": line_no,
+                    "parsed": False,
+                    "n_actions": 0,
+                }
+            )
             if len(out) == N_RECIPES:
                 break
     return out
@@ -95,8 +105,11 @@ def test_raw_inputs_mode(parser):
     tracked = baseline_rows(actions)
     raw = baseline_rows(actions, track_state=False)
     assert [(r.instruction, r.inputs, r.output) for r in tracked] == [
-        ("土豆洗净", ["土豆"], "洗净过的土豆"), ("青椒洗净", ["青椒"], "洗净过的青椒"),
-        ("土豆下锅", ["洗净过的土豆"], "下过的土豆"), ("炒", ["下过的土豆"], "炒过的土豆")]
+        ("土豆洗净", ["土豆"], "洗净过的土豆"),
+        ("青椒洗净", ["青椒"], "洗净过的青椒"),
+        ("土豆下锅", ["洗净过的土豆"], "下过的土豆"),
+        ("炒", ["下过的土豆"], "炒过的土豆"),
+    ]
     assert raw[2].inputs == ["土豆"] and raw[3].inputs == ["下过的土豆"]  # inheritance still links
     assert describe("炒", ["土豆", "青椒"]) == "炒过的土豆、青椒"
 
@@ -118,7 +131,11 @@ def test_cli_table(tmp_path, records):
     res = CliRunner().invoke(app, ["pcs", "table", records[0]["id"], "--db", str(db), "--segmenter", "lac", "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert data["title"] == "白灼菜心" and data["rows"][0] == {"instruction": "菜心洗", "input": "菜心",
-                                                           "action": "洗", "output": "洗过的菜心"}
+    assert data["title"] == "白灼菜心" and data["rows"][0] == {
+        "instruction": "菜心洗",
+        "input": "菜心",
+        "action": "洗",
+        "output": "洗过的菜心",
+    }
     res = CliRunner().invoke(app, ["pcs", "table", "crg:nope", "--db", str(db)])
     assert res.exit_code == 1 and "no recipe" in " ".join(res.output.split())

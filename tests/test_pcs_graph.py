@@ -1,4 +1,5 @@
 """PCS tables in the real embedded graph: nodes, the comestible DAG, versioning, idempotence, bad input."""
+
 import json
 from graphlib import CycleError, TopologicalSorter
 
@@ -18,7 +19,7 @@ def assert_dag(edges):
     try:
         return list(TopologicalSorter(graph).static_order())
     except CycleError as err:  # pragma: no cover - the assertion message is the point
-        raise AssertionError(f"comestible flow has a cycle: {err.args[1]}")
+        raise AssertionError(f"comestible flow has a cycle: {err.args[1]}") from err
 
 
 @pytest.fixture
@@ -32,10 +33,19 @@ def test_ingest_counts(loaded):
     store, rep = loaded
     assert (rep.tables, rep.rows, rep.comestibles, rep.inputs, rep.outputs) == (2, 25, 35, 33, 22)
     c = store.counts()
-    assert {k: c["nodes"][k] for k in ("Dish", "Recipe", "Step", "Comestible")} == \
-           {"Dish": 2, "Recipe": 2, "Step": 25, "Comestible": 35}
-    assert {k: c["relationships"][k] for k in ("HAS_RECIPE", "HAS_STEP", "NEXT", "INPUT", "OUTPUT")} == \
-           {"HAS_RECIPE": 2, "HAS_STEP": 25, "NEXT": 23, "INPUT": 33, "OUTPUT": 22}
+    assert {k: c["nodes"][k] for k in ("Dish", "Recipe", "Step", "Comestible")} == {
+        "Dish": 2,
+        "Recipe": 2,
+        "Step": 25,
+        "Comestible": 35,
+    }
+    assert {k: c["relationships"][k] for k in ("HAS_RECIPE", "HAS_STEP", "NEXT", "INPUT", "OUTPUT")} == {
+        "HAS_RECIPE": 2,
+        "HAS_STEP": 25,
+        "NEXT": 23,
+        "INPUT": 33,
+        "OUTPUT": 22,
+    }
     rec = store.query("pcs_recipe_text", id=BRIE)[0]
     assert rec["dish"] == "baked olive and brie pizza" and rec["source"] == "pcs:baked_olive_and_brie_pizza.txt"
     assert rec["text"].splitlines()[0] == "preheat oven to 450 ."
@@ -53,8 +63,10 @@ def test_flow_is_a_dag_linking_outputs_to_later_inputs(loaded):
     assert f"{BRIE}::sliced brie" in {e["source"] for e in arrange}
     # the motion step keeps the name but makes a new version; later steps consume the new one
     [remove] = [e for e in edges if e["pos"] == 8]
-    assert (remove["source"], remove["target"]) == (comestible_id(BRIE, "baked olive and brie pizza"),
-                                                     comestible_id(BRIE, "baked olive and brie pizza", 2))
+    assert (remove["source"], remove["target"]) == (
+        comestible_id(BRIE, "baked olive and brie pizza"),
+        comestible_id(BRIE, "baked olive and brie pizza", 2),
+    )
     assert remove["source_name"] == remove["target_name"]
     assert comestible_id(BRIE, "baked olive and brie pizza", 2) in {e["source"] for e in edges if e["pos"] == 9}
     assert order[-1] == f"{BRIE}::olive and brie pizza wedges"
@@ -69,8 +81,9 @@ def test_na_rows_have_no_comestibles_and_table_reads_back(loaded):
     for rid, title in ((BRIE, "baked_olive_and_brie_pizza"), (CRACKERS, "broccoli_cheese_crackers")):
         gold = {t.title: t for t in read_pcs(PAPER)}[title]
         back = stored_table(store, rid)
-        assert [(r.instruction, r.action, sorted(r.inputs), r.output) for r in back.rows] == \
-               [(r.instruction, r.action, sorted(r.inputs), r.output) for r in gold.rows]
+        assert [(r.instruction, r.action, sorted(r.inputs), r.output) for r in back.rows] == [
+            (r.instruction, r.action, sorted(r.inputs), r.output) for r in gold.rows
+        ]
     assert stored_table(store, CRACKERS).rows[1].inputs == [] and stored_table(store, CRACKERS).rows[1].output is None
     with pytest.raises(LookupError):
         stored_table(store, "pcs:nope")
@@ -93,13 +106,18 @@ def test_reingest_is_idempotent_and_edits_replace(loaded, tmp_path):
 
 
 def test_versioning_keeps_a_cycle_prone_table_acyclic():
-    rows = [PCSRow("a", "x", ["dough"], "ball"), PCSRow("b", "y", ["ball"], "dough"),
-            PCSRow("c", "z", ["dough", "ball"], "ball"), PCSRow("d", "stir", ["ball"], "ball")]
+    rows = [
+        PCSRow("a", "x", ["dough"], "ball"),
+        PCSRow("b", "y", ["ball"], "dough"),
+        PCSRow("c", "z", ["dough", "ball"], "ball"),
+        PCSRow("d", "stir", ["ball"], "ball"),
+    ]
     nodes, ins, outs = comestible_flow("r", rows)
     assert [o["comestible"] for o in outs] == ["r::ball", "r::dough::v2", "r::ball::v2", "r::ball::v3"]
     assert [i["comestible"] for i in ins] == ["r::dough", "r::ball", "r::dough::v2", "r::ball", "r::ball::v2"]
-    edges = [{"source": i["comestible"], "target": o["comestible"]}
-             for o in outs for i in ins if i["step"] == o["step"]]
+    edges = [
+        {"source": i["comestible"], "target": o["comestible"]} for o in outs for i in ins if i["step"] == o["step"]
+    ]
     assert_dag(edges)
     assert {n["name"] for n in nodes} == {"dough", "ball"} and len(nodes) == 5
 

@@ -1,5 +1,6 @@
 """T5 fine-tuning on PCS tables with a tiny random-init T5 and a character-level vocabulary built locally,
 loaded through the real ``from_pretrained`` path (no hub access)."""
+
 import json
 
 import pytest
@@ -19,8 +20,9 @@ def paper_tables():
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory, paper_tables):
-    texts = [r.instruction + r.action + (r.output or "") + "".join(r.inputs) + "NA; " for t in paper_tables
-             for r in t.rows]
+    texts = [
+        r.instruction + r.action + (r.output or "") + "".join(r.inputs) + "NA; " for t in paper_tables for r in t.rows
+    ]
     return build_tiny_t5(tmp_path_factory.mktemp("tiny_t5"), texts, d_model=64)
 
 
@@ -35,8 +37,17 @@ def test_markup_becomes_single_tokens_and_embeddings_grow(tiny_model):
 
 def test_train_save_reload_generate_and_score(tiny_model, paper_tables, tmp_path):
     out = tmp_path / "ft"
-    cfg = T5Config(model=tiny_model, output_dir=str(out), max_rows=3, epochs=1, max_steps=6, batch_size=4,
-                   lr=3e-3, max_new_tokens=40, device="cpu")
+    cfg = T5Config(
+        model=tiny_model,
+        output_dir=str(out),
+        max_rows=3,
+        epochs=1,
+        max_steps=6,
+        batch_size=4,
+        lr=3e-3,
+        max_new_tokens=40,
+        device="cpu",
+    )
     rep = train_t5(paper_tables, cfg, dev=paper_tables[:1])
     assert rep["steps"] == 6 and rep["examples"] == 4 + 5  # 11 rows → 4 windows, 14 rows → 5 windows
     assert (out / "config.json").exists() and (out / "tokenizer.json").exists()
@@ -56,10 +67,12 @@ def test_tiny_model_memorises_a_short_table(tiny_model, mask):
     """A learning signal, not quality: 2 rows seen 300 times. The sentinel target is short enough for this
     64-dim model to reproduce largely (seeded init); the longer tokens-style target reliably only loses most
     of its loss."""
-    table = PCSTable("t1", "toast", [PCSRow("cut brie .", "cut", ["brie"], "sliced brie"),
-                                     PCSRow("bake .", "bake", ["sliced brie"], "baked brie")])
-    cfg = T5Config(model=tiny_model, mask=mask, max_steps=300, batch_size=1, lr=3e-3, max_new_tokens=60,
-                   device="cpu")
+    table = PCSTable(
+        "t1",
+        "toast",
+        [PCSRow("cut brie .", "cut", ["brie"], "sliced brie"), PCSRow("bake .", "bake", ["sliced brie"], "baked brie")],
+    )
+    cfg = T5Config(model=tiny_model, mask=mask, max_steps=300, batch_size=1, lr=3e-3, max_new_tokens=60, device="cpu")
     rep = train_t5([table], cfg, dev=[table])
     assert rep["loss_last"] < rep["loss_first"] / 10
     assert rep["dev"]["n"] == 2
@@ -72,8 +85,9 @@ def test_train_pcs_reads_files_and_exact_match_is_perfect_for_gold(tiny_model, p
     gold = evaluate_tables(paper_tables, paper_tables)
     assert gold["input"]["exact_match"] == 100.0 and gold["output"]["exact_match"] == 100.0
     write_pcs(paper_tables, tmp_path / "train.jsonl")
-    rep = train_pcs(tmp_path / "train.jsonl", T5Config(model=tiny_model, max_rows=4, max_steps=2, batch_size=8,
-                                                       device="cpu"))
+    rep = train_pcs(
+        tmp_path / "train.jsonl", T5Config(model=tiny_model, max_rows=4, max_steps=2, batch_size=8, device="cpu")
+    )
     assert rep["train_tables"] == 2 and rep["steps"] == 2 and "dev" not in rep
     json.dumps(rep)  # the CLI prints it as JSON
 
@@ -83,13 +97,43 @@ def test_cli_train_pcs(tiny_model, tmp_path):
 
     from dishgraph.cli import app
 
-    res = CliRunner().invoke(app, ["train", "pcs", PAPER, "--model", tiny_model, "--max-rows", "4",
-                                   "--max-steps", "2", "--device", "cpu", "--json"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "pcs",
+            PAPER,
+            "--model",
+            tiny_model,
+            "--max-rows",
+            "4",
+            "--max-steps",
+            "2",
+            "--device",
+            "cpu",
+            "--json",
+        ],
+    )
     if res.exit_code != 0 and "No such command 'train'" in res.output:  # no train group yet: ours lives under pcs
-        res = CliRunner().invoke(app, ["pcs", "train", PAPER, "--model", tiny_model, "--max-rows", "4",
-                                       "--max-steps", "2", "--device", "cpu", "--json"])
+        res = CliRunner().invoke(
+            app,
+            [
+                "pcs",
+                "train",
+                PAPER,
+                "--model",
+                tiny_model,
+                "--max-rows",
+                "4",
+                "--max-steps",
+                "2",
+                "--device",
+                "cpu",
+                "--json",
+            ],
+        )
     assert res.exit_code == 0, res.output
-    rep = json.loads(res.stdout[res.stdout.index("{"):])
+    rep = json.loads(res.stdout[res.stdout.index("{") :])
     assert rep["steps"] == 2 and rep["train_tables"] == 2
 
 

@@ -1,8 +1,15 @@
 """PCS table formats: the release JSON (.txt), CSV/TSV/JSON/JSONL, cell conventions, bad input."""
+
 import pytest
 
-from dishgraph.pcs.tables import (PCSFormatError, format_input_cell, parse_input_cell, parse_output_cell,
-                                  read_pcs, write_pcs)
+from dishgraph.pcs.tables import (
+    PCSFormatError,
+    format_input_cell,
+    parse_input_cell,
+    parse_output_cell,
+    read_pcs,
+    write_pcs,
+)
 
 PAPER = "tests/fixtures/pcs/paper"
 BAD = "tests/fixtures/pcs/bad"
@@ -17,8 +24,12 @@ def test_release_json_table(tables):
     t = tables["baked_olive_and_brie_pizza"]
     assert t.id == "b1e0a1c0f5" and t.dish == "baked olive and brie pizza" and len(t.rows) == 11
     first, brush, remove = t.rows[0], t.rows[2], t.rows[8]
-    assert (first.instruction, first.action, first.inputs, first.output) == \
-           ("preheat oven to 450 .", "preheat", [], None)
+    assert (first.instruction, first.action, first.inputs, first.output) == (
+        "preheat oven to 450 .",
+        "preheat",
+        [],
+        None,
+    )
     assert brush.inputs == ["pizza_crust on baking sheet", "olive_oil"] and brush.output == "oiled pizza_crust"
     assert remove.action == "remove" and remove.inputs == [remove.output] == ["baked olive and brie pizza"]
     assert [r.line for r in t.rows[:3]] == [6, 12, 18]  # the line of each row's "instructions" key
@@ -54,8 +65,9 @@ def test_every_format_round_trips(tables, tmp_path, suffix):
     for title, t in tables.items():
         b = back[title]
         assert b.id == t.id
-        assert [(r.instruction, r.action, r.inputs, r.output) for r in b.rows] == \
-               [(r.instruction, r.action, r.inputs, r.output) for r in t.rows]
+        assert [(r.instruction, r.action, r.inputs, r.output) for r in b.rows] == [
+            (r.instruction, r.action, r.inputs, r.output) for r in t.rows
+        ]
 
 
 def test_single_release_object_written_like_the_release(tables, tmp_path):
@@ -68,8 +80,11 @@ def test_single_release_object_written_like_the_release(tables, tmp_path):
 
 def test_flat_rows_without_recipe_column_are_one_table(tmp_path):
     p = tmp_path / "toast.tsv"
-    p.write_text("instruction\tinput\taction\toutput\ntoast bread .\tbread\ttoast\ttoasted bread\n"
-                 "butter it .\t(toasted bread; butter)\tspread\tbuttered toast\n", encoding="utf-8")
+    p.write_text(
+        "instruction\tinput\taction\toutput\ntoast bread .\tbread\ttoast\ttoasted bread\n"
+        "butter it .\t(toasted bread; butter)\tspread\tbuttered toast\n",
+        encoding="utf-8",
+    )
     [t] = read_pcs(p)
     assert t.title == "toast" and len(t.id) == 10 and t.rows[1].inputs == ["toasted bread", "butter"]
     assert read_pcs(p)[0].id == t.id  # content id is stable
@@ -89,8 +104,11 @@ def test_bad_tables_are_reported_and_good_ones_kept():
     errors = []
     got = read_pcs(BAD, errors)
     assert [t.title for t in got] == ["ok_one", "ok_two"]  # the good tables of mixed.jsonl survive
-    assert [(e.path.rsplit("/", 1)[-1], e.line) for e in errors] == [("broken.json", 2), ("extra_cell.tsv", 3),
-                                                                    ("mixed.jsonl", 2)]
+    assert [(e.path.rsplit("/", 1)[-1], e.line) for e in errors] == [
+        ("broken.json", 2),
+        ("extra_cell.tsv", 3),
+        ("mixed.jsonl", 2),
+    ]
 
 
 def test_missing_path_and_unknown_suffix(tmp_path):

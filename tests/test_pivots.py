@@ -1,4 +1,5 @@
 """Pivot mining in Cypher (CRG §4.2) against planted corpora and the rule boundaries."""
+
 from __future__ import annotations
 
 import pytest
@@ -50,8 +51,10 @@ def _boundary_store(store, n_recipes, cases):
     """One pair; cases: name -> (base count, target count) out of n_recipes each."""
     protos = {name: proto(i, tag="b") for i, name in enumerate(cases)}
     loader.load_dishes(store, ["B", "T"], "test")
-    store.write("load_pairs", [{"key": "B->T", "base": "B", "target": "T", "change_from": "",
-                                "change_to": "", "change_kind": "test"}])
+    store.write(
+        "load_pairs",
+        [{"key": "B->T", "base": "B", "target": "T", "change_from": "", "change_to": "", "change_kind": "test"}],
+    )
     recs, parsed = [], []
     for dish, side in (("B", 0), ("T", 1)):
         for j in range(n_recipes):
@@ -67,16 +70,16 @@ def _boundary_store(store, n_recipes, cases):
 def test_rule_boundaries_exact(store):
     # 100 recipes per dish: frequencies are exact hundredths; alpha=5, tau_r=0.01, tau_i=0.1.
     cases = {
-        "remove_ft0": (30, 0),          # fb > 5*0 and 0 < 0.01
+        "remove_ft0": (30, 0),  # fb > 5*0 and 0 < 0.01
         "manual_ft_eq_tau_r": (30, 1),  # ft = 0.01 is not < tau_r -> manual (ratio 30 > 5)
         "ratio_eq_alpha_base": (5, 1),  # fb = 5*ft exactly: not a pivot
         "ratio_above_alpha_base": (6, 1),  # 0.06 > 0.05 but ft=0.01 not < 0.01 -> manual
-        "insert_ft_above_tau_i": (0, 11),   # 0.11 > 0.1 -> insert
-        "manual_ft_eq_tau_i": (0, 10),      # ft = 0.1 is not > tau_i -> manual
-        "ratio_eq_alpha_target": (3, 15),   # ft = 5*fb exactly: not a pivot
-        "insert_ratio_above": (2, 15),      # 0.15 > 0.10 and 0.15 > 0.1 -> insert
-        "manual_target_small": (0, 5),      # ratio holds (0.05 > 0) but ft < tau_i -> manual
-        "only_base_rare": (1, 0),           # f_t absent: remove even when fb is tiny
+        "insert_ft_above_tau_i": (0, 11),  # 0.11 > 0.1 -> insert
+        "manual_ft_eq_tau_i": (0, 10),  # ft = 0.1 is not > tau_i -> manual
+        "ratio_eq_alpha_target": (3, 15),  # ft = 5*fb exactly: not a pivot
+        "insert_ratio_above": (2, 15),  # 0.15 > 0.10 and 0.15 > 0.1 -> insert
+        "manual_target_small": (0, 5),  # ratio holds (0.05 > 0) but ft < tau_i -> manual
+        "only_base_rare": (1, 0),  # f_t absent: remove even when fb is tiny
         "shared": (40, 40),
     }
     names = _boundary_store(store, 100, cases)
@@ -86,9 +89,14 @@ def test_rule_boundaries_exact(store):
     expected = {k: v for k, v in expected.items() if v}
     assert got == expected
     assert got == {
-        "remove_ft0": "remove", "manual_ft_eq_tau_r": "manual", "ratio_above_alpha_base": "manual",
-        "insert_ft_above_tau_i": "insert", "manual_ft_eq_tau_i": "manual", "insert_ratio_above": "insert",
-        "manual_target_small": "manual", "only_base_rare": "remove",
+        "remove_ft0": "remove",
+        "manual_ft_eq_tau_r": "manual",
+        "ratio_above_alpha_base": "manual",
+        "insert_ft_above_tau_i": "insert",
+        "manual_ft_eq_tau_i": "manual",
+        "insert_ratio_above": "insert",
+        "manual_target_small": "manual",
+        "only_base_rare": "remove",
     }
     fbft = {names[p.action]: (p.fb, p.ft) for p in res.pivots}
     assert fbft["insert_ft_above_tau_i"] == (0.0, pytest.approx(0.11))
@@ -106,8 +114,9 @@ def test_side_by_side_and_compare(store):
     # a reference edge set like the lead's release import: the planted remove/insert actions minus one
     ref = [(k, v) for k, v in sorted(truth.items()) if v != "manual"]
     dropped = ref.pop()
-    store.write("load_reference_pivots", [{"pair": res.pair, "key": k, "kind": v, "source": "crg-release"}
-                                          for k, v in ref])
+    store.write(
+        "load_reference_pivots", [{"pair": res.pair, "key": k, "kind": v, "source": "crg-release"} for k, v in ref]
+    )
     rows = {r["action"]: r for r in pivots.side_by_side(store, base, target)}
     assert rows[dropped[0]]["mined"] == dropped[1] and rows[dropped[0]]["release"] is None
     assert all(rows[k]["release"] == v == rows[k]["mined"] for k, v in ref)
@@ -123,8 +132,10 @@ def test_real_base_dish_pairs(store, crg_dir, glossary):
     d1, d2 = sorted(by_dish)[:2]
     parser = parser_mod.RecipeParser(glossary)
     loader.load_dishes(store, [d1, d2], "crg")
-    store.write("load_pairs", [{"key": f"{d1}->{d2}", "base": d1, "target": d2, "change_from": "",
-                                "change_to": "", "change_kind": "test"}])
+    store.write(
+        "load_pairs",
+        [{"key": f"{d1}->{d2}", "base": d1, "target": d2, "change_from": "", "change_to": "", "change_kind": "test"}],
+    )
     recs = [loader.RecipeRecord(loader.recipe_id("crg", d, t), d, t, "crg") for d in (d1, d2) for t in by_dish[d]]
     loader.load_recipes(store, recs)
     loader.load_parsed(store, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs])
@@ -152,6 +163,6 @@ def test_new_pair_of_two_dishes_with_recipes(store):
     expected = {a: classify(fb.get(a, 0.0), ft.get(a, 0.0)) for a in set(fb) | set(ft)}
     assert {p.action: p.kind for p in res.pivots} == {a: k for a, k in expected.items() if k}
     assert pivots.pair_info(store, f"{b0}->{b1}")["change_kind"] == "adhoc"
-    assert pivots.mine_pivots(store, b0, b1, create=True).counts() == res.counts()   # idempotent
+    assert pivots.mine_pivots(store, b0, b1, create=True).counts() == res.counts()  # idempotent
     with pytest.raises(KeyError, match="no parsed recipes"):
         pivots.mine_pivots(store, b0, "nowhere", create=True)

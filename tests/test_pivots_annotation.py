@@ -1,4 +1,5 @@
 """The annotation loop: export questions with example phrases, import majority votes as PIVOT edges."""
+
 from __future__ import annotations
 
 import csv

@@ -5,6 +5,7 @@ built from the real CRG release (three base dishes parsed), with example values 
 Batched writes (`$rows`) count as executed when building this graph ran them with real rows;
 destructive queries (`*clear*`) run last.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -15,10 +16,22 @@ DISHES = ["白灼菜心", "酸辣鸡爪", "辣炒年糕"]
 PAIR_TARGET = "白灼秋葵"
 
 # Queries whose result on this graph must not be empty: a check that the example values are meaningful.
-NON_EMPTY = {"stats_recipe_actions", "stats_distinct_proto_actions", "stats_top_actions_per_dish",
-             "uses_dish_actions", "uses_dishes_with_recipes", "pivot_edges", "pivot_pairs", "pair_pivots",
-             "order_dish_sequences", "recipes_parsed", "diner_dish_names", "diner_list_splits",
-             "diner_split_info", "pivot_pair_info"}
+NON_EMPTY = {
+    "stats_recipe_actions",
+    "stats_distinct_proto_actions",
+    "stats_top_actions_per_dish",
+    "uses_dish_actions",
+    "uses_dishes_with_recipes",
+    "pivot_edges",
+    "pivot_pairs",
+    "pair_pivots",
+    "order_dish_sequences",
+    "recipes_parsed",
+    "diner_dish_names",
+    "diner_list_splits",
+    "diner_split_info",
+    "pivot_pair_info",
+}
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +58,9 @@ def graph(tmp_path_factory, crg_dir, glossary):
     # mode="merge": the batched UNWIND MERGE queries run here (the default embedded path bulk-COPYs)
     ingest_counterfactual(store, crg_dir, parse=False, show_progress=False, mode="merge")
     records = release_records(crg_dir, DISHES)
-    parse_and_load(store, records, glossary, segmenter="jieba", workers=1, total=len(records),
-                   show_progress=False, mode="merge")
+    parse_and_load(
+        store, records, glossary, segmenter="jieba", workers=1, total=len(records), show_progress=False, mode="merge"
+    )
     from pathlib import Path
 
     from dishgraph.pcs.graph import ingest_pcs
@@ -69,12 +83,35 @@ def _values(action: str) -> dict:
     from dishgraph.knowledge.pivots import pair_key
 
     return {
-        "action": action, "key": action, "keys": [action], "dish": DISHES[0], "dishes": DISHES,
-        "base": DISHES[0], "target": PAIR_TARGET, "pair": pair_key(DISHES[0], PAIR_TARGET),
-        "source": "mined", "window": "paper", "alpha": 5.0, "tau_r": 0.01, "tau_i": 0.1,
-        "min_freq": 0.0, "top": 10, "rows": [], "ids": [], "id": "none", "recipe": "none",
-        "split": "tmcd", "divergence": 0.5, "atom_divergence": 0.1, "ratio": 4.5, "seed": 1,
-        "classes": ["菜心"], "verbs": ["炒"], "first": True, "after": "", "limit": 5,
+        "action": action,
+        "key": action,
+        "keys": [action],
+        "dish": DISHES[0],
+        "dishes": DISHES,
+        "base": DISHES[0],
+        "target": PAIR_TARGET,
+        "pair": pair_key(DISHES[0], PAIR_TARGET),
+        "source": "mined",
+        "window": "paper",
+        "alpha": 5.0,
+        "tau_r": 0.01,
+        "tau_i": 0.1,
+        "min_freq": 0.0,
+        "top": 10,
+        "rows": [],
+        "ids": [],
+        "id": "none",
+        "recipe": "none",
+        "split": "tmcd",
+        "divergence": 0.5,
+        "atom_divergence": 0.1,
+        "ratio": 4.5,
+        "seed": 1,
+        "classes": ["菜心"],
+        "verbs": ["炒"],
+        "first": True,
+        "after": "",
+        "limit": 5,
     }
 
 
@@ -84,7 +121,7 @@ def _example(q) -> dict:
 
     for line in q.path.read_text(encoding="utf-8").splitlines():
         if line.startswith("// example:"):
-            return json.loads(line[len("// example:"):])
+            return json.loads(line[len("// example:") :])
     return {}
 
 

@@ -1,4 +1,5 @@
 """Readers: the real CRG release (counts, json == pkl) and every kind of bad input, with line numbers."""
+
 from __future__ import annotations
 
 import gzip
@@ -12,8 +13,19 @@ import pytest
 
 from dishgraph.actions import ProtoAction
 from dishgraph.ingest.readers import (
-    BaseRecipe, Change, CorpusRecipe, ReadError, ReadReport, clean_name, join_steps, read_base_recipes,
-    read_changing_ingredients, read_corpus, read_crg_release, read_dish_pairs, read_pivots,
+    BaseRecipe,
+    Change,
+    CorpusRecipe,
+    ReadError,
+    ReadReport,
+    clean_name,
+    join_steps,
+    read_base_recipes,
+    read_changing_ingredients,
+    read_corpus,
+    read_crg_release,
+    read_dish_pairs,
+    read_pivots,
 )
 from dishgraph.ingest.readers.corpus import _json_array_records
 from dishgraph.ingest.readers.report import ReadContext
@@ -77,7 +89,7 @@ def test_json_and_pickle_give_identical_results(release, release_pkl):
     assert release.sources["pivots"].endswith("pivot_actions.json")
     assert release_pkl.sources["pivots"].endswith("original/pivot_actions.pkl")
     assert release_pkl.sources["glossary"].endswith("original/glossary_dict.pkl")
-    assert release.pivots == release_pkl.pivots            # same order, same kinds
+    assert release.pivots == release_pkl.pivots  # same order, same kinds
     assert release.constraints == release_pkl.constraints
     assert release.glossary == release_pkl.glossary
     assert release.pairs == release_pkl.pairs
@@ -114,11 +126,19 @@ def test_release_pickle_only_directory(tmp_path, crg_dir):
 
 
 def test_malformed_pivot_entries_are_skipped_with_location(tmp_path):
-    (tmp_path / "pivot_actions.json").write_text(json.dumps({"红烧鱼": [
-        {"verb": "煎", "ingredients": ["鱼"], "tools": [], "kind": "insert"},
-        {"verb": "煎", "ingredients": ["鱼"], "tools": [], "kind": "sideways"},
-        {"ingredients": ["鱼"]},
-    ]}, ensure_ascii=False), encoding="utf-8")
+    (tmp_path / "pivot_actions.json").write_text(
+        json.dumps(
+            {
+                "红烧鱼": [
+                    {"verb": "煎", "ingredients": ["鱼"], "tools": [], "kind": "insert"},
+                    {"verb": "煎", "ingredients": ["鱼"], "tools": [], "kind": "sideways"},
+                    {"ingredients": ["鱼"]},
+                ]
+            },
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
     rep = ReadReport()
     pivots, constraints = read_pivots(tmp_path / "pivot_actions.json", report=rep)
     assert pivots == {"红烧鱼": [(ProtoAction("煎", frozenset({"鱼"})), "insert")]}
@@ -139,21 +159,28 @@ def test_bad_base_recipes_fixture():
     recs = list(read_base_recipes(FIX / "base_recipes_bad.txt", report=rep))
     assert [r.line for r in recs] == [1, 2, 7, 8, 9, 10, 13]
     by_line = {r.line: r for r in recs}
-    assert by_line[1].base == "红烧肉"                       # BOM stripped
-    assert by_line[2].text == "鱼洗净，上锅蒸十分钟。"         # CRLF stripped
-    assert by_line[7].text == "Boil the pasta."              # no CJK: kept, flagged
+    assert by_line[1].base == "红烧肉"  # BOM stripped
+    assert by_line[2].text == "鱼洗净，上锅蒸十分钟。"  # CRLF stripped
+    assert by_line[7].text == "Boil the pasta."  # no CJK: kept, flagged
     assert by_line[8].base == 'x"}) MATCH (n) DETACH DELETE n //'  # hostile name kept verbatim
-    assert by_line[9].base == "鱼香肉丝"                      # control characters stripped
-    assert by_line[10].base == "长" * 100                     # capped
-    assert by_line[13].text == "豆腐切块，下锅。"              # last line without newline
+    assert by_line[9].base == "鱼香肉丝"  # control characters stripped
+    assert by_line[10].base == "长" * 100  # capped
+    assert by_line[13].text == "豆腐切块，下锅。"  # last line without newline
     assert rep.read == 7
     assert rep.skipped_by_reason == {"columns": 2, "empty-recipe": 1, "encoding": 1, "empty-dish": 1}
     assert rep.blank == 1  # blank lines are counted apart: they are not skipped input
     assert rep.warned_by_reason == {"no-cjk": 1, "control-chars": 1, "long-name": 1}
     name = "base_recipes_bad.txt"
-    expected = {3: "expected 3 tab-separated columns", 5: "empty recipe", 6: "not UTF-8",
-                7: "no Chinese character", 9: "control/format characters removed", 10: "cut to 100",
-                11: "got 4", 12: "empty dish name"}
+    expected = {
+        3: "expected 3 tab-separated columns",
+        5: "empty recipe",
+        6: "not UTF-8",
+        7: "no Chinese character",
+        9: "control/format characters removed",
+        10: "cut to 100",
+        11: "got 4",
+        12: "empty dish name",
+    }
     assert len(rep.messages) == len(expected)
     for msg, (line, text) in zip(rep.messages, sorted(expected.items())):
         assert f"{name}:{line}: " in msg and text in msg, msg
@@ -197,8 +224,11 @@ def test_changes_and_pairs_bad_lines(tmp_path):
     (tmp_path / "c.txt").write_text("菜心 秋葵\n 皮蛋\na b c\n\n牛肉\t猪肉\r\n", encoding="utf-8")
     rep = ReadReport()
     changes = read_changing_ingredients(tmp_path / "c.txt", report=rep)
-    assert changes == [Change("replace", "菜心", "秋葵", 1), Change("add", None, "皮蛋", 2),
-                       Change("replace", "牛肉", "猪肉", 5)]
+    assert changes == [
+        Change("replace", "菜心", "秋葵", 1),
+        Change("add", None, "皮蛋", 2),
+        Change("replace", "牛肉", "猪肉", 5),
+    ]
     assert rep.skipped_by_reason == {"columns": 1} and rep.blank == 1
     assert "c.txt:3: expected 1 (add) or 2 (replace) ingredients, got 3" in rep.messages[0]
     (tmp_path / "p.txt").write_text("白灼菜心 白灼秋葵\n只有一个\n", encoding="utf-8")
@@ -219,17 +249,18 @@ def _summary(recs: list[CorpusRecipe]):
     return [(r.dish, r.title, r.text, r.id) for r in recs]
 
 
-EXPECTED = [("红烧肉", "超好吃的红烧肉", "1、五花肉切块2、炒糖色3、加水炖一小时", "101"),
-            ("番茄炒蛋", None, "1、番茄切块2、鸡蛋打散炒熟", None),
-            ("凉拌黄瓜", "夏日凉拌", "黄瓜拍碎，加蒜末和醋拌匀。", None)]
+EXPECTED = [
+    ("红烧肉", "超好吃的红烧肉", "1、五花肉切块2、炒糖色3、加水炖一小时", "101"),
+    ("番茄炒蛋", None, "1、番茄切块2、鸡蛋打散炒熟", None),
+    ("凉拌黄瓜", "夏日凉拌", "黄瓜拍碎，加蒜末和醋拌匀。", None),
+]
 
 
 def test_jsonl_corpus():
     rep = ReadReport()
     recs = list(read_corpus(FIX / "corpus.jsonl", report=rep))
     assert _summary(recs) == EXPECTED and [r.line for r in recs] == [1, 2, 5]
-    assert rep.skipped_by_reason == {"json": 1, "not-an-object": 1, "missing-dish": 1, "bad-text": 1,
-                                     "empty-recipe": 1}
+    assert rep.skipped_by_reason == {"json": 1, "not-an-object": 1, "missing-dish": 1, "bad-text": 1, "empty-recipe": 1}
     lines = [int(m.split(":")[1]) for m in rep.messages]
     assert lines == [3, 4, 6, 7, 8]
     assert "malformed JSON" in rep.messages[0]
@@ -253,8 +284,10 @@ def test_json_array_parser_across_chunk_boundaries(chunk):
 
 def test_json_array_syntax_error_stops_with_line(tmp_path):
     p = tmp_path / "c.json"
-    p.write_text('[\n{"dish": "红烧肉", "text": "切块。"},\n{"dish": "鱼", "text": },\n{"dish": "虾", "text": "煮。"}\n]',
-                 encoding="utf-8")
+    p.write_text(
+        '[\n{"dish": "红烧肉", "text": "切块。"},\n{"dish": "鱼", "text": },\n{"dish": "虾", "text": "煮。"}\n]',
+        encoding="utf-8",
+    )
     rep = ReadReport()
     assert [r.dish for r in read_corpus(p, report=rep)] == ["红烧肉"]  # what came before the damage is kept
     assert rep.skipped_by_reason == {"json": 1}
@@ -268,8 +301,11 @@ def test_json_array_syntax_error_stops_with_line(tmp_path):
 
 def test_json_array_non_utf8_element_skipped(tmp_path):
     p = tmp_path / "c.json"
-    p.write_bytes('[{"dish": "红烧肉", "text": "切块。"},\n{"dish": "'.encode() + b"\xff\xfe" +
-                  '", "text": "煮。"},\n{"dish": "虾", "text": "煮。"}]'.encode())
+    p.write_bytes(
+        '[{"dish": "红烧肉", "text": "切块。"},\n{"dish": "'.encode()
+        + b"\xff\xfe"
+        + '", "text": "煮。"},\n{"dish": "虾", "text": "煮。"}]'.encode()
+    )
     rep = ReadReport()
     assert [r.dish for r in read_corpus(p, report=rep)] == ["红烧肉", "虾"]
     assert rep.skipped_by_reason == {"encoding": 1} and f"{p}:2: not UTF-8" in rep.messages[0]
@@ -278,8 +314,10 @@ def test_json_array_non_utf8_element_skipped(tmp_path):
 def test_tsv_corpus_with_header_and_headerless(tmp_path):
     rep = ReadReport()
     recs = list(read_corpus(FIX / "corpus.tsv", report=rep))
-    assert _summary(recs) == [("红烧肉", "家常红烧肉", "1、五花肉切块2、炒糖色", "7"),
-                              ("番茄炒蛋", None, "番茄切块，鸡蛋炒熟。", "8")]
+    assert _summary(recs) == [
+        ("红烧肉", "家常红烧肉", "1、五花肉切块2、炒糖色", "7"),
+        ("番茄炒蛋", None, "番茄切块，鸡蛋炒熟。", "8"),
+    ]
     assert rep.skipped_by_reason == {"columns": 1} and "corpus.tsv:4: expected 4" in rep.messages[0]
     p = tmp_path / "plain.tsv"
     p.write_text("红烧肉\t五花肉切块。\n坏\t行\t多\n", encoding="utf-8")
@@ -290,8 +328,13 @@ def test_tsv_corpus_with_header_and_headerless(tmp_path):
 
 def test_corpus_field_options(tmp_path):
     p = tmp_path / "x.jsonl"
-    p.write_text(json.dumps({"cai": "鱼香肉丝", "t": "标题", "bu": ["切丝", "炒"], "rid": "r1", "text": "忽略"},
-                            ensure_ascii=False) + "\n", encoding="utf-8")
+    p.write_text(
+        json.dumps(
+            {"cai": "鱼香肉丝", "t": "标题", "bu": ["切丝", "炒"], "rid": "r1", "text": "忽略"}, ensure_ascii=False
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     (r,) = read_corpus(p, dish_field="cai", title_field="t", steps_field="bu", id_field="rid")
     assert (r.dish, r.title, r.text, r.id) == ("鱼香肉丝", "标题", "1、切丝2、炒", "r1")
     with pytest.raises(ValueError, match="unknown corpus format"):
@@ -309,7 +352,9 @@ def test_gz_is_transparent(tmp_path):
     got = list(read_corpus(truncated, report=rep))
     assert 0 < len(got) < 150 and rep.skipped_by_reason["corrupt"] == 1  # the records before the damage
     assert "compressed data damaged after byte" in rep.messages[-1] or rep.skipped > len(rep.messages)
-    good = "".join(json.dumps({"dish": "红烧肉", "text": f"第{i}步切块。"}, ensure_ascii=False) + "\n" for i in range(500))
+    good = "".join(
+        json.dumps({"dish": "红烧肉", "text": f"第{i}步切块。"}, ensure_ascii=False) + "\n" for i in range(500)
+    )
     truncated.write_bytes(gzip.compress(good.encode())[:-40])
     with pytest.raises(ReadError, match="compressed data damaged"):
         list(read_corpus(truncated, strict=True))
@@ -324,8 +369,9 @@ def _big_corpus(path: Path, n: int, as_array: bool) -> None:
     with gzip.open(path, "wt", encoding="utf-8") as fh:
         fh.write("[\n" if as_array else "")
         for i in range(n):
-            rec = json.dumps({"id": i, "dish": f"红烧肉{i % 97}", "recipeInstructions": [step, step]},
-                             ensure_ascii=False)
+            rec = json.dumps(
+                {"id": i, "dish": f"红烧肉{i % 97}", "recipeInstructions": [step, step]}, ensure_ascii=False
+            )
             fh.write(rec + ((",\n" if i < n - 1 else "\n") if as_array else "\n"))
         fh.write("]\n" if as_array else "")
 
@@ -349,7 +395,7 @@ def test_streaming_memory_is_constant(tmp_path, as_array):
         assert count == n
         peaks.append(peak)
     small, large = peaks
-    assert large < 4 * (1 << 20), peaks                     # the 8000-record file is ~4.7 MB of text
+    assert large < 4 * (1 << 20), peaks  # the 8000-record file is ~4.7 MB of text
     assert large < small * 1.25 + (64 << 10), peaks
 
 
@@ -359,8 +405,14 @@ def test_estimate_records_counts_non_blank_lines_of_line_formats(tmp_path, crg_d
     from dishgraph.ingest.readers import estimate_records
 
     tsv = tmp_path / "release.tsv"
-    tsv.write_bytes("".join(f"{b}\t{r}\n" for b, _, r in (line.split("\t", 2) for line in
-                    (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines())).encode("utf-8"))
+    tsv.write_bytes(
+        "".join(
+            f"{b}\t{r}\n"
+            for b, _, r in (
+                line.split("\t", 2) for line in (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines()
+            )
+        ).encode("utf-8")
+    )
     assert estimate_records(tsv) == 2500
     jsonl = tmp_path / "c.jsonl"
     jsonl.write_text('{"dish": "a", "text": "切"}\n\n  \n{"dish": "b", "text": "炒"}', encoding="utf-8")

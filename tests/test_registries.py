@@ -4,6 +4,7 @@
 test needs a fixture that costs minutes (tiny trained models, a parsed graph) to the test that runs them.
 `test_every_registered_entry_has_a_test` fails when an entry is added without either.
 """
+
 from __future__ import annotations
 
 import ast
@@ -89,8 +90,12 @@ def _dep_backend(name: str, glossary, no_dependency_models, **_) -> None:
 
 
 def _estimator(name: str, **_) -> None:
-    seqs = {f"r{i}": s for i, s in enumerate(
-        [["a", "b", "c"], ["a", "c", "b"], ["c", "b"], ["b", "a"], ["a", "b"], ["c", "a", "b"], ["b", "c"]])}
+    seqs = {
+        f"r{i}": s
+        for i, s in enumerate(
+            [["a", "b", "c"], ["a", "c", "b"], ["c", "b"], ["b", "a"], ["a", "b"], ["c", "a", "b"], ["b", "c"]]
+        )
+    }
     ds = causal.DishSequences.from_sequences("d", seqs)
     est = causal.estimate_pair(ds, "a", "b", estimator=name)
     assert est.estimator == name and est.n_confounders == 1 and est.ate is not None
@@ -135,8 +140,12 @@ ELSEWHERE = {
 
 def _registered() -> set[tuple[str, str]]:
     """Every entry of the package's registries (tests may register throwaway entries of their own)."""
-    return {(kind, e.name) for kind, reg in catalog.REGISTRIES.items() for e in reg.entries()
-            if e.where.startswith("dishgraph.")}
+    return {
+        (kind, e.name)
+        for kind, reg in catalog.REGISTRIES.items()
+        for e in reg.entries()
+        if e.where.startswith("dishgraph.")
+    }
 
 
 def test_every_registered_entry_has_a_test():
@@ -167,8 +176,9 @@ def test_entries_tested_elsewhere_name_a_test_that_uses_them(entry):
     cls = generators.get(name).__name__
     used = {a.arg for a in node.args.args}
     fixtures = "".join(ast.get_source_segment(source, tests[f]) or "" for f in used if f in tests)
-    assert repr(name).replace("'", '"') in decorators + text or cls in text + fixtures, \
+    assert repr(name).replace("'", '"') in decorators + text or cls in text + fixtures, (
         f"{ELSEWHERE[entry]} does not run {kind} {name!r}"
+    )
 
 
 # ------------------------------------------------------------------------------------ the mechanism
@@ -220,7 +230,8 @@ def test_generator_modules_are_exactly_those_that_register():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and any(
-                    isinstance(d, ast.Call) and getattr(d.func, "id", None) == "register" for d in node.decorator_list):
+                isinstance(d, ast.Call) and getattr(d.func, "id", None) == "register" for d in node.decorator_list
+            ):
                 registering.add(f"dishgraph.models.{path.stem}")
     assert set(generators.GENERATOR_MODULES) == registering
 

@@ -1,4 +1,5 @@
 """The restricted unpickler: the release pickles load, a code-running pickle is refused before it runs."""
+
 from __future__ import annotations
 
 import os
@@ -33,9 +34,17 @@ def test_os_system_pickle_is_refused_and_nothing_runs(tmp_path):
     assert marker.exists()
 
 
-@pytest.mark.parametrize("module,name", [("builtins", "eval"), ("builtins", "getattr"), ("builtins", "__import__"),
-                                         ("subprocess", "Popen"), ("numpy", "load"),
-                                         ("numpy.core.multiarray", "_reconstruct")])
+@pytest.mark.parametrize(
+    "module,name",
+    [
+        ("builtins", "eval"),
+        ("builtins", "getattr"),
+        ("builtins", "__import__"),
+        ("subprocess", "Popen"),
+        ("numpy", "load"),
+        ("numpy.core.multiarray", "_reconstruct"),
+    ],
+)
 def test_other_globals_refused(module, name):
     data = b"\x80\x03c" + f"{module}\n{name}\n".encode() + b")\x81."  # GLOBAL, EMPTY_TUPLE, NEWOBJ, STOP
     with pytest.raises(UnsafePickleError, match=f"refused to load global {module}.{name}"):
@@ -56,8 +65,13 @@ def test_real_pickles_load_as_plain_python(crg_dir):
 
 
 def test_numpy_scalars_and_sets_allowed_and_converted():
-    obj = {"a": np.str_("切"), "b": np.int64(3), "c": {np.float32(1.5)}, "d": frozenset({np.str_("x")}),
-           "e": (np.bool_(True),)}
+    obj = {
+        "a": np.str_("切"),
+        "b": np.int64(3),
+        "c": {np.float32(1.5)},
+        "d": frozenset({np.str_("x")}),
+        "e": (np.bool_(True),),
+    }
     for proto in (0, 2, 3, 4, 5):
         out = safe_loads(pickle.dumps(obj, protocol=proto))
         assert out == {"a": "切", "b": 3, "c": {1.5}, "d": frozenset({"x"}), "e": (True,)}

@@ -1,4 +1,5 @@
 """Test scaffolding stays out of the runtime: no module of ``dishgraph`` outside ``dishgraph.testing`` imports it."""
+
 from __future__ import annotations
 
 import ast
@@ -18,7 +19,10 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_runtime_modules_do_not_import_testing():
-    offenders = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
-                       if "testing" not in p.relative_to(PACKAGE).parts
-                       and any(n == "dishgraph.testing" or n.startswith("dishgraph.testing.") for n in _imports(p)))
+    offenders = sorted(
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if "testing" not in p.relative_to(PACKAGE).parts
+        and any(n == "dishgraph.testing" or n.startswith("dishgraph.testing.") for n in _imports(p))
+    )
     assert offenders == []

@@ -1,4 +1,5 @@
 """Both segmenters: offsets map back to the text, cooking words survive, choice by name/env, pickling."""
+
 import pickle
 
 import pytest
@@ -17,7 +18,7 @@ def test_offsets_index_the_text(seg):
     toks = seg.cut(TEXT)
     assert "".join(t.word for t in toks) == TEXT
     for t in toks:
-        assert TEXT[t.start:t.end] == t.word
+        assert TEXT[t.start : t.end] == t.word
     assert all(isinstance(t, Token) and t.pos for t in toks)
 
 
@@ -37,7 +38,7 @@ def test_lac_long_text_is_windowed():
     text = "锅中放水烧开，放入菜心焯一下，捞出沥干水分。" * 3
     toks = seg.cut(text)
     assert "".join(t.word for t in toks) == text
-    assert all(text[t.start:t.end] == t.word for t in toks)
+    assert all(text[t.start : t.end] == t.word for t in toks)
 
 
 def test_choice_by_name_and_env(monkeypatch, glossary):
@@ -81,7 +82,7 @@ def test_lac_batched_cut_matches_one_at_a_time(base_recipe_texts):
     def one(text):
         out = []
         for off in range(0, len(text), 512):
-            chunk = text[off:off + 512]
+            chunk = text[off : off + 512]
             out += [Token(w, p, s + off) for w, p, s in _with_offsets(model.run(chunk), chunk)]
         return out
 

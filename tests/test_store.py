@@ -1,4 +1,5 @@
 """The embedded store for real: schema, persistence, crash safety, the one-writer lock, dialect traps."""
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,10 @@ def test_floats_and_list_parameters_round_trip_exactly(store):
 def test_dialect_traps_are_what_we_think(store):
     """Ladybug lists are 1-based and lack head(): queries must use UNWIND / explicit variants."""
     store.write("load_dishes", [{"name": n, "source": "t"} for n in ("a", "b")])
-    assert store.execute("MATCH (d:Dish) WITH d.name AS n ORDER BY n LIMIT 10 "
-                         "RETURN collect(n)[1] AS first")[0]["first"] == "a"
+    assert (
+        store.execute("MATCH (d:Dish) WITH d.name AS n ORDER BY n LIMIT 10 RETURN collect(n)[1] AS first")[0]["first"]
+        == "a"
+    )
     with pytest.raises(RuntimeError, match="HEAD"):
         store.execute("MATCH (d:Dish) RETURN head(collect(d.name)) AS h")
 
@@ -70,27 +73,41 @@ def test_bulk_copy_path_matches_merge_path(tmp_path):
 def test_bulk_sources_keep_every_value_as_given(tmp_path, source):
     """Empty strings stay empty (not NULL), None stays NULL, newlines/quotes/commas survive, ints stay
     exact, sets are sorted, a multi-endpoint rel table takes its endpoints: both bulk sources."""
-    recipes = [{"id": "a", "dish": "d", "text": "", "source": None, "line": 2**60 + 1, "parsed": None,
-                "n_actions": None},
-               {"id": "b", "dish": "d", "text": '切丝,\n"放"入', "source": "s", "line": 3, "parsed": True,
-                "n_actions": 2}]
+    recipes = [
+        {"id": "a", "dish": "d", "text": "", "source": None, "line": 2**60 + 1, "parsed": None, "n_actions": None},
+        {"id": "b", "dish": "d", "text": '切丝,\n"放"入', "source": "s", "line": 3, "parsed": True, "n_actions": 2},
+    ]
     with LadybugStore(tmp_path / "db", bulk_source=source) as s:
         s.bulk_load_nodes("Recipe", recipes)
         s.bulk_load_nodes("ProtoAction", [{"key": "k", "verb": "切", "ingredients": {"姜", "葱"}, "tools": []}])
         s.bulk_load_nodes("SurfaceForm", [{"key": "verb:切", "form": "切", "kind": "verb"}])
         s.bulk_load_nodes("VerbClass", [{"name": "切"}])
         s.bulk_load_rels("FORM_OF", "SurfaceForm", "VerbClass", [{"from": "verb:切", "to": "切"}])
-        got = s.execute("MATCH (r:Recipe) RETURN r.id AS id, r.text AS text, r.source AS source, r.line AS line, "
-                        "r.parsed AS parsed, r.n_actions AS n ORDER BY r.id")
-        assert got == [{"id": "a", "text": "", "source": None, "line": 2**60 + 1, "parsed": None, "n": None},
-                       {"id": "b", "text": '切丝,\n"放"入', "source": "s", "line": 3, "parsed": True, "n": 2}]
-        assert s.execute("MATCH (p:ProtoAction) RETURN p.ingredients AS i, p.tools AS t") == [{"i": ["姜", "葱"],
-                                                                                               "t": []}]
+        got = s.execute(
+            "MATCH (r:Recipe) RETURN r.id AS id, r.text AS text, r.source AS source, r.line AS line, "
+            "r.parsed AS parsed, r.n_actions AS n ORDER BY r.id"
+        )
+        assert got == [
+            {"id": "a", "text": "", "source": None, "line": 2**60 + 1, "parsed": None, "n": None},
+            {"id": "b", "text": '切丝,\n"放"入', "source": "s", "line": 3, "parsed": True, "n": 2},
+        ]
+        assert s.execute("MATCH (p:ProtoAction) RETURN p.ingredients AS i, p.tools AS t") == [
+            {"i": ["姜", "葱"], "t": []}
+        ]
         assert s.execute("MATCH (f:SurfaceForm)-[:FORM_OF]->(v:VerbClass) RETURN v.name AS v") == [{"v": "切"}]
 
 
-LIST_VALUES = [["葱", "姜"], [], None, ["a,b", "z"], ['"q"', "w]", "[x"], [" a", "b "], ["", "NULL", "null"],
-               ["it's", "back\\slash", "two\nlines"], ["清水", "水", "清水"]]
+LIST_VALUES = [
+    ["葱", "姜"],
+    [],
+    None,
+    ["a,b", "z"],
+    ['"q"', "w]", "[x"],
+    [" a", "b "],
+    ["", "NULL", "null"],
+    ["it's", "back\\slash", "two\nlines"],
+    ["清水", "水", "清水"],
+]
 
 
 @pytest.mark.parametrize("source", ["frame", "csv"])
@@ -98,12 +115,16 @@ def test_bulk_lists_keep_order_and_every_item_as_written(tmp_path, source):
     """Surface forms are arbitrary text in reading order: a list keeps its order and duplicates, and items a
     CSV list literal cannot carry (separators, brackets, quotes, edge spaces, empty, NULL) come back exact
     (the CSV source sends those rows through a data frame); [] stays [] and None stays NULL."""
-    rows = [{"id": f"s{i}", "recipe": "r", "pos": i, "ingredient_forms": v, "tool_forms": ["锅"], "sentence": i}
-            for i, v in enumerate(LIST_VALUES)]
+    rows = [
+        {"id": f"s{i}", "recipe": "r", "pos": i, "ingredient_forms": v, "tool_forms": ["锅"], "sentence": i}
+        for i, v in enumerate(LIST_VALUES)
+    ]
     with LadybugStore(tmp_path / "db", bulk_source=source) as s:
         assert s.bulk_load_nodes("Step", rows) == len(rows)
-        got = s.execute("MATCH (s:Step) RETURN s.pos AS pos, s.ingredient_forms AS f, s.tool_forms AS t, "
-                        "s.sentence AS n ORDER BY pos")
+        got = s.execute(
+            "MATCH (s:Step) RETURN s.pos AS pos, s.ingredient_forms AS f, s.tool_forms AS t, "
+            "s.sentence AS n ORDER BY pos"
+        )
     assert [r["f"] for r in got] == LIST_VALUES
     assert all(r["t"] == ["锅"] and r["n"] == r["pos"] for r in got)
 

@@ -1,5 +1,6 @@
 """`dishgraph sync`: the real CRG release (plus a few parsed recipes and mined knowledge) copied from one
 embedded database into a second one; counts per label and type must match, and a second sync changes none."""
+
 from __future__ import annotations
 
 import json
@@ -41,10 +42,12 @@ def _counts(path):
 
 
 def _knowledge(store) -> tuple:
-    return (store.query("pivot_edges", pair="白灼菜心->白灼秋葵"),
-            store.query("order_dish_constraints", dish=DISHES[0]),
-            store.query("order_dish_constraints", dish="白灼秋葵"),
-            store.query("uses_dish_actions", dish=DISHES[1], min_freq=0.0, top=1000))
+    return (
+        store.query("pivot_edges", pair="白灼菜心->白灼秋葵"),
+        store.query("order_dish_constraints", dish=DISHES[0]),
+        store.query("order_dish_constraints", dish="白灼秋葵"),
+        store.query("uses_dish_actions", dish=DISHES[1], min_freq=0.0, top=1000),
+    )
 
 
 def test_every_label_and_type_has_generated_sync_queries():

@@ -1,4 +1,5 @@
 """Output helpers shared by every command group (options: `_options`; errors: `dishgraph.cli_errors`)."""
+
 from __future__ import annotations
 
 import json
@@ -92,8 +93,14 @@ def emit_json(obj: Any, path: Path | None = None) -> None:
         sys.stdout.write(text + "\n")
 
 
-def rows_table(rows: list[dict], title: str | None = None, columns: list[str] | None = None, *,
-               headers: dict[str, str] | None = None, notes: Iterable[str] = ()) -> RowsTable:
+def rows_table(
+    rows: list[dict],
+    title: str | None = None,
+    columns: list[str] | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+    notes: Iterable[str] = (),
+) -> RowsTable:
     """Rows (dicts) as a table that fits the console it is printed on: wrapped, split into several tables or
     shown one record per block when too wide, never a cell cut to "…" (see `_tables`). ``headers`` renames
     columns; ``notes`` print under the table (say why a value shows as "—")."""

@@ -18,6 +18,7 @@ never wrapped; floats are rounded (2 decimals, 4 in a column of finer fractions)
 as "—" and a command that knows why a value is missing passes footnotes that print under the table.
 Cells are `Text`, so data prints literally whatever the console's markup setting.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,9 +35,9 @@ from rich.text import Text
 
 MISSING = "—"
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?|[-+]?(inf|nan)", re.IGNORECASE)
-_TEXT_MIN = 10          # a wrapped text column gets at least this many cells (fewer when its text is shorter)
-_TEXT_WORD_CAP = 16     # longer words fold instead of widening their column's minimum
-TRANSPOSE_ROWS = 6      # up to this many rows, a table too wide for the console is turned on its side
+_TEXT_MIN = 10  # a wrapped text column gets at least this many cells (fewer when its text is shorter)
+_TEXT_WORD_CAP = 16  # longer words fold instead of widening their column's minimum
+TRANSPOSE_ROWS = 6  # up to this many rows, a table too wide for the console is turned on its side
 
 
 def format_cell(v: Any, decimals: int | None = None) -> str:
@@ -61,7 +62,7 @@ def float_decimals(values: Iterable[Any]) -> int:
 def format_float(v: float, decimals: int = 2) -> str:
     if not math.isfinite(v):
         return str(v)
-    if v != 0 and abs(v) < 0.5 * 10 ** -decimals:
+    if v != 0 and abs(v) < 0.5 * 10**-decimals:
         return f"{v:.2e}"  # too small for the column's decimals: shown, not rounded to 0
     return f"{v:.{decimals}f}"
 
@@ -81,6 +82,7 @@ def _widest_line(text: str) -> int:
 @dataclass
 class _Column:
     """One column's texts and the widths it can take: ``natural`` unwrapped, ``least`` with text wrapped."""
+
     header: str
     cells: list[str]
     numbers: list[bool]  # per cell: a number (or "—"), right-aligned and never wrapped
@@ -175,7 +177,7 @@ def _split(cols: Sequence[_Column], width: int) -> list[list[_Column]] | None:
     if len(groups) < 2:
         return None
     per = -(-len(rest) // len(groups))
-    even = [[*key, *rest[i:i + per]] for i in range(0, len(rest), per)]
+    even = [[*key, *rest[i : i + per]] for i in range(0, len(rest), per)]
     return even if len(even) == len(groups) and all(_fit(g, width) for g in even) else groups
 
 
@@ -186,8 +188,14 @@ def _titled(title: str | None, part: int, parts: int) -> str | None:
 class RowsTable:
     """A list of row dicts as a table that fits the console (see the module docstring)."""
 
-    def __init__(self, rows: Sequence[dict], title: str | None = None, columns: Sequence[str] | None = None,
-                 headers: dict[str, str] | None = None, notes: Iterable[str] = ()):
+    def __init__(
+        self,
+        rows: Sequence[dict],
+        title: str | None = None,
+        columns: Sequence[str] | None = None,
+        headers: dict[str, str] | None = None,
+        notes: Iterable[str] = (),
+    ):
         self.rows = list(rows)
         self.title = title
         self.keys = list(columns or (list(self.rows[0]) if self.rows else []))
@@ -222,16 +230,24 @@ class RowsTable:
                 return [transposed]
         groups = _split(cols, width) if len(cols) > 2 else None
         if groups is not None:
-            return [_table(g, _fit(g, width) or [], _titled(self.title, i, len(groups)))
-                    for i, g in enumerate(groups, 1)]
-        records = [_transposed(cols, [i], _titled(self.title, i + 1, len(self.rows)), width)
-                   for i in range(len(self.rows))]
+            return [
+                _table(g, _fit(g, width) or [], _titled(self.title, i, len(groups))) for i, g in enumerate(groups, 1)
+            ]
+        records = [
+            _transposed(cols, [i], _titled(self.title, i + 1, len(self.rows)), width) for i in range(len(self.rows))
+        ]
         if all(r is not None for r in records):
             return records  # type: ignore[return-value]
         # Narrower than any layout: one field per line, folded by rich, still never cut.
-        return [_table([_Column("", [f"{c.header}: {c.cells[i]}" for c in cols], [False] * len(cols))],
-                       [max(1, width - 4)], _titled(self.title, i + 1, len(self.rows)), show_header=False)
-                for i in range(len(self.rows))]
+        return [
+            _table(
+                [_Column("", [f"{c.header}: {c.cells[i]}" for c in cols], [False] * len(cols))],
+                [max(1, width - 4)],
+                _titled(self.title, i + 1, len(self.rows)),
+                show_header=False,
+            )
+            for i in range(len(self.rows))
+        ]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield from self.tables(options.max_width)

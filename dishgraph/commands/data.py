@@ -1,4 +1,5 @@
 """`dishgraph data locate` / `dishgraph data fetch`: find or download the released data."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,15 +10,19 @@ from dishgraph.cli_errors import DishgraphGroup, exit_on, reported
 from dishgraph.commands._common import console, emit_json, progress, rows_table
 from dishgraph.commands._options import JsonOpt
 
-app = typer.Typer(help="Find or download the released data (CRG release, DiNeR glossary).", no_args_is_help=True,
-                  cls=DishgraphGroup)
+app = typer.Typer(
+    help="Find or download the released data (CRG release, DiNeR glossary).", no_args_is_help=True, cls=DishgraphGroup
+)
 
 
 @app.command()
-def locate(data: Path | None = typer.Option(None, "--data", help="Data directory to check first "
-                                                "(default: $DISHGRAPH_DATA, then ./shared/data upwards)."),
-           no_verify: bool = typer.Option(False, "--no-verify", help="Skip the SHA-256 check of each file."),
-           as_json: bool = JsonOpt):
+def locate(
+    data: Path | None = typer.Option(
+        None, "--data", help="Data directory to check first (default: $DISHGRAPH_DATA, then ./shared/data upwards)."
+    ),
+    no_verify: bool = typer.Option(False, "--no-verify", help="Skip the SHA-256 check of each file."),
+    as_json: bool = JsonOpt,
+):
     """Print where the data was found and which release files exist (and match their pinned hashes)."""
     from dishgraph.ingest.fetch import locate as _locate
 
@@ -26,9 +31,16 @@ def locate(data: Path | None = typer.Option(None, "--data", help="Data directory
         return emit_json(loc.to_dict())
     if loc.root is not None:
         console.print(f"data directory: {loc.root}")
-    rows = [{"file": f.dest, "exists": "yes" if f.exists else "NO", "bytes": f.bytes,
-             "sha256": {True: "ok", False: "MISMATCH", None: "-"}[f.verified], "source": f.source}
-            for f in loc.files]
+    rows = [
+        {
+            "file": f.dest,
+            "exists": "yes" if f.exists else "NO",
+            "bytes": f.bytes,
+            "sha256": {True: "ok", False: "MISMATCH", None: "-"}[f.verified],
+            "source": f.source,
+        }
+        for f in loc.files
+    ]
     console.print(rows_table(rows, "release files"))
     if loc.root is None:
         raise reported(f"no data found: {loc.error}")
@@ -37,14 +49,21 @@ def locate(data: Path | None = typer.Option(None, "--data", help="Data directory
 
 
 @app.command()
-def fetch(dest: Path | None = typer.Option(None, "--dest", help="Where to write (default: $DISHGRAPH_DATA, "
-                                              "else ./shared/data, which `data locate` finds from here)."),
-          base_url: str = typer.Option("https://raw.githubusercontent.com", "--base-url",
-                                       help="Raw-file server; files are read from BASE/OWNER/REPO/COMMIT/PATH."),
-          timeout: float = typer.Option(60.0, help="Seconds before a stalled download fails."),
-          no_derive: bool = typer.Option(False, "--no-derive", help="Do not derive the JSON files from the "
-                                         "CRG pickles."),
-          as_json: bool = JsonOpt):
+def fetch(
+    dest: Path | None = typer.Option(
+        None,
+        "--dest",
+        help="Where to write (default: $DISHGRAPH_DATA, else ./shared/data, which `data locate` finds from here).",
+    ),
+    base_url: str = typer.Option(
+        "https://raw.githubusercontent.com",
+        "--base-url",
+        help="Raw-file server; files are read from BASE/OWNER/REPO/COMMIT/PATH.",
+    ),
+    timeout: float = typer.Option(60.0, help="Seconds before a stalled download fails."),
+    no_derive: bool = typer.Option(False, "--no-derive", help="Do not derive the JSON files from the CRG pickles."),
+    as_json: bool = JsonOpt,
+):
     """Download the CRG release and the DiNeR glossary at pinned commits, verify SHA-256, write atomically."""
     from rich.progress import BarColumn, DownloadColumn, TextColumn, TransferSpeedColumn
 
@@ -52,16 +71,26 @@ def fetch(dest: Path | None = typer.Option(None, "--dest", help="Where to write 
 
     dest = dest or default_dest()
     tasks: dict[str, int] = {}
-    with progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  disable=as_json) as prog, exit_on(FetchError, HashMismatchError, code=1):
+    with (
+        progress(
+            TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), disable=as_json
+        ) as prog,
+        exit_on(FetchError, HashMismatchError, code=1),
+    ):
+
         def on_progress(spec, n):
             if spec.dest not in tasks:
                 tasks[spec.dest] = prog.add_task(spec.dest, total=spec.size)
             prog.advance(tasks[spec.dest], n)
 
-        results = fetch_release(dest, base_url=base_url, timeout=timeout, derive=not no_derive,
-                                files=DOWNLOADED, on_progress=on_progress)
+        results = fetch_release(
+            dest, base_url=base_url, timeout=timeout, derive=not no_derive, files=DOWNLOADED, on_progress=on_progress
+        )
     if as_json:
         return emit_json({"dest": str(dest), "files": [r.to_dict() for r in results]})
-    console.print(rows_table([{"file": r.dest, "status": r.status, "bytes": r.bytes, "sha256": r.sha256[:16]}
-                              for r in results], f"release files in {dest}"))
+    console.print(
+        rows_table(
+            [{"file": r.dest, "status": r.status, "bytes": r.bytes, "sha256": r.sha256[:16]} for r in results],
+            f"release files in {dest}",
+        )
+    )

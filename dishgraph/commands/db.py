@@ -1,4 +1,5 @@
 """`dishgraph db info|init|shell|reset`."""
+
 from __future__ import annotations
 
 import sys
@@ -9,8 +10,9 @@ from dishgraph.cli_errors import DishgraphGroup
 from dishgraph.commands._common import console, emit_json, open_store, rows_table, styled
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
-app = typer.Typer(help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True,
-                  cls=DishgraphGroup)
+app = typer.Typer(
+    help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True, cls=DishgraphGroup
+)
 
 
 @app.command()
@@ -24,8 +26,9 @@ def info(db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonO
         return emit_json(data)
     console.print(styled(data["backend"], "bold", f" {data['location']}  ({data['version']})"))
     console.print(rows_table([{"label": k, "count": v} for k, v in data["counts"]["nodes"].items()], "nodes"))
-    console.print(rows_table([{"type": k, "count": v} for k, v in data["counts"]["relationships"].items()],
-                             "relationships"))
+    console.print(
+        rows_table([{"type": k, "count": v} for k, v in data["counts"]["relationships"].items()], "relationships")
+    )
 
 
 @app.command()
@@ -37,10 +40,14 @@ def init(db: str | None = DbOpt, uri: str | None = UriOpt):
 
 
 @app.command()
-def shell(statement: str | None = typer.Argument(None, help="Cypher statement; read from stdin if omitted."),
-          param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME=JSON_VALUE (repeatable)."),
-          db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt,
-          write: bool = typer.Option(False, "--write", help="Open the embedded database for writing.")):
+def shell(
+    statement: str | None = typer.Argument(None, help="Cypher statement; read from stdin if omitted."),
+    param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME=JSON_VALUE (repeatable)."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+    write: bool = typer.Option(False, "--write", help="Open the embedded database for writing."),
+):
     """Run one Cypher statement (values only as --param, never pasted into the text) and print a table.
 
     Without --write the database opens read-only and statements that could write, or touch files or the
@@ -89,8 +96,11 @@ def recover(db: str | None = DbOpt):
 
 
 @app.command()
-def reset(db: str | None = DbOpt, uri: str | None = UriOpt,
-          yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")):
+def reset(
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+):
     """Delete every node and relationship (asks first)."""
     with open_store(db, uri) as store:
         if not yes:

@@ -1,4 +1,5 @@
 """`dishgraph demo`: the main job on the embedded database (the README's first command)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,12 +10,16 @@ from dishgraph.commands._common import console, emit_json, open_store, rows_tabl
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
 
-def demo(db: str | None = DbOpt, uri: str | None = UriOpt,
-         data: Path | None = typer.Option(None, "--data", help="Data root holding counterfactual/ and diner/ "
-                                                                  "(default: `dishgraph data locate`)."),
-         out: Path = typer.Option(Path("report"), "--out", help="Report folder (index.html, report.json)."),
-         workers: int = typer.Option(2, "--workers", "-w", help="Worker processes for parsing and estimation."),
-         as_json: bool = JsonOpt):
+def demo(
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    data: Path | None = typer.Option(
+        None, "--data", help="Data root holding counterfactual/ and diner/ (default: `dishgraph data locate`)."
+    ),
+    out: Path = typer.Option(Path("report"), "--out", help="Report folder (index.html, report.json)."),
+    workers: int = typer.Option(2, "--workers", "-w", help="Worker processes for parsing and estimation."),
+    as_json: bool = JsonOpt,
+):
     """Ingest the CRG release and the XiaChuFang sample, parse, frequencies, order constraints, composed
     target knowledge (fair), DiNeR split, run and score the model-free generators with the fair composed
     graph editor as the headline, print a report and write report/index.html (finished steps are skipped)."""
@@ -23,8 +28,14 @@ def demo(db: str | None = DbOpt, uri: str | None = UriOpt,
 
     data = data or config.data_dir()
     with open_store(db, uri) as store:
-        rep = run_demo(store, data, out, workers=workers, say=(lambda m: None) if as_json else console.print,
-                       show_progress=not as_json)
+        rep = run_demo(
+            store,
+            data,
+            out,
+            workers=workers,
+            say=(lambda m: None) if as_json else console.print,
+            show_progress=not as_json,
+        )
     if as_json:
         from dishgraph.jsonsafe import json_safe
 
@@ -35,17 +46,37 @@ def demo(db: str | None = DbOpt, uri: str | None = UriOpt,
 def _print_report(rep, out: Path) -> None:
     g = rep.graph
     console.print(rows_table([{k: v for k, v in rep.counts["nodes"].items() if v}], "nodes"))
-    console.print(rows_table([{"recipes": g.get("recipes"), "with actions": f"{g.get('share_with_actions', 0):.1%}",
-                               "steps/recipe": round(g.get("steps_per_recipe", 0), 2),
-                               "distinct proto-actions": g.get("distinct_proto_actions")}], "action graphs"))
+    console.print(
+        rows_table(
+            [
+                {
+                    "recipes": g.get("recipes"),
+                    "with actions": f"{g.get('share_with_actions', 0):.1%}",
+                    "steps/recipe": round(g.get("steps_per_recipe", 0), 2),
+                    "distinct proto-actions": g.get("distinct_proto_actions"),
+                }
+            ],
+            "action graphs",
+        )
+    )
     ex = rep.example_pair
     if ex:
-        console.print(rows_table(ex["pivots"][:8], f"composed pivots {ex['base']} → {ex['target']} (first 8)",
-                                 ["kind", "action", "source", "fb", "ft"]))
+        console.print(
+            rows_table(
+                ex["pivots"][:8],
+                f"composed pivots {ex['base']} → {ex['target']} (first 8)",
+                ["kind", "action", "source", "fb", "ft"],
+            )
+        )
     if rep.results:
         from dishgraph.eval.crg import COLUMNS, missing_notes
 
-        console.print(rows_table(rep.results, "CRG evaluation (%, 2,500 instances)", headers=dict(COLUMNS),
-                                 notes=missing_notes(rep.results)))
+        console.print(
+            rows_table(
+                rep.results,
+                "CRG evaluation (%, 2,500 instances)",
+                headers=dict(COLUMNS),
+                notes=missing_notes(rep.results),
+            )
+        )
     console.print(f"report: {out / 'index.html'}  ({rep.seconds:.1f} s)")
-

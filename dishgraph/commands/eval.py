@@ -1,4 +1,5 @@
 """`dishgraph eval`: CRG level-1 / level-2 evaluation of generated recipes, and PizzaCommonSense step metrics."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,26 +23,41 @@ from dishgraph.commands._options import (
 from dishgraph.ingest.crg import SOURCE as RELEASE
 from dishgraph.jsonsafe import json_safe
 
-app = typer.Typer(help="Evaluate generated recipes (CRG L1/L2, Table 3) and PCS step predictions.",
-                  no_args_is_help=True, cls=DishgraphGroup)
+app = typer.Typer(
+    help="Evaluate generated recipes (CRG L1/L2, Table 3) and PCS step predictions.",
+    no_args_is_help=True,
+    cls=DishgraphGroup,
+)
 
-BertModelOpt = typer.Option(None, "--bertscore-model",
-                            help="BERTScore model: hub name or local directory (default bert-base-chinese; "
-                                 "skipped with a warning if it cannot be loaded).")
+BertModelOpt = typer.Option(
+    None,
+    "--bertscore-model",
+    help="BERTScore model: hub name or local directory (default bert-base-chinese; "
+    "skipped with a warning if it cannot be loaded).",
+)
 LayersOpt = typer.Option(None, "--num-layers", help="BERTScore layer (default: bert_score's table, else last).")
 NoBertOpt = typer.Option(False, "--no-bertscore", help="Skip BERTScore.")
 DeviceOpt = typer.Option(None, "--device", help="Torch device for BERTScore (default: cuda if available).")
-VectorsOpt = typer.Option("ppmi", "--vectors",
-                          help="Word vectors for soft L2 matching: a word2vec-style text file, or 'ppmi' to "
-                               "train PPMI-SVD vectors on the base recipes.")
-PivotsOpt = typer.Option(RELEASE, "--pivots",
-                         help=f"Pivot actions: '{RELEASE}' (pivot_actions.json), 'mined' (mined + annotated "
-                              "PIVOT edges of the graph), or a JSON file in the release format.")
-ConstraintsOpt = typer.Option(None, "--constraints",
-                              help="Order constraints JSON (default: the release's order_constraints.json).")
+VectorsOpt = typer.Option(
+    "ppmi",
+    "--vectors",
+    help="Word vectors for soft L2 matching: a word2vec-style text file, or 'ppmi' to "
+    "train PPMI-SVD vectors on the base recipes.",
+)
+PivotsOpt = typer.Option(
+    RELEASE,
+    "--pivots",
+    help=f"Pivot actions: '{RELEASE}' (pivot_actions.json), 'mined' (mined + annotated "
+    "PIVOT edges of the graph), or a JSON file in the release format.",
+)
+ConstraintsOpt = typer.Option(
+    None, "--constraints", help="Order constraints JSON (default: the release's order_constraints.json)."
+)
 LimitOpt = typer.Option(None, "--limit", help="Evaluate only the first N instances (quick checks).")
-NoGraphOpt = typer.Option(False, "--no-graph",
-                          help="Parse base recipes instead of reading their parses from the graph.")
+NoGraphOpt = typer.Option(
+    False, "--no-graph", help="Parse base recipes instead of reading their parses from the graph."
+)
+
 
 def _progress(label: str):
     """(progress, advance): a bar whose ``advance(k, total=None)`` the scoring calls after k instances."""
@@ -67,16 +83,29 @@ def _print_table(rows: list[dict], title: str) -> None:
 
 
 @app.command("l1")
-def l1(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or JSONL {base,target,index,text}."),
-       data: str | None = DataOpt, bertscore_model: str | None = BertModelOpt,
-       num_layers: int | None = LayersOpt, no_bertscore: bool = NoBertOpt, device: str | None = DeviceOpt,
-       segmenter: str = SegmenterOpt, limit: int | None = LimitOpt, as_json: bool = JsonOpt,
-       json_out: Path | None = JsonOutOpt):
+def l1(
+    out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or JSONL {base,target,index,text}."),
+    data: str | None = DataOpt,
+    bertscore_model: str | None = BertModelOpt,
+    num_layers: int | None = LayersOpt,
+    no_bertscore: bool = NoBertOpt,
+    device: str | None = DeviceOpt,
+    segmenter: str = SegmenterOpt,
+    limit: int | None = LimitOpt,
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
     """L1: coverage of the added/replaced ingredient and preservation (BLEU-4, BERTScore) vs the base recipe."""
     from dishgraph.eval.jobs import score_l1
 
-    res = score_l1(out, data, segmenter, limit, warn=print_warning,
-                   bertscore=dict(model=bertscore_model, layers=num_layers, device=device, skip=no_bertscore))
+    res = score_l1(
+        out,
+        data,
+        segmenter,
+        limit,
+        warn=print_warning,
+        bertscore=dict(model=bertscore_model, layers=num_layers, device=device, skip=no_bertscore),
+    )
     if as_json or json_out:
         emit_json(json_safe(res), json_out)
     if not as_json:
@@ -84,19 +113,40 @@ def l1(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
 
 
 @app.command("l2")
-def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or JSONL {base,target,index,text}."),
-       data: str | None = DataOpt, vectors: str = VectorsOpt, pivots: str = PivotsOpt,
-       constraints: str | None = ConstraintsOpt, segmenter: str = SegmenterOpt, limit: int | None = LimitOpt,
-       db: str | None = DbOpt, uri: str | None = UriOpt, no_graph: bool = NoGraphOpt,
-       as_json: bool = JsonOpt, json_out: Path | None = JsonOutOpt):
+def l2(
+    out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or JSONL {base,target,index,text}."),
+    data: str | None = DataOpt,
+    vectors: str = VectorsOpt,
+    pivots: str = PivotsOpt,
+    constraints: str | None = ConstraintsOpt,
+    segmenter: str = SegmenterOpt,
+    limit: int | None = LimitOpt,
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    no_graph: bool = NoGraphOpt,
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
     """L2: action-level hard/soft precision, recall, F1 against pivot actions, F1 of insertions/removals,
     order accuracy (CRG's L2_eval logic on our parser)."""
     from dishgraph.eval.jobs import score_l2
 
     prog, advance = _progress("L2")
     with prog:
-        res = score_l2(out, data, vectors=vectors, pivots=pivots, constraints=constraints, segmenter=segmenter,
-                       limit=limit, db=db, uri=uri, no_graph=no_graph, progress=advance, note=print_note)
+        res = score_l2(
+            out,
+            data,
+            vectors=vectors,
+            pivots=pivots,
+            constraints=constraints,
+            segmenter=segmenter,
+            limit=limit,
+            db=db,
+            uri=uri,
+            no_graph=no_graph,
+            progress=advance,
+            note=print_note,
+        )
     if as_json or json_out:
         emit_json(json_safe(res), json_out)
     if not as_json:
@@ -104,23 +154,47 @@ def l2(out: Path = typer.Argument(..., help="Generated recipes: 2,500 lines or J
 
 
 @app.command("crg")
-def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-output files; each is a table row."),
-        data: str | None = DataOpt, bertscore_model: str | None = BertModelOpt,
-        num_layers: int | None = LayersOpt, no_bertscore: bool = NoBertOpt, device: str | None = DeviceOpt,
-        vectors: str = VectorsOpt, pivots: str = PivotsOpt, constraints: str | None = ConstraintsOpt,
-        segmenter: str = SegmenterOpt, limit: int | None = LimitOpt, db: str | None = DbOpt,
-        uri: str | None = UriOpt, no_graph: bool = NoGraphOpt,
-        workers: int = typer.Option(2, "--workers", "-w", help="Processes that parse and segment the outputs."),
-        as_json: bool = JsonOpt, json_out: Path | None = JsonOutOpt):
+def crg(
+    outs: list[Path] = typer.Argument(..., help="One or more generated-output files; each is a table row."),
+    data: str | None = DataOpt,
+    bertscore_model: str | None = BertModelOpt,
+    num_layers: int | None = LayersOpt,
+    no_bertscore: bool = NoBertOpt,
+    device: str | None = DeviceOpt,
+    vectors: str = VectorsOpt,
+    pivots: str = PivotsOpt,
+    constraints: str | None = ConstraintsOpt,
+    segmenter: str = SegmenterOpt,
+    limit: int | None = LimitOpt,
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    no_graph: bool = NoGraphOpt,
+    workers: int = typer.Option(2, "--workers", "-w", help="Processes that parse and segment the outputs."),
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
     """The full CRG table (paper Table 3): L1 and L2 for each output file."""
     from dishgraph.eval.jobs import score_crg
 
     prog, advance = _progress("CRG eval")
     with prog:
-        table = score_crg(outs, data, pivots=pivots, constraints=constraints, limit=limit, db=db, uri=uri,
-                          no_graph=no_graph, segmenter=segmenter, vectors=vectors, workers=workers,
-                          bertscore=dict(model=bertscore_model, layers=num_layers, device=device, skip=no_bertscore),
-                          note=print_note, warn=print_warning, progress=advance)
+        table = score_crg(
+            outs,
+            data,
+            pivots=pivots,
+            constraints=constraints,
+            limit=limit,
+            db=db,
+            uri=uri,
+            no_graph=no_graph,
+            segmenter=segmenter,
+            vectors=vectors,
+            workers=workers,
+            bertscore=dict(model=bertscore_model, layers=num_layers, device=device, skip=no_bertscore),
+            note=print_note,
+            warn=print_warning,
+            progress=advance,
+        )
     if as_json or json_out:
         emit_json(json_safe(table), json_out)
     if not as_json:
@@ -128,13 +202,18 @@ def crg(outs: list[Path] = typer.Argument(..., help="One or more generated-outpu
 
 
 @app.command("pcs")
-def pcs(pred: Path = typer.Argument(..., help="Predicted PCS table (.json/.jsonl/.csv/.tsv)."),
-        gold: Path = typer.Argument(..., help="Gold PCS table with instruction, input, action, output."),
-        fields: str = typer.Option("input,output", "--fields", help="Comma-separated columns to score."),
-        bertscore_model: str | None = typer.Option(None, "--bertscore-model",
-                                                      help="BERTScore model (hub name or local dir); off if unset."),
-        num_layers: int | None = LayersOpt, device: str | None = DeviceOpt,
-        as_json: bool = JsonOpt, json_out: Path | None = JsonOutOpt):
+def pcs(
+    pred: Path = typer.Argument(..., help="Predicted PCS table (.json/.jsonl/.csv/.tsv)."),
+    gold: Path = typer.Argument(..., help="Gold PCS table with instruction, input, action, output."),
+    fields: str = typer.Option("input,output", "--fields", help="Comma-separated columns to score."),
+    bertscore_model: str | None = typer.Option(
+        None, "--bertscore-model", help="BERTScore model (hub name or local dir); off if unset."
+    ),
+    num_layers: int | None = LayersOpt,
+    device: str | None = DeviceOpt,
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
     """PCS step metrics: exact set match, item F1, ROUGE-L, BLEU-4, METEOR, BERTScore per column."""
     from dishgraph.eval.pcs_metrics import evaluate_pcs, read_pcs_table
     from dishgraph.eval.text_metrics import BertScoreConfig
@@ -142,21 +221,35 @@ def pcs(pred: Path = typer.Argument(..., help="Predicted PCS table (.json/.jsonl
     with exit_on(ValueError, OSError, code=2):
         p_rows, g_rows = read_pcs_table(pred), read_pcs_table(gold)
         cfg = BertScoreConfig(model=bertscore_model, num_layers=num_layers, device=device) if bertscore_model else None
-        res = evaluate_pcs(p_rows, g_rows, [f.strip() for f in fields.split(",") if f.strip()],
-                           bertscore_config=cfg, pred_name=str(pred), gold_name=str(gold))
+        res = evaluate_pcs(
+            p_rows,
+            g_rows,
+            [f.strip() for f in fields.split(",") if f.strip()],
+            bertscore_config=cfg,
+            pred_name=str(pred),
+            gold_name=str(gold),
+        )
     if as_json or json_out:
         emit_json(json_safe(res), json_out)
     if not as_json:
-        rows = [{"field": f, **{k: (round(v, 2) if isinstance(v, float) else v) for k, v in s.items()}}
-                for f, s in res.items() if isinstance(s, dict)]
+        rows = [
+            {"field": f, **{k: (round(v, 2) if isinstance(v, float) else v) for k, v in s.items()}}
+            for f, s in res.items()
+            if isinstance(s, dict)
+        ]
         console.print(rows_table(rows, f"PCS metrics — {res['n']} rows"))
 
 
 @app.command("parse-recall")
-def parse_recall(data: Path | None = DataOpt, segmenter: str = SegmenterOpt, parser_name: str = ParserOpt,
-                 glossary: Path | None = GlossaryOpt, missed: int = typer.Option(
-                     0, help="Also list this many missed pivots."),
-                 as_json: bool = JsonOpt, json_out: Path | None = JsonOutOpt):
+def parse_recall(
+    data: Path | None = DataOpt,
+    segmenter: str = SegmenterOpt,
+    parser_name: str = ParserOpt,
+    glossary: Path | None = GlossaryOpt,
+    missed: int = typer.Option(0, help="Also list this many missed pivots."),
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
     """Recall of the released remove-pivots among proto-actions parsed from each base dish's 50 recipes."""
     from dishgraph import config
     from dishgraph.eval.parse_recall import parse_recall as run
@@ -170,23 +263,41 @@ def parse_recall(data: Path | None = DataOpt, segmenter: str = SegmenterOpt, par
         emit_json(res.to_dict(), json_out)
     if as_json:
         return emit_json(res.to_dict())
-    console.print(rows_table([{
-        "parser": parser.name, "recall": res.recall, "found": res.found, "pivots": res.total,
-        "recipes with actions": f"{res.recipes_with_actions}/{res.recipes}",
-        "actions/recipe": res.actions_per_recipe, "proto-actions/recipe": res.protos_per_recipe}],
-        "parse recall of released remove-pivots"))
+    console.print(
+        rows_table(
+            [
+                {
+                    "parser": parser.name,
+                    "recall": res.recall,
+                    "found": res.found,
+                    "pivots": res.total,
+                    "recipes with actions": f"{res.recipes_with_actions}/{res.recipes}",
+                    "actions/recipe": res.actions_per_recipe,
+                    "proto-actions/recipe": res.protos_per_recipe,
+                }
+            ],
+            "parse recall of released remove-pivots",
+        )
+    )
     if missed:
         console.print(rows_table(res.missed[:missed], "missed pivots"))
 
 
 @app.command("diner")
-def diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\": ..., \"gold\": ...} per line "
-                                                       "(or \"name\" for the gold; optional \"form\")."),
-          split_name: str | None = typer.Option(None, "--split", help="Stored split whose test forms give the "
-                                                                         "per-form breakdown."),
-          glossary: Path | None = DinerGlossaryOpt, extra_glossary: list[str] | None = ExtraGlossaryOpt,
-          db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt,
-          json_out: Path | None = JsonOutOpt):
+def diner(
+    predictions: Path = typer.Argument(
+        ..., help='JSONL, one {"pred": ..., "gold": ...} per line (or "name" for the gold; optional "form").'
+    ),
+    split_name: str | None = typer.Option(
+        None, "--split", help="Stored split whose test forms give the per-form breakdown."
+    ),
+    glossary: Path | None = DinerGlossaryOpt,
+    extra_glossary: list[str] | None = ExtraGlossaryOpt,
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
     """DiNeR dish-name recognition: component micro-F1, exact match, per type and per generalization form."""
     from dishgraph.diner.jobs import evaluate_predictions, load_glossary
 
@@ -197,12 +308,32 @@ def diner(predictions: Path = typer.Argument(..., help="JSONL, one {\"pred\": ..
         emit_json(d, json_out)
     if as_json:
         return emit_json(d)
-    console.print(rows_table([{"n": d["n"], "F1 (micro)": d["micro"]["f1"], "P": d["micro"]["precision"],
-                               "R": d["micro"]["recall"], "F1 (per-example mean)": d["macro"]["f1"],
-                               "EM": d["exact_match"], "unparsable preds": d["unparsable_predictions"],
-                               "skipped golds": len(d["skipped"])}], "DiNeR dish-name recognition"))
-    console.print(rows_table([{"type": t, **{k: c[k] for k in ("f1", "precision", "recall", "n_gold")}}
-                              for t, c in d["by_type"].items()], "per component type"))
+    console.print(
+        rows_table(
+            [
+                {
+                    "n": d["n"],
+                    "F1 (micro)": d["micro"]["f1"],
+                    "P": d["micro"]["precision"],
+                    "R": d["micro"]["recall"],
+                    "F1 (per-example mean)": d["macro"]["f1"],
+                    "EM": d["exact_match"],
+                    "unparsable preds": d["unparsable_predictions"],
+                    "skipped golds": len(d["skipped"]),
+                }
+            ],
+            "DiNeR dish-name recognition",
+        )
+    )
+    console.print(
+        rows_table(
+            [
+                {"type": t, **{k: c[k] for k in ("f1", "precision", "recall", "n_gold")}}
+                for t, c in d["by_type"].items()
+            ],
+            "per component type",
+        )
+    )
     console.print(rows_table([{"form": f, **v} for f, v in d["by_form"].items()], "per generalization form"))
     if d["skipped"]:
         console.print(rows_table(d["skipped"], "gold names the glossary cannot parse (not scored)"))

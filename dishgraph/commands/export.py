@@ -1,4 +1,5 @@
 """`dishgraph export neo4j-import DIR` and `dishgraph export tables DIR` (thin: the work is in dishgraph.graph)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,8 +12,12 @@ from dishgraph.commands._common import console, emit_json, progress, rows_table
 from dishgraph.commands._options import DbOpt, JsonOpt
 from dishgraph.errors import UsageError
 
-app = typer.Typer(help="Export the embedded graph: CSVs for neo4j-admin's bulk import, or one table per "
-                       "label and relationship type (Parquet / CSV).", no_args_is_help=True, cls=DishgraphGroup)
+app = typer.Typer(
+    help="Export the embedded graph: CSVs for neo4j-admin's bulk import, or one table per "
+    "label and relationship type (Parquet / CSV).",
+    no_args_is_help=True,
+    cls=DishgraphGroup,
+)
 
 DirArg = typer.Argument(..., help="Output directory (created if missing; files of an earlier export are replaced).")
 
@@ -59,18 +64,28 @@ def _mb(n: int) -> str:
 
 
 @app.command("neo4j-import")
-def neo4j_import(directory: Path = DirArg, db: str | None = DbOpt,
-                 compress: bool = typer.Option(True, "--compress/--no-compress",
-                                               help="gzip each CSV (neo4j-admin reads .csv.gz as is)."),
-                 array_delimiter: str = typer.Option(";", "--array-delimiter",
-                                                     help="Character between array items (neo4j-admin's default ;)."),
-                 database: str = typer.Option("neo4j", "--database",
-                                              help="Neo4j database name written into the import command."),
-                 buffer_pool_mb: int = typer.Option(512, "--buffer-pool-mb", min=0, help=(
-                     "Cap on the embedded engine's page cache while exporting (0: its default, most of the "
-                     "RAM). The export reads each page once and needs no joins, so a small cache keeps memory "
-                     "flat at any corpus size.")),
-                 as_json: bool = JsonOpt):
+def neo4j_import(
+    directory: Path = DirArg,
+    db: str | None = DbOpt,
+    compress: bool = typer.Option(
+        True, "--compress/--no-compress", help="gzip each CSV (neo4j-admin reads .csv.gz as is)."
+    ),
+    array_delimiter: str = typer.Option(
+        ";", "--array-delimiter", help="Character between array items (neo4j-admin's default ;)."
+    ),
+    database: str = typer.Option("neo4j", "--database", help="Neo4j database name written into the import command."),
+    buffer_pool_mb: int = typer.Option(
+        512,
+        "--buffer-pool-mb",
+        min=0,
+        help=(
+            "Cap on the embedded engine's page cache while exporting (0: its default, most of the "
+            "RAM). The export reads each page once and needs no joins, so a small cache keeps memory "
+            "flat at any corpus size."
+        ),
+    ),
+    as_json: bool = JsonOpt,
+):
     """CSVs for `neo4j-admin database import full`: one per label and relationship type, headers from the schema.
 
     Also writes IMPORT.txt (the neo4j-admin and docker compose command lines), post-import.cypher (the
@@ -78,25 +93,48 @@ def neo4j_import(directory: Path = DirArg, db: str | None = DbOpt,
     """
     from dishgraph.graph.export_neo4j import export_neo4j_import
 
-    rep = _run(export_neo4j_import, as_json, db, buffer_pool_mb, directory=directory, compress=compress,
-               array_delimiter=array_delimiter, database=database)
+    rep = _run(
+        export_neo4j_import,
+        as_json,
+        db,
+        buffer_pool_mb,
+        directory=directory,
+        compress=compress,
+        array_delimiter=array_delimiter,
+        database=database,
+    )
     if as_json:
         return emit_json(rep.to_dict())
     rows = [{"file": f.name, "rows": f.rows, "MB": _mb(f.bytes)} for f in rep.files]
-    console.print(rows_table(rows, f"{rep.rows:,} rows, {_mb(rep.bytes)} MB in {rep.seconds:.1f} s "
-                                   f"({rep.rows / max(rep.seconds, 1e-9):,.0f} rows/s)"))
+    console.print(
+        rows_table(
+            rows,
+            f"{rep.rows:,} rows, {_mb(rep.bytes)} MB in {rep.seconds:.1f} s "
+            f"({rep.rows / max(rep.seconds, 1e-9):,.0f} rows/s)",
+        )
+    )
     console.print(Text(rep.instructions()), soft_wrap=True)  # command lines must stay copy-pasteable
 
 
 @app.command()
-def tables(directory: Path = DirArg, db: str | None = DbOpt,
-           fmt: str = typer.Option("parquet", "--format", help="parquet | csv"),
-           compress: bool = typer.Option(True, "--compress/--no-compress",
-                                         help="zstd inside Parquet files; gzip around CSV files."),
-           buffer_pool_mb: int = typer.Option(0, "--buffer-pool-mb", min=0, help=(
-               "Cap on the embedded engine's page cache (0: its default). Relationship tables join each edge "
-               "to its end nodes' keys, which needs memory in proportion to the corpus: cap with care.")),
-           as_json: bool = JsonOpt):
+def tables(
+    directory: Path = DirArg,
+    db: str | None = DbOpt,
+    fmt: str = typer.Option("parquet", "--format", help="parquet | csv"),
+    compress: bool = typer.Option(
+        True, "--compress/--no-compress", help="zstd inside Parquet files; gzip around CSV files."
+    ),
+    buffer_pool_mb: int = typer.Option(
+        0,
+        "--buffer-pool-mb",
+        min=0,
+        help=(
+            "Cap on the embedded engine's page cache (0: its default). Relationship tables join each edge "
+            "to its end nodes' keys, which needs memory in proportion to the corpus: cap with care."
+        ),
+    ),
+    as_json: bool = JsonOpt,
+):
     """One table per label and relationship type (src, dst, properties) for pandas / DuckDB / Spark."""
     from dishgraph.graph.export_tables import FORMATS, export_tables
 
@@ -106,5 +144,10 @@ def tables(directory: Path = DirArg, db: str | None = DbOpt,
     if as_json:
         return emit_json(rep.to_dict())
     rows = [{"table": t.file, "rows": t.rows, "MB": _mb(t.bytes)} for t in rep.tables if t.rows]
-    console.print(rows_table(rows, f"{rep.rows:,} rows, {_mb(rep.bytes)} MB in {rep.seconds:.1f} s "
-                                   f"(empty tables written too; columns in tables.json)"))
+    console.print(
+        rows_table(
+            rows,
+            f"{rep.rows:,} rows, {_mb(rep.bytes)} MB in {rep.seconds:.1f} s "
+            f"(empty tables written too; columns in tables.json)",
+        )
+    )

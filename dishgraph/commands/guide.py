@@ -1,4 +1,5 @@
 """`dishgraph guide build|serve`: the Neo4j Browser guide that runs dishgraph's named queries."""
+
 from __future__ import annotations
 
 import warnings
@@ -10,18 +11,21 @@ from dishgraph.cli_errors import DishgraphGroup, reported
 from dishgraph.commands._common import console, emit_json, print_warning, rows_table
 from dishgraph.commands._options import JsonOpt
 
-app = typer.Typer(help="Neo4j Browser guide (:play) built from the named queries: build it, serve it.",
-                  no_args_is_help=True, cls=DishgraphGroup)
+app = typer.Typer(
+    help="Neo4j Browser guide (:play) built from the named queries: build it, serve it.",
+    no_args_is_help=True,
+    cls=DishgraphGroup,
+)
 
-DataOpt = typer.Option(None, "--data", help="Data directory for the example parameters (default: located "
-                       "automatically, $DISHGRAPH_DATA).")
+DataOpt = typer.Option(
+    None, "--data", help="Data directory for the example parameters (default: located automatically, $DISHGRAPH_DATA)."
+)
 
 
 def _report(guide, as_json: bool, path: Path | None = None, url: str | None = None) -> None:
     rows = [{"slide": s.title, "query": s.query, "params": s.params} for s in guide.slides]
     if as_json:
-        return emit_json({"path": str(path) if path else None, "url": url, "slides": rows,
-                          "skipped": guide.skipped})
+        return emit_json({"path": str(path) if path else None, "url": url, "slides": rows, "skipped": guide.skipped})
     console.print(rows_table(rows, f"{guide.title}: {len(rows)} query slides"))
     for name in guide.skipped:
         print_warning(f"no named query {name!r} yet; its slide is skipped")
@@ -35,8 +39,11 @@ def _quietly(fn, *args, **kwargs):
 
 
 @app.command()
-def build(out: Path = typer.Option(..., "--out", help="Directory to write guide.html into (created)."),
-          data: Path | None = DataOpt, as_json: bool = JsonOpt):
+def build(
+    out: Path = typer.Option(..., "--out", help="Directory to write guide.html into (created)."),
+    data: Path | None = DataOpt,
+    as_json: bool = JsonOpt,
+):
     """Write the guide: one slide per named query, each a :param block then the query's exact Neo4j text."""
     from dishgraph.guide import write_guide
 
@@ -47,8 +54,11 @@ def build(out: Path = typer.Option(..., "--out", help="Directory to write guide.
 
 
 @app.command()
-def serve(port: int = typer.Option(8001, "--port", help="TCP port on 127.0.0.1 (0 picks a free one)."),
-          data: Path | None = DataOpt, as_json: bool = JsonOpt):
+def serve(
+    port: int = typer.Option(8001, "--port", help="TCP port on 127.0.0.1 (0 picks a free one)."),
+    data: Path | None = DataOpt,
+    as_json: bool = JsonOpt,
+):
     """Serve a freshly built guide on 127.0.0.1 with CORS headers; in Neo4j Browser run the printed :play."""
     from dishgraph.guide import build_guide, guide_url, make_server
 

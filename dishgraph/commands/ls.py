@@ -1,4 +1,5 @@
 """`dishgraph ls`: what each registry holds (generators, parsers, segmenters, …), pykeen's `ls` style."""
+
 from __future__ import annotations
 
 import typer
@@ -7,9 +8,12 @@ from dishgraph.cli_errors import DishgraphGroup
 from dishgraph.commands._common import console, emit_json, rows_table
 from dishgraph.commands._options import JsonOpt
 
-app = typer.Typer(help="List what each registry holds: every registry without KIND, one in detail with "
-                       "`dishgraph ls KIND`.",
-                  no_args_is_help=False, invoke_without_command=True, cls=DishgraphGroup)
+app = typer.Typer(
+    help="List what each registry holds: every registry without KIND, one in detail with `dishgraph ls KIND`.",
+    no_args_is_help=False,
+    invoke_without_command=True,
+    cls=DishgraphGroup,
+)
 
 
 @app.callback()
@@ -46,11 +50,11 @@ def _lister(kind: str):
 
 
 for _kind, _help in (
-        ("generators", "Recipe generators for `dishgraph generate NAME` and evaluation."),
-        ("parsers", "Recipe parsers for --parser (glossary rules, dependency parsers with a local model)."),
-        ("segmenters", "Word segmenters for --segmenter (LAC, jieba, auto)."),
-        ("dep-backends", "Dependency-parser backends (LTP, HanLP, stanza), used only with a local model."),
-        ("estimators", "Causal-effect estimators for --estimator (order mining)."),
-        ("backends", "Graph database engines behind GraphStore (embedded LadybugDB, Neo4j)."),
+    ("generators", "Recipe generators for `dishgraph generate NAME` and evaluation."),
+    ("parsers", "Recipe parsers for --parser (glossary rules, dependency parsers with a local model)."),
+    ("segmenters", "Word segmenters for --segmenter (LAC, jieba, auto)."),
+    ("dep-backends", "Dependency-parser backends (LTP, HanLP, stanza), used only with a local model."),
+    ("estimators", "Causal-effect estimators for --estimator (order mining)."),
+    ("backends", "Graph database engines behind GraphStore (embedded LadybugDB, Neo4j)."),
 ):
     app.command(_kind, help=_help)(_lister(_kind))

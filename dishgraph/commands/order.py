@@ -1,4 +1,5 @@
 """`dishgraph order`: estimate causal order constraints per dish, look them up, check a recipe (CRG §4.3)."""
+
 from __future__ import annotations
 
 import os
@@ -10,21 +11,29 @@ from dishgraph.commands._common import console, emit_json, open_graph, progress,
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 from dishgraph.ingest.crg import SOURCE as RELEASE
 
-app = typer.Typer(help="Action order constraints: estimate (propensity score matching), show, check.",
-                  no_args_is_help=True, cls=DishgraphGroup)
+app = typer.Typer(
+    help="Action order constraints: estimate (propensity score matching), show, check.",
+    no_args_is_help=True,
+    cls=DishgraphGroup,
+)
 
 
 @app.command()
-def estimate(dish: str | None = typer.Argument(None, help="Dish to estimate (or --all)."),
-             all_dishes: bool = typer.Option(False, "--all", help="Every dish with parsed recipes."),
-             estimator: str = typer.Option("fast", help="fast (exact re-implementation) or dowhy."),
-             window: str = typer.Option("paper", help="Confounder window: paper (up to the effect, as CRG) or "
-                                                      "pretreatment (before the cause)."),
-             tau_c: float = typer.Option(0.1, "--tau-c", help="Keep constraints with ATE above tau_c."),
-             min_freq: float = typer.Option(0.1, help="Focus actions: dish frequency at least this."),
-             min_support: int = typer.Option(2, help="Candidate pair: cause before effect in this many recipes."),
-             workers: int = typer.Option(max(1, (os.cpu_count() or 1)), help="Parallel processes (one dish each)."),
-             db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def estimate(
+    dish: str | None = typer.Argument(None, help="Dish to estimate (or --all)."),
+    all_dishes: bool = typer.Option(False, "--all", help="Every dish with parsed recipes."),
+    estimator: str = typer.Option("fast", help="fast (exact re-implementation) or dowhy."),
+    window: str = typer.Option(
+        "paper", help="Confounder window: paper (up to the effect, as CRG) or pretreatment (before the cause)."
+    ),
+    tau_c: float = typer.Option(0.1, "--tau-c", help="Keep constraints with ATE above tau_c."),
+    min_freq: float = typer.Option(0.1, help="Focus actions: dish frequency at least this."),
+    min_support: int = typer.Option(2, help="Candidate pair: cause before effect in this many recipes."),
+    workers: int = typer.Option(max(1, (os.cpu_count() or 1)), help="Parallel processes (one dish each)."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """Estimate ψ(cause, effect) around each frequent action and store ψ > tau_c as MUST_PRECEDE edges."""
     from dishgraph.errors import UsageError
     from dishgraph.knowledge.order import OrderSettings
@@ -32,11 +41,15 @@ def estimate(dish: str | None = typer.Argument(None, help="Dish to estimate (or 
     settings = OrderSettings(estimator, window, tau_c, min_freq, min_support)
     if not all_dishes and not dish:
         raise UsageError("give DISH or --all")
-    with open_graph(db, uri) as g, exit_on(KeyError, ValueError, code=1), \
-            progress(disable=as_json, transient=False) as bar:
+    with (
+        open_graph(db, uri) as g,
+        exit_on(KeyError, ValueError, code=1),
+        progress(disable=as_json, transient=False) as bar,
+    ):
         task = bar.add_task("estimating dishes", total=None)
-        rep = g.estimate_order(None if all_dishes else [dish], settings, workers=workers,
-                               on_dish=lambda r: bar.advance(task))
+        rep = g.estimate_order(
+            None if all_dishes else [dish], settings, workers=workers, on_dish=lambda r: bar.advance(task)
+        )
     data = rep.to_dict()
     if as_json:
         return emit_json(data)
@@ -45,10 +58,14 @@ def estimate(dish: str | None = typer.Argument(None, help="Dish to estimate (or 
 
 
 @app.command()
-def show(dish: str = typer.Argument(..., help="Dish name."),
-         action: str = typer.Argument(..., help="Proto-action key (切|洋葱|) or 切(洋葱; 刀)."),
-         source: str | None = typer.Option(None, help=f"Only this source (estimated, {RELEASE})."),
-         db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def show(
+    dish: str = typer.Argument(..., help="Dish name."),
+    action: str = typer.Argument(..., help="Proto-action key (切|洋葱|) or 切(洋葱; 刀)."),
+    source: str | None = typer.Option(None, help=f"Only this source (estimated, {RELEASE})."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """What must precede and what must follow an action in a dish."""
     with open_graph(db, uri, read_only=True) as g:
         before, after = g.order_constraints(dish, action, source)
@@ -60,10 +77,14 @@ def show(dish: str = typer.Argument(..., help="Dish name."),
 
 
 @app.command()
-def check(dish: str = typer.Argument(..., help="Dish whose constraints apply."),
-          text: str = typer.Argument(..., help="Recipe text (parsed) to check."),
-          source: str | None = typer.Option(None, help="Only constraints of this source."),
-          db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def check(
+    dish: str = typer.Argument(..., help="Dish whose constraints apply."),
+    text: str = typer.Argument(..., help="Recipe text (parsed) to check."),
+    source: str | None = typer.Option(None, help="Only constraints of this source."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """Report violated order constraints in a recipe, with the offending action positions."""
     with open_graph(db, uri, read_only=True) as g:
         found = g.check_order(dish, text, source)
@@ -72,7 +93,11 @@ def check(dish: str = typer.Argument(..., help="Dish whose constraints apply."),
     if not found:
         console.print("no order constraint violated")
         return
-    console.print(rows_table([v.to_dict() for v in found], f"{len(found)} violated constraint(s)",
-                             ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase",
-                              "ate", "sources"]))
+    console.print(
+        rows_table(
+            [v.to_dict() for v in found],
+            f"{len(found)} violated constraint(s)",
+            ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase", "ate", "sources"],
+        )
+    )
     raise typer.Exit(1)

@@ -1,4 +1,5 @@
 """`dishgraph pcs …`: PCS tables of recipes (`ingest pcs` and `train pcs` live in their groups)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +10,11 @@ from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_store, rows_table
 from dishgraph.commands._options import DbOpt, GlossaryOpt, JsonOpt, JsonOutOpt, SegmenterOpt, UriOpt
 
-app = typer.Typer(help="PizzaCommonSense view: per step the comestibles going in and coming out.",
-                  no_args_is_help=True, cls=DishgraphGroup)
+app = typer.Typer(
+    help="PizzaCommonSense view: per step the comestibles going in and coming out.",
+    no_args_is_help=True,
+    cls=DishgraphGroup,
+)
 
 
 def _print_table(table, as_json: bool, json_out: Path | None) -> None:
@@ -19,19 +23,33 @@ def _print_table(table, as_json: bool, json_out: Path | None) -> None:
         emit_json(data, json_out)
         if as_json:
             return
-    console.print(rows_table([{"#": i, **r} for i, r in enumerate(data["rows"])], f"{table.id}  {table.title}",
-                             ["#", "instruction", "input", "action", "output"]))
+    console.print(
+        rows_table(
+            [{"#": i, **r} for i, r in enumerate(data["rows"])],
+            f"{table.id}  {table.title}",
+            ["#", "instruction", "input", "action", "output"],
+        )
+    )
 
 
 @app.command("table")
-def table(recipe_id: str = typer.Argument(..., help="Recipe id in the graph (e.g. crg:1a2b… or pcs:6c4c735810)."),
-          stored: bool = typer.Option(False, "--stored", help="Print the ingested PCS table instead of the "
-                                      "parser-derived baseline."),
-          raw_inputs: bool = typer.Option(False, "--raw-inputs", help="Baseline inputs as raw ingredient forms "
-                                          "(no tracking of the comestible each ingredient is in)."),
-          glossary_path: Path | None = GlossaryOpt, segmenter: str = SegmenterOpt,
-          db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt,
-          json_out: Path | None = JsonOutOpt):
+def table(
+    recipe_id: str = typer.Argument(..., help="Recipe id in the graph (e.g. crg:1a2b… or pcs:6c4c735810)."),
+    stored: bool = typer.Option(
+        False, "--stored", help="Print the ingested PCS table instead of the parser-derived baseline."
+    ),
+    raw_inputs: bool = typer.Option(
+        False,
+        "--raw-inputs",
+        help="Baseline inputs as raw ingredient forms (no tracking of the comestible each ingredient is in).",
+    ),
+    glossary_path: Path | None = GlossaryOpt,
+    segmenter: str = SegmenterOpt,
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
     """A PCS-style table for any recipe: parse its text from the graph and derive inputs/outputs per action."""
     from dishgraph.pcs.baseline import recipe_table
     from dishgraph.pcs.graph import stored_table
@@ -40,8 +58,9 @@ def table(recipe_id: str = typer.Argument(..., help="Recipe id in the graph (e.g
         if stored:
             t = stored_table(store, recipe_id)
         else:
-            t = recipe_table(store, recipe_id, glossary=_glossary(glossary_path), segmenter=segmenter,
-                             track_state=not raw_inputs)
+            t = recipe_table(
+                store, recipe_id, glossary=_glossary(glossary_path), segmenter=segmenter, track_state=not raw_inputs
+            )
     _print_table(t, as_json, json_out)
 
 
@@ -53,8 +72,12 @@ def _glossary(path: Path | None):
 
 
 @app.command("flow")
-def flow(recipe_id: str = typer.Argument(..., help="Recipe id in the graph."),
-         db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def flow(
+    recipe_id: str = typer.Argument(..., help="Recipe id in the graph."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """The comestible flow (input → step → output edges, a DAG) of an ingested PCS recipe."""
     from dishgraph.pcs.graph import flow_edges
 
@@ -62,24 +85,27 @@ def flow(recipe_id: str = typer.Argument(..., help="Recipe id in the graph."),
         edges = flow_edges(store, recipe_id)
     if as_json:
         return emit_json(edges)
-    console.print(rows_table(edges, f"comestible flow of {recipe_id}",
-                             ["pos", "source_name", "action", "target_name", "target"]))
+    console.print(
+        rows_table(edges, f"comestible flow of {recipe_id}", ["pos", "source_name", "action", "target_name", "target"])
+    )
 
 
 @app.command("serialize")
-def serialize(file: Path = typer.Argument(..., help="PCS table file or directory."),
-              mask: str = typer.Option("tokens", "--mask", help="tokens (<in>/<out>) | sentinel (<extra_id_k>)"),
-              max_rows: int | None = typer.Option(None, "--max-rows",
-                                                      help="Rows per example (default: whole table)."),
-              as_json: bool = JsonOpt):
+def serialize(
+    file: Path = typer.Argument(..., help="PCS table file or directory."),
+    mask: str = typer.Option("tokens", "--mask", help="tokens (<in>/<out>) | sentinel (<extra_id_k>)"),
+    max_rows: int | None = typer.Option(None, "--max-rows", help="Rows per example (default: whole table)."),
+    as_json: bool = JsonOpt,
+):
     """Show the text-to-text examples (source/target) a table becomes for T5."""
     from dishgraph.pcs.serialize import serialize_table
     from dishgraph.pcs.tables import PCSFormatError, read_pcs
 
     with exit_on(PCSFormatError, ValueError, code=1):
         examples = [e for t in read_pcs(file) for e in serialize_table(t, mask, max_rows=max_rows)]
-    rows = [{"recipe": e.recipe, "rows": f"{e.start}-{e.end}", "source": e.source, "target": e.target}
-            for e in examples]
+    rows = [
+        {"recipe": e.recipe, "rows": f"{e.start}-{e.end}", "source": e.source, "target": e.target} for e in examples
+    ]
     if as_json:
         return emit_json(rows)
     console.print(rows_table(rows, "examples"))

@@ -1,4 +1,5 @@
 """`dishgraph pivots`: mine, show, compare and annotate the pivot actions of dish pairs (CRG §4.2)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,15 +13,23 @@ from dishgraph.errors import UsageError
 from dishgraph.ingest.crg import SOURCE as RELEASE
 from dishgraph.knowledge.pivots import micro_totals
 
-app = typer.Typer(help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
-                  no_args_is_help=True, cls=DishgraphGroup)
+app = typer.Typer(
+    help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
+    no_args_is_help=True,
+    cls=DishgraphGroup,
+)
 
-AlphaOpt = typer.Option(None, "--alpha", help="Frequency ratio alpha (pivot if one frequency exceeds alpha x the "
-                                              "other; default 5, composed 3).")
-TauROpt = typer.Option(None, "--tau-r", help="Remove only if the target frequency is below tau_R (default 0.01, "
-                                             "composed 0.1).")
-TauIOpt = typer.Option(None, "--tau-i", help="Insert only if the target frequency is above tau_I (default 0.1, "
-                                             "composed 0.2).")
+AlphaOpt = typer.Option(
+    None,
+    "--alpha",
+    help="Frequency ratio alpha (pivot if one frequency exceeds alpha x the other; default 5, composed 3).",
+)
+TauROpt = typer.Option(
+    None, "--tau-r", help="Remove only if the target frequency is below tau_R (default 0.01, composed 0.1)."
+)
+TauIOpt = typer.Option(
+    None, "--tau-i", help="Insert only if the target frequency is above tau_I (default 0.1, composed 0.2)."
+)
 
 
 def _pair(pair: str) -> tuple[str, str]:
@@ -39,59 +48,97 @@ def _pairs(base: str | None, target: str | None, all_pairs: bool) -> list[tuple[
     return [_pair(base) if target is None else (base, target)]
 
 
-KnowledgeOpt = typer.Option("corpus", "--knowledge",
-                            help="'corpus': the target's own recipes (USES); 'composed': the target composed from "
-                                 "the dishes sharing its name's components, the base dish with the ingredient "
-                                 "swapped and the new ingredient's class (fair: reads no released pivot).")
+KnowledgeOpt = typer.Option(
+    "corpus",
+    "--knowledge",
+    help="'corpus': the target's own recipes (USES); 'composed': the target composed from "
+    "the dishes sharing its name's components, the base dish with the ingredient "
+    "swapped and the new ingredient's class (fair: reads no released pivot).",
+)
 
 
 @app.command()
-def mine(base: str | None = typer.Argument(None, help="Base dish (or BASE->TARGET)."),
-         target: str | None = typer.Argument(None, help="Target dish."),
-         all_pairs: bool = typer.Option(False, "--all", help="Mine every DishPair in the graph."),
-         new_pair: bool = typer.Option(False, "--new-pair", help="Create the pair if the graph has none (both "
-                                                                  "dishes need parsed recipes, e.g. two base dishes)."),
-         knowledge: str = KnowledgeOpt,
-         alpha: float | None = AlphaOpt, tau_r: float | None = TauROpt, tau_i: float | None = TauIOpt,
-         db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def mine(
+    base: str | None = typer.Argument(None, help="Base dish (or BASE->TARGET)."),
+    target: str | None = typer.Argument(None, help="Target dish."),
+    all_pairs: bool = typer.Option(False, "--all", help="Mine every DishPair in the graph."),
+    new_pair: bool = typer.Option(
+        False,
+        "--new-pair",
+        help="Create the pair if the graph has none (both dishes need parsed recipes, e.g. two base dishes).",
+    ),
+    knowledge: str = KnowledgeOpt,
+    alpha: float | None = AlphaOpt,
+    tau_r: float | None = TauROpt,
+    tau_i: float | None = TauIOpt,
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """Mine pivots (remove / insert / manual) of one pair or of all pairs and store them as PIVOT edges."""
     if knowledge not in ("corpus", "composed"):
         raise UsageError(f"--knowledge must be corpus or composed, got {knowledge}")
     pairs = _pairs(base, target, all_pairs)
-    with open_graph(db, uri) as g, exit_on(KeyError, code=1), \
-            progress(disable=as_json or pairs is not None, transient=False) as bar:
-        task = bar.add_task("composing targets" if knowledge == "composed" else "mining pairs",
-                            total=len(g.pair_keys()) if pairs is None else None)
+    with (
+        open_graph(db, uri) as g,
+        exit_on(KeyError, code=1),
+        progress(disable=as_json or pairs is not None, transient=False) as bar,
+    ):
+        task = bar.add_task(
+            "composing targets" if knowledge == "composed" else "mining pairs",
+            total=len(g.pair_keys()) if pairs is None else None,
+        )
         if knowledge == "composed":
             rep = g.compose_pivots(pairs, alpha=alpha, tau_r=tau_r, tau_i=tau_i, progress=lambda: bar.advance(task))
         else:
-            rep = g.mine_pairs(pairs, alpha=alpha, tau_r=tau_r, tau_i=tau_i, create=new_pair,
-                               progress=lambda: bar.advance(task))
+            rep = g.mine_pairs(
+                pairs, alpha=alpha, tau_r=tau_r, tau_i=tau_i, create=new_pair, progress=lambda: bar.advance(task)
+            )
     if as_json:
         return emit_json(rep.to_dict() if knowledge == "composed" else [r.to_dict() for r in rep])
     if knowledge == "composed":
         return _print_composed(rep)
-    console.print(rows_table([{"pair": r.pair, "base recipes": r.base_recipes, "target recipes": r.target_recipes,
-                               **r.counts()} for r in rep], "mined pivots"))
+    console.print(
+        rows_table(
+            [
+                {"pair": r.pair, "base recipes": r.base_recipes, "target recipes": r.target_recipes, **r.counts()}
+                for r in rep
+            ],
+            "mined pivots",
+        )
+    )
     if any(r.target_recipes == 0 for r in rep):
-        print_note("targets without parsed recipes have f_t = 0 for every action: "
-                   "`--knowledge composed` estimates them from the dishes they are made of.")
+        print_note(
+            "targets without parsed recipes have f_t = 0 for every action: "
+            "`--knowledge composed` estimates them from the dishes they are made of."
+        )
 
 
 def _print_composed(rep) -> None:
-    rows = [{"target": t["target"], "sources": len(t["sources"]),
-             "own recipes": sum(s["recipes"] for s in t["sources"] if s["kind"] == "own"),
-             "actions": t["actions"]} for t in rep.targets]
+    rows = [
+        {
+            "target": t["target"],
+            "sources": len(t["sources"]),
+            "own recipes": sum(s["recipes"] for s in t["sources"] if s["kind"] == "own"),
+            "actions": t["actions"],
+        }
+        for t in rep.targets
+    ]
     console.print(rows_table(rows, "composed targets"))
-    console.print(f"{rep.pivots.get('remove', 0)} remove and {rep.pivots.get('insert', 0)} insert pivots "
-                  f"(source composed), {rep.constraints} transferred order constraints, {rep.seconds:.1f} s")
+    console.print(
+        f"{rep.pivots.get('remove', 0)} remove and {rep.pivots.get('insert', 0)} insert pivots "
+        f"(source composed), {rep.constraints} transferred order constraints, {rep.seconds:.1f} s"
+    )
 
 
 @app.command("validate-composed")
-def validate_composed(min_recipes: int = typer.Option(10, help="Hide dishes with at least this many parsed recipes."),
-                      min_components: int = typer.Option(2, help="... whose name has at least this many DiNeR "
-                                                                 "components."),
-                      db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def validate_composed(
+    min_recipes: int = typer.Option(10, help="Hide dishes with at least this many parsed recipes."),
+    min_components: int = typer.Option(2, help="... whose name has at least this many DiNeR components."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """Leave-one-dish-out check of composition without any released answer: hide a corpus dish, compose it
     from the other dishes, compare with its real frequencies (weighted Jaccard, top-20 overlap)."""
     with open_graph(db, uri) as g, progress(disable=as_json, transient=False) as bar:
@@ -99,34 +146,56 @@ def validate_composed(min_recipes: int = typer.Option(10, help="Hide dishes with
         rep = g.validate_composition(min_recipes, min_components, progress=lambda: bar.advance(task))
     if as_json:
         return emit_json(rep.to_dict())
-    rows = [{"dish": d.dish, "recipes": d.recipes, "sources": d.sources,
-             "w-Jaccard": round(d.weighted_jaccard, 3), "top-20": round(d.top20, 3)} for d in rep.dishes]
+    rows = [
+        {
+            "dish": d.dish,
+            "recipes": d.recipes,
+            "sources": d.sources,
+            "w-Jaccard": round(d.weighted_jaccard, 3),
+            "top-20": round(d.top20, 3),
+        }
+        for d in rep.dishes
+    ]
     console.print(rows_table(rows, "composed vs real (leave one dish out)"))
     m = rep.means()
-    console.print(f"{m['dishes']} dishes: mean weighted Jaccard {m['weighted_jaccard'] or 0:.3f}, "
-                  f"mean top-20 overlap {m['top20'] or 0:.3f} ({rep.corpus_recipes} parsed recipes in the graph)")
+    console.print(
+        f"{m['dishes']} dishes: mean weighted Jaccard {m['weighted_jaccard'] or 0:.3f}, "
+        f"mean top-20 overlap {m['top20'] or 0:.3f} ({rep.corpus_recipes} parsed recipes in the graph)"
+    )
 
 
 @app.command()
-def show(pair: str = typer.Argument(..., help="The pair, BASE->TARGET."),
-         db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def show(
+    pair: str = typer.Argument(..., help="The pair, BASE->TARGET."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """A pair's pivots side by side: mined, annotated and released kind with base/target frequencies."""
     b, t = _pair(pair)
     with open_graph(db, uri, read_only=True) as g:
         rows = g.pivots_side_by_side(b, t)
     if as_json:
         return emit_json(rows)
-    console.print(rows_table(rows, f"pivots {b} -> {t}",
-                             ["action", "mined", "composed", "annotated", "release", "fb", "ft", "votes"]))
+    console.print(
+        rows_table(
+            rows, f"pivots {b} -> {t}", ["action", "mined", "composed", "annotated", "release", "fb", "ft", "votes"]
+        )
+    )
 
 
 @app.command()
-def compare(pair: str | None = typer.Argument(None, help="The pair, BASE->TARGET (or --all)."),
-            all_pairs: bool = typer.Option(False, "--all", help="Compare every pair."),
-            reference: str = typer.Option(RELEASE, help="Source of the reference PIVOT edges."),
-            source: str = typer.Option("mined", "--source", help="Pivots to score: 'mined' (with annotation "
-                                                                 "decisions) or 'composed'."),
-            db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def compare(
+    pair: str | None = typer.Argument(None, help="The pair, BASE->TARGET (or --all)."),
+    all_pairs: bool = typer.Option(False, "--all", help="Compare every pair."),
+    reference: str = typer.Option(RELEASE, help="Source of the reference PIVOT edges."),
+    source: str = typer.Option(
+        "mined", "--source", help="Pivots to score: 'mined' (with annotation decisions) or 'composed'."
+    ),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """Precision / recall / F1 of mined (+annotated) or composed pivots against the released reference, per
     kind; with --all also summed over every pair (micro)."""
     from dishgraph.knowledge.pivots import parse_pair
@@ -143,16 +212,19 @@ def compare(pair: str | None = typer.Argument(None, help="The pair, BASE->TARGET
     if all_pairs:
         rows += [{"pair": "all pairs (micro)", "kind": k, **v} for k, v in total.items()]
     why = f"— precision: no {source} pivot of that kind; recall: no reference pivot of that kind; F1: either"
-    console.print(rows_table(rows, f"{source} vs {reference}",
-                             notes=[why] if any(None in r.values() for r in rows) else []))
+    console.print(
+        rows_table(rows, f"{source} vs {reference}", notes=[why] if any(None in r.values() for r in rows) else [])
+    )
 
 
 @app.command("export-annotation")
-def export_annotation(pair: str = typer.Argument(..., help="The pair, BASE->TARGET (mine it first)."),
-                      out: Path = typer.Option(..., "--out", help="CSV file to write."),
-                      include_mined: bool = typer.Option(False, "--include-mined",
-                                                         help="Also ask about mined remove/insert actions."),
-                      db: str | None = DbOpt, uri: str | None = UriOpt):
+def export_annotation(
+    pair: str = typer.Argument(..., help="The pair, BASE->TARGET (mine it first)."),
+    out: Path = typer.Option(..., "--out", help="CSV file to write."),
+    include_mined: bool = typer.Option(False, "--include-mined", help="Also ask about mined remove/insert actions."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+):
     """Write one question per manual-check action with three example phrases from real recipes."""
     with open_graph(db, uri, read_only=True) as g:
         n = g.export_annotation(pair, out, include_mined=include_mined)
@@ -160,16 +232,26 @@ def export_annotation(pair: str = typer.Argument(..., help="The pair, BASE->TARG
 
 
 @app.command("import-annotation")
-def import_annotation(files: list[Path] = typer.Argument(..., help="Answered CSV files (one per annotator, or "
-                                                                   "several answer* columns)."),
-                      min_annotators: int = typer.Option(3, help="Questions with fewer answers are skipped."),
-                      db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt):
+def import_annotation(
+    files: list[Path] = typer.Argument(..., help="Answered CSV files (one per annotator, or several answer* columns)."),
+    min_annotators: int = typer.Option(3, help="Questions with fewer answers are skipped."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
     """Majority-vote the answers and add the decided actions to P_R / P_I (votes stored on the edge)."""
     with open_graph(db, uri) as g, exit_on(ValueError, code=1):
         rep = g.import_annotation(files, min_annotators=min_annotators)
     if as_json:
         return emit_json(rep.to_dict())
-    console.print(rows_table([{"pair": d.pair, "action": d.action, "side": d.side, "decision": d.kind,
-                               "answers": d.n, **d.votes} for d in rep.decisions], "annotation decisions"))
+    console.print(
+        rows_table(
+            [
+                {"pair": d.pair, "action": d.action, "side": d.side, "decision": d.kind, "answers": d.n, **d.votes}
+                for d in rep.decisions
+            ],
+            "annotation decisions",
+        )
+    )
     if rep.skipped:
         print_warning(f"skipped {len(rep.skipped)} question(s) with fewer than {min_annotators} answers")

@@ -1,4 +1,5 @@
 """`dishgraph stats`: counts per label and relationship type, and action-graph statistics."""
+
 from __future__ import annotations
 
 import typer
@@ -7,8 +8,12 @@ from dishgraph.commands._common import console, emit_json, open_store, rows_tabl
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
 
-def stats(db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = JsonOpt,
-          top: int = typer.Option(3, help="Top proto-actions shown per dish.")):
+def stats(
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+    top: int = typer.Option(3, help="Top proto-actions shown per dish."),
+):
     """Counts per label and relationship type, recipes with actions, steps and omissions per recipe."""
     from dishgraph.graph.info import graph_stats
 
@@ -19,12 +24,23 @@ def stats(db: str | None = DbOpt, uri: str | None = UriOpt, as_json: bool = Json
     c = data["counts"]
     console.print(rows_table([{"label": k, "count": v} for k, v in c["nodes"].items() if v], "nodes"))
     console.print(rows_table([{"type": k, "count": v} for k, v in c["relationships"].items() if v], "relationships"))
-    console.print(rows_table([{
-        "recipes": data["recipes"], "with ≥1 action": f"{data['share_with_actions']:.1%}",
-        "steps/recipe": f"{data['steps_per_recipe']:.2f}", "inherited/recipe": f"{data['inherited_per_recipe']:.2f}",
-        "distinct proto-actions": data["distinct_proto_actions"]}], "action graphs"))
-    rows = [{"dish": d, "top actions": ", ".join(f"{a['action']} ({a['recipes']})" for a in acts)}
-            for d, acts in list(data["top_actions_per_dish"].items())[:10]]
+    console.print(
+        rows_table(
+            [
+                {
+                    "recipes": data["recipes"],
+                    "with ≥1 action": f"{data['share_with_actions']:.1%}",
+                    "steps/recipe": f"{data['steps_per_recipe']:.2f}",
+                    "inherited/recipe": f"{data['inherited_per_recipe']:.2f}",
+                    "distinct proto-actions": data["distinct_proto_actions"],
+                }
+            ],
+            "action graphs",
+        )
+    )
+    rows = [
+        {"dish": d, "top actions": ", ".join(f"{a['action']} ({a['recipes']})" for a in acts)}
+        for d, acts in list(data["top_actions_per_dish"].items())[:10]
+    ]
     if rows:
         console.print(rows_table(rows, "top proto-actions per dish (first 10 dishes)"))
-

@@ -1,4 +1,5 @@
 """`dishgraph sync`: copy the embedded graph into Neo4j (or another embedded database), idempotently."""
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -52,29 +53,42 @@ def _bars(disable: bool):
         yield advance
 
 
-def sync(to: str = typer.Option(..., "--to", help="Target: a Neo4j URI (bolt://localhost:7687) or an embedded "
-                                                  "database directory."),
-         db: str | None = DbOpt,
-         user: str | None = typer.Option(None, "--user", envvar="NEO4J_USERNAME",
-                                            help="Neo4j user (default $NEO4J_USERNAME, else neo4j)."),
-         password: str | None = typer.Option(None, "--password", envvar="NEO4J_PASSWORD",
-                                                help="Neo4j password (default $NEO4J_PASSWORD)."),
-         database: str | None = typer.Option(None, "--database", envvar="NEO4J_DATABASE",
-                                                help="Neo4j database name (default: the server's default)."),
-         batch: int = typer.Option(5000, "--batch", min=1, help="Rows per UNWIND $rows transaction."),
-         as_json: bool = JsonOpt):
+def sync(
+    to: str = typer.Option(
+        ..., "--to", help="Target: a Neo4j URI (bolt://localhost:7687) or an embedded database directory."
+    ),
+    db: str | None = DbOpt,
+    user: str | None = typer.Option(
+        None, "--user", envvar="NEO4J_USERNAME", help="Neo4j user (default $NEO4J_USERNAME, else neo4j)."
+    ),
+    password: str | None = typer.Option(
+        None, "--password", envvar="NEO4J_PASSWORD", help="Neo4j password (default $NEO4J_PASSWORD)."
+    ),
+    database: str | None = typer.Option(
+        None, "--database", envvar="NEO4J_DATABASE", help="Neo4j database name (default: the server's default)."
+    ),
+    batch: int = typer.Option(5000, "--batch", min=1, help="Rows per UNWIND $rows transaction."),
+    as_json: bool = JsonOpt,
+):
     """Copy every node and relationship of the embedded database into the target with batched MERGE (idempotent)."""
     from dishgraph.graph.sync import sync_stores
 
-    with _open_source(db, to) as source, _open_target(to, user, password, database) as target, \
-            _bars(as_json) as advance:
+    with (
+        _open_source(db, to) as source,
+        _open_target(to, user, password, database) as target,
+        _bars(as_json) as advance,
+    ):
         rep = sync_stores(source, target, batch=batch, progress=advance)
         where = target.location()
     if as_json:
         emit_json({"target": where, **rep.to_dict()})
     else:
-        rows = [{"label / type": k, "source": v, "target": rep.target_counts[part][k]}
-                for part in ("nodes", "relationships") for k, v in rep.source_counts[part].items() if v]
+        rows = [
+            {"label / type": k, "source": v, "target": rep.target_counts[part][k]}
+            for part in ("nodes", "relationships")
+            for k, v in rep.source_counts[part].items()
+            if v
+        ]
         console.print(rows_table(rows, f"synced to {where} in {rep.seconds:.1f} s"))
     short = {k: v for k, v in rep.mismatches.items() if (v[1] or 0) < v[0]}
     if short:

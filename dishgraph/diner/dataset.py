@@ -21,19 +21,20 @@ any dataset dish name is left out (containment, not equality, so 麻婆豆腐（
 graph keeps a recipe's dish name (for XiaChuFang the curated label or the lightly cleaned title), not the
 raw title, so that is what the rule reads.
 """
+
 from __future__ import annotations
 
 import json
 import random
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from dishgraph.diner.forms import forms as split_forms
 from dishgraph.diner.graph import store_components, store_split
 from dishgraph.diner.names import DinerGlossary, NameParse, parse_name
-from dishgraph.diner.tmcd import Split, chernoff_divergence, count_all, tmcd_split, ATOM_ALPHA, COMPOUND_ALPHA
+from dishgraph.diner.tmcd import ATOM_ALPHA, COMPOUND_ALPHA, Split, chernoff_divergence, count_all, tmcd_split
 from dishgraph.graph.base import GraphStore
 
 DIVERGENCES = (0.98, 0.8, 0.6)
@@ -51,8 +52,13 @@ class Example:
     form: str | None = None
 
     def to_dict(self) -> dict:
-        d = {"id": self.id, "instructions": self.instructions, "name": self.name,
-             "components": self.components, "compounds": self.compounds}
+        d = {
+            "id": self.id,
+            "instructions": self.instructions,
+            "name": self.name,
+            "components": self.components,
+            "compounds": self.compounds,
+        }
         if self.form is not None:
             d["form"] = self.form
         return d
@@ -98,9 +104,15 @@ def build_examples(rows: Iterable[dict], parses: dict[str, NameParse], min_chars
         text = (r.get("text") or "").strip()
         if p is None or not p.ok or len(text) < min_chars:
             continue
-        out.append(Example(r["id"], text, p.name,
-                           [{"surface": c.surface, "type": c.type, "cluster": c.cluster} for c in p.components],
-                           sorted(p.compounds)))
+        out.append(
+            Example(
+                r["id"],
+                text,
+                p.name,
+                [{"surface": c.surface, "type": c.type, "cluster": c.cluster} for c in p.components],
+                sorted(p.compounds),
+            )
+        )
     return out
 
 
@@ -109,18 +121,30 @@ def random_dish_split(names: Sequence[str], atoms: Sequence[frozenset], ratio: f
     order = list(range(len(names)))
     random.Random(seed).shuffle(order)
     n_test = max(1, round(len(names) / (ratio + 1)))
-    train, test = order[: len(order) - n_test], order[len(order) - n_test:]
+    train, test = order[: len(order) - n_test], order[len(order) - n_test :]
     from dishgraph.diner.names import compound_keys
 
     comps = [compound_keys(a) for a in atoms]
     c1, c2 = count_all(comps, train), count_all(comps, test)
     a1, a2 = count_all(atoms, train), count_all(atoms, test)
-    return Split(train=train, test=test, divergence=chernoff_divergence(c1, c2, COMPOUND_ALPHA),
-                 atom_divergence=chernoff_divergence(a1, a2, ATOM_ALPHA), initial_divergence=0.0, seed=seed,
-                 ratio=ratio, target_divergence=None, swaps=0, balance_swaps=0, stopped="random",
-                 atoms_covered=all(a1[a] >= 1 for a in a2),
-                 test_compounds_seen=(len(set(c2) & set(c1)) / len(c2) if c2 else 0.0), seconds=0.0,
-                 method="random", names=list(names))
+    return Split(
+        train=train,
+        test=test,
+        divergence=chernoff_divergence(c1, c2, COMPOUND_ALPHA),
+        atom_divergence=chernoff_divergence(a1, a2, ATOM_ALPHA),
+        initial_divergence=0.0,
+        seed=seed,
+        ratio=ratio,
+        target_divergence=None,
+        swaps=0,
+        balance_swaps=0,
+        stopped="random",
+        atoms_covered=all(a1[a] >= 1 for a in a2),
+        test_compounds_seen=(len(set(c2) & set(c1)) / len(c2) if c2 else 0.0),
+        seconds=0.0,
+        method="random",
+        names=list(names),
+    )
 
 
 def atom_coverage(train_atoms: Iterable[frozenset], test_atoms: Iterable[frozenset]) -> float:
@@ -167,8 +191,9 @@ def split_name(prefix: str, divergence: float | None) -> str:
     return f"{prefix}-random" if divergence is None else f"{prefix}-tmcd-{divergence:g}"
 
 
-def build_dataset(store: GraphStore, glossary: DinerGlossary, config: DatasetConfig,
-                  progress: Callable[[str], None] | None = None) -> DatasetReport:
+def build_dataset(
+    store: GraphStore, glossary: DinerGlossary, config: DatasetConfig, progress: Callable[[str], None] | None = None
+) -> DatasetReport:
     """Parse every dish, build the examples, make and store each split, write JSONL and the manifest."""
     say = progress or (lambda _msg: None)
     out = Path(config.out)
@@ -188,8 +213,9 @@ def build_dataset(store: GraphStore, glossary: DinerGlossary, config: DatasetCon
         by_dish.setdefault(e.name, []).append(e)
     dishes = sorted(by_dish)
     atoms = [parses[d].atoms for d in dishes]
-    report = DatasetReport(out=str(out), examples=len(examples), dishes=len(dishes),
-                           unparsed_dishes=len(comp_report.unparsed))
+    report = DatasetReport(
+        out=str(out), examples=len(examples), dishes=len(dishes), unparsed_dishes=len(comp_report.unparsed)
+    )
     plan: list[float | None] = list(config.divergences) + ([None] if config.random_split else [])
     for target in plan:
         name = split_name(config.prefix, target)
@@ -197,30 +223,52 @@ def build_dataset(store: GraphStore, glossary: DinerGlossary, config: DatasetCon
         if target is None:
             split = random_dish_split(dishes, atoms, config.ratio, config.seed)
         else:
-            split = tmcd_split(atoms, ratio=config.ratio, target_divergence=target, seed=config.seed,
-                               restarts=config.restarts, names=dishes)
+            split = tmcd_split(
+                atoms,
+                ratio=config.ratio,
+                target_divergence=target,
+                seed=config.seed,
+                restarts=config.restarts,
+                names=dishes,
+            )
         store_split(store, split, name)
         form_of = split_forms(store, name).form_of
         report.splits.append(_write_split(out, name, target, split, by_dish, form_of, config))
     if config.pretrain_corpus:
         report.pretrain = _write_pretrain(out, rows, set(dishes))
-    manifest = {"seed": config.seed, "ratio": config.ratio, "fractions": list(config.fractions),
-                "examples": report.examples, "dishes": report.dishes, "unparsed_dishes": report.unparsed_dishes,
-                "glossary": list(glossary.sources), "prompt_suffix": PROMPT_SUFFIX, "splits": report.splits,
-                "pretrain": report.pretrain}
+    manifest = {
+        "seed": config.seed,
+        "ratio": config.ratio,
+        "fractions": list(config.fractions),
+        "examples": report.examples,
+        "dishes": report.dishes,
+        "unparsed_dishes": report.unparsed_dishes,
+        "glossary": list(glossary.sources),
+        "prompt_suffix": PROMPT_SUFFIX,
+        "splits": report.splits,
+        "pretrain": report.pretrain,
+    }
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return report
 
 
-def _write_split(out: Path, name: str, target: float | None, split: Split, by_dish: dict[str, list[Example]],
-                 form_of: dict[str, str], config: DatasetConfig) -> dict:
+def _write_split(
+    out: Path,
+    name: str,
+    target: float | None,
+    split: Split,
+    by_dish: dict[str, list[Example]],
+    form_of: dict[str, str],
+    config: DatasetConfig,
+) -> dict:
     d = out / name
     d.mkdir(parents=True, exist_ok=True)
     train_dishes, test_dishes = split.train_names, split.test_names
     train = [e for dish in train_dishes for e in by_dish[dish]]
     train.sort(key=lambda e: e.id)
-    test = [Example(**{**e.__dict__, "form": form_of.get(e.name, "n/a")}) for dish in test_dishes
-            for e in by_dish[dish]]
+    test = [
+        Example(**{**e.__dict__, "form": form_of.get(e.name, "n/a")}) for dish in test_dishes for e in by_dish[dish]
+    ]
     test.sort(key=lambda e: e.id)
     files = {"test": f"{name}/test.jsonl", "train": {}}
     train_sizes = {}
@@ -235,18 +283,30 @@ def _write_split(out: Path, name: str, target: float | None, split: Split, by_di
         files["train"]["1"] = f"{name}/train.jsonl"
         train_sizes["1"] = len(train)
     write_jsonl(d / "test.jsonl", (e.to_dict() for e in test))
-    atoms_of = {e.name: frozenset(f"{c['type']}:{c['cluster']}" for c in e.components)
-                for e in train + test}
+    atoms_of = {e.name: frozenset(f"{c['type']}:{c['cluster']}" for c in e.components) for e in train + test}
     forms_recipes = Counter(e.form for e in test)
     forms_dishes = Counter(form_of.get(x, "n/a") for x in test_dishes)
-    return {"name": name, "kind": "random" if target is None else "tmcd", "target_divergence": target,
-            "divergence": split.divergence, "atom_divergence": split.atom_divergence,
-            "atoms_covered": split.atoms_covered,
-            "atom_coverage": atom_coverage([atoms_of[x] for x in train_dishes], [atoms_of[x] for x in test_dishes]),
-            "test_compounds_seen": split.test_compounds_seen, "stopped": split.stopped, "seed": split.seed,
-            "seconds": split.seconds, "train_dishes": len(train_dishes), "test_dishes": len(test_dishes),
-            "train_examples": len(train), "test_examples": len(test), "train_sizes": train_sizes,
-            "forms_dishes": dict(forms_dishes), "forms_examples": dict(forms_recipes), "files": files}
+    return {
+        "name": name,
+        "kind": "random" if target is None else "tmcd",
+        "target_divergence": target,
+        "divergence": split.divergence,
+        "atom_divergence": split.atom_divergence,
+        "atoms_covered": split.atoms_covered,
+        "atom_coverage": atom_coverage([atoms_of[x] for x in train_dishes], [atoms_of[x] for x in test_dishes]),
+        "test_compounds_seen": split.test_compounds_seen,
+        "stopped": split.stopped,
+        "seed": split.seed,
+        "seconds": split.seconds,
+        "train_dishes": len(train_dishes),
+        "test_dishes": len(test_dishes),
+        "train_examples": len(train),
+        "test_examples": len(test),
+        "train_sizes": train_sizes,
+        "forms_dishes": dict(forms_dishes),
+        "forms_examples": dict(forms_recipes),
+        "files": files,
+    }
 
 
 def _write_pretrain(out: Path, rows: Sequence[dict], names: set[str]) -> dict:
@@ -290,7 +350,8 @@ def split_files(dataset_dir: str | Path, split: str | None = None, fraction: flo
     s = entries[name]
     key = f"{fraction:g}"
     if key not in s["files"]["train"]:
-        raise ValueError(f"{dataset_dir}: split {name!r} has no train fraction {key}; "
-                         f"it has {sorted(s['files']['train'])}")
+        raise ValueError(
+            f"{dataset_dir}: split {name!r} has no train fraction {key}; it has {sorted(s['files']['train'])}"
+        )
     base = Path(dataset_dir)
     return base / s["files"]["train"][key], base / s["files"]["test"], s

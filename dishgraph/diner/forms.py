@@ -19,6 +19,7 @@ The first that holds wins, in this order. Each test comes from one named Cypher 
 (``diner_forms_*``); "fewest parts" counts up to two seen compounds plus single atoms, which is exact for
 names of up to five components (TMCD guarantees every atom is seen in training).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -40,8 +41,7 @@ class FormsReport:
         return {f: c.get(f, 0) for f in FORMS}
 
     def to_dict(self) -> dict:
-        return {"split": self.split, "test_dishes": len(self.form_of), "counts": self.counts,
-                "forms": self.form_of}
+        return {"split": self.split, "test_dishes": len(self.form_of), "counts": self.counts, "forms": self.form_of}
 
 
 def forms(store: GraphStore, split_name: str) -> FormsReport:

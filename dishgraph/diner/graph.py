@@ -7,11 +7,12 @@
 Every write is a MERGE on a stable key, so storing twice changes nothing; re-parsing a dish (say with an
 extended glossary) first drops its old component and compound links.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 from dishgraph.diner.names import DinerGlossary, NameParse, compound_parts, parse_names
 from dishgraph.diner.tmcd import Split, tmcd_split
@@ -39,8 +40,7 @@ def merge_dishes(store: GraphStore, names: Iterable[str]) -> int:
     return store.write("diner_merge_dishes", ({"name": n} for n in dict.fromkeys(names)))
 
 
-def store_components(store: GraphStore, glossary: DinerGlossary, names: Sequence[str] | None = None
-                     ) -> ComponentReport:
+def store_components(store: GraphStore, glossary: DinerGlossary, names: Sequence[str] | None = None) -> ComponentReport:
     """Parse the dishes (default: every Dish) and store their components and compounds.
 
     Unparsable names get no links and are listed in the report with their unparsed remainder.
@@ -50,20 +50,33 @@ def store_components(store: GraphStore, glossary: DinerGlossary, names: Sequence
     rows = [{"name": n} for n in names]
     store.write("diner_clear_dish_components", rows)
     store.write("diner_clear_dish_compounds", rows)
-    comps = {c.key: {"key": c.key, "type": c.type, "cluster": c.cluster}
-             for p in report.parsed for c in p.components}
+    comps = {c.key: {"key": c.key, "type": c.type, "cluster": c.cluster} for p in report.parsed for c in p.components}
     compounds = {k for p in report.parsed for k in p.compounds}
     store.write("diner_merge_components", comps.values())
-    store.write("diner_link_components", (
-        {"dish": p.name, "key": c.key, "pos": c.pos, "surface": c.surface}
-        for p in report.parsed for c in p.components))
+    store.write(
+        "diner_link_components",
+        (
+            {"dish": p.name, "key": c.key, "pos": c.pos, "surface": c.surface}
+            for p in report.parsed
+            for c in p.components
+        ),
+    )
     store.write("diner_merge_compounds", ({"key": k, "size": len(compound_parts(k))} for k in sorted(compounds)))
-    store.write("diner_link_compound_parts", (
-        {"compound": k, "component": a} for k in sorted(compounds) for a in compound_parts(k)))
-    store.write("diner_link_dish_compounds", (
-        {"dish": p.name, "compound": k} for p in report.parsed for k in sorted(p.compounds)))
-    return ComponentReport(dishes=len(names), parsed=len(report.parsed), components=len(comps),
-                           compounds=len(compounds), unparsed=report.to_dict()["unparsed"])
+    store.write(
+        "diner_link_compound_parts",
+        ({"compound": k, "component": a} for k in sorted(compounds) for a in compound_parts(k)),
+    )
+    store.write(
+        "diner_link_dish_compounds",
+        ({"dish": p.name, "compound": k} for p in report.parsed for k in sorted(p.compounds)),
+    )
+    return ComponentReport(
+        dishes=len(names),
+        parsed=len(report.parsed),
+        components=len(comps),
+        compounds=len(compounds),
+        unparsed=report.to_dict()["unparsed"],
+    )
 
 
 def dish_atoms(store: GraphStore) -> dict[str, frozenset[str]]:
@@ -74,25 +87,59 @@ def dish_atoms(store: GraphStore) -> dict[str, frozenset[str]]:
     return {d: frozenset(a) for d, a in atoms.items()}
 
 
-def split_parses(parses: Sequence[NameParse], *, ratio: float = 4.5, target_divergence: float | None = 0.98,
-                 seed: int = 1, restarts: int = 1, max_iterations: int | None = None, method: str = "fast",
-                 progress: Callable[[int, float], None] | None = None) -> Split:
+def split_parses(
+    parses: Sequence[NameParse],
+    *,
+    ratio: float = 4.5,
+    target_divergence: float | None = 0.98,
+    seed: int = 1,
+    restarts: int = 1,
+    max_iterations: int | None = None,
+    method: str = "fast",
+    progress: Callable[[int, float], None] | None = None,
+) -> Split:
     """TMCD over parsed names: atoms are component keys, compounds every >= 2-subset of them."""
-    return tmcd_split([p.atoms for p in parses], ratio=ratio, target_divergence=target_divergence, seed=seed,
-                      restarts=restarts, max_iterations=max_iterations, method=method,
-                      names=[p.name for p in parses], progress=progress)
+    return tmcd_split(
+        [p.atoms for p in parses],
+        ratio=ratio,
+        target_divergence=target_divergence,
+        seed=seed,
+        restarts=restarts,
+        max_iterations=max_iterations,
+        method=method,
+        names=[p.name for p in parses],
+        progress=progress,
+    )
 
 
-def split_graph(store: GraphStore, name: str, *, ratio: float = 4.5, target_divergence: float | None = 0.98,
-                seed: int = 1, restarts: int = 1, max_iterations: int | None = None, method: str = "fast",
-                progress: Callable[[int, float], None] | None = None) -> Split:
+def split_graph(
+    store: GraphStore,
+    name: str,
+    *,
+    ratio: float = 4.5,
+    target_divergence: float | None = 0.98,
+    seed: int = 1,
+    restarts: int = 1,
+    max_iterations: int | None = None,
+    method: str = "fast",
+    progress: Callable[[int, float], None] | None = None,
+) -> Split:
     """Split every dish whose components are stored (see ``store_components``) and store the split."""
     atoms = dish_atoms(store)
     if len(atoms) < 2:
         raise ValueError("fewer than 2 dishes with stored components; run `dishgraph diner load` first")
     dishes = sorted(atoms)
-    split = tmcd_split([atoms[d] for d in dishes], ratio=ratio, target_divergence=target_divergence, seed=seed,
-                       restarts=restarts, max_iterations=max_iterations, method=method, names=dishes, progress=progress)
+    split = tmcd_split(
+        [atoms[d] for d in dishes],
+        ratio=ratio,
+        target_divergence=target_divergence,
+        seed=seed,
+        restarts=restarts,
+        max_iterations=max_iterations,
+        method=method,
+        names=dishes,
+        progress=progress,
+    )
     store_split(store, split, name)
     return split
 
@@ -101,11 +148,18 @@ def store_split(store: GraphStore, split: Split, name: str) -> int:
     """Store a split under ``name`` (replacing an older one of that name); returns dishes linked."""
     if not split.names:
         raise ValueError("the split carries no dish names (pass names= to tmcd_split)")
-    store.query("diner_merge_split", split=name, divergence=float(split.divergence),
-                atom_divergence=float(split.atom_divergence), seed=split.seed, ratio=float(split.ratio))
+    store.query(
+        "diner_merge_split",
+        split=name,
+        divergence=float(split.divergence),
+        atom_divergence=float(split.atom_divergence),
+        seed=split.seed,
+        ratio=float(split.ratio),
+    )
     store.query("diner_clear_split", split=name)
-    rows = [{"dish": d, "part": "train"} for d in split.train_names] + \
-           [{"dish": d, "part": "test"} for d in split.test_names]
+    rows = [{"dish": d, "part": "train"} for d in split.train_names] + [
+        {"dish": d, "part": "test"} for d in split.test_names
+    ]
     return store.write("diner_link_split", rows, split=name)
 
 

@@ -5,6 +5,7 @@ writes, and what any other model's predictions can be saved as); each is scored 
 metric, and the grid is returned as rows (one per divergence) and drawn as a line plot of F1 against p,
 one line per divergence.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,8 +30,16 @@ def score_grid(preds_dir: str | Path, manifest: dict, glossary: DinerGlossary) -
         if not m or m["split"] not in divergence:
             continue
         s = evaluate_file(path, glossary)
-        rows.append({"split": m["split"], "divergence": round(divergence[m["split"]], 4), "p": float(m["p"]),
-                     "n": s.n, "f1": s.micro.f1, "exact_match": s.exact_match})
+        rows.append(
+            {
+                "split": m["split"],
+                "divergence": round(divergence[m["split"]], 4),
+                "p": float(m["p"]),
+                "n": s.n,
+                "f1": s.micro.f1,
+                "exact_match": s.exact_match,
+            }
+        )
     if not rows:
         raise ValueError(f"{preds_dir}: no predictions named <split>.p<p>.jsonl for the manifest's splits")
     rows.sort(key=lambda r: (-r["divergence"], r["p"]))

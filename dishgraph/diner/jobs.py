@@ -1,6 +1,7 @@
 """The DiNeR jobs behind `dishgraph diner …` and `dishgraph eval diner`, one call each (the commands parse
 options, make the call, print what it returns).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -50,8 +51,9 @@ class SplitRun:
         return {**self.result.summary(), "name": self.name, "unparsed": len(self.unparsed)}
 
 
-def split_dishes(open_store: Callable[[], GraphStore], glossary, name: str = "tmcd",
-                 names_file: Path | None = None, **options) -> SplitRun:
+def split_dishes(
+    open_store: Callable[[], GraphStore], glossary, name: str = "tmcd", names_file: Path | None = None, **options
+) -> SplitRun:
     """TMCD split of every parsable Dish in the graph (its components stored, the split stored as ``name``),
     or of the names in ``names_file`` (nothing stored, no database opened). ``options`` go to
     `split_parses` / `split_graph` (ratio, target_divergence, seed, restarts, max_iterations, method,
@@ -64,16 +66,16 @@ def split_dishes(open_store: Callable[[], GraphStore], glossary, name: str = "tm
     if names_file:
         rep = parse_names(read_names(names_file), glossary)
         result = split_parses(rep.parsed, **options)
-        return SplitRun(result, {"train": result.train_names, "test": result.test_names},
-                        rep.to_dict()["unparsed"])
+        return SplitRun(result, {"train": result.train_names, "test": result.test_names}, rep.to_dict()["unparsed"])
     with open_store() as store:
         unparsed = store_components(store, glossary).unparsed
         result = split_graph(store, name, **options)
         return SplitRun(result, export_split(store, name), unparsed, name)
 
 
-def evaluate_predictions(predictions: Path, glossary, split_name: str | None = None,
-                         open_store: Callable[[], GraphStore] | None = None):
+def evaluate_predictions(
+    predictions: Path, glossary, split_name: str | None = None, open_store: Callable[[], GraphStore] | None = None
+):
     """Score a predictions file (`diner.metrics.evaluate_file`), broken down by the generalization forms of
     the stored split ``split_name`` when given (an unknown split raises KeyError). An unreadable file is a
     `UsageError`."""
@@ -93,8 +95,15 @@ def evaluate_predictions(predictions: Path, glossary, split_name: str | None = N
         raise UsageError(str(e)) from None
 
 
-def write_prompts(dataset_dir: Path, out: Path, glossary, split: str | None = None, fraction: float = 1.0,
-                  guide: Path | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+def write_prompts(
+    dataset_dir: Path,
+    out: Path,
+    glossary,
+    split: str | None = None,
+    fraction: float = 1.0,
+    guide: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
     """LLM prompts with two selective demonstrations per test recipe of a dataset split, written to ``out``;
     ``guide``: predictions (id, pred) whose components pick the demonstrations. Returns how many."""
     from dishgraph.diner.dataset import read_jsonl, split_files, write_jsonl
@@ -103,8 +112,11 @@ def write_prompts(dataset_dir: Path, out: Path, glossary, split: str | None = No
     train_path, test_path, _ = split_files(dataset_dir, split, fraction)
     guide_map = None
     if guide:
-        guide_map = {r["id"]: r["pred"] for r in read_jsonl(guide) if isinstance(r.get("id"), str)
-                     and isinstance(r.get("pred"), str)}
+        guide_map = {
+            r["id"]: r["pred"]
+            for r in read_jsonl(guide)
+            if isinstance(r.get("id"), str) and isinstance(r.get("pred"), str)
+        }
     rows = build_prompts(read_jsonl(train_path), read_jsonl(test_path), guide_map, glossary, progress)
     return write_jsonl(out, rows)
 

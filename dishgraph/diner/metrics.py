@@ -9,12 +9,13 @@ DiNeR's released code reports is given too as ``macro``. (That code tests ``pred
 its fallback never fires and unparsable predictions score 0; here it does fire.) Exact match compares
 the strings.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from dishgraph.diner.names import TYPES, DinerGlossary, NameParse, parse_name
 
@@ -44,8 +45,14 @@ class Counts:
         return 2 * p * r / (p + r) if p + r else 0.0
 
     def to_dict(self) -> dict:
-        return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
-                "tp": self.tp, "n_pred": self.n_pred, "n_gold": self.n_gold}
+        return {
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "tp": self.tp,
+            "n_pred": self.n_pred,
+            "n_gold": self.n_gold,
+        }
 
 
 @dataclass
@@ -79,8 +86,7 @@ def score_example(pred: str, gold: NameParse, glossary: DinerGlossary, form: str
         gold_len = sum(len(c.surface) for c in gold.components)
         for t in TYPES:
             tp = sum(any(s in pred for s in glossary.surfaces(t, cl)) for cl in gold_by_type[t])
-            by_type[t].add(tp, len(gold_by_type[t]) * len(pred) / gold_len if gold_len else 0.0,
-                           len(gold_by_type[t]))
+            by_type[t].add(tp, len(gold_by_type[t]) * len(pred) / gold_len if gold_len else 0.0, len(gold_by_type[t]))
         assert n_gold == sum(c.n_gold for c in by_type.values())
     total = Counts()
     for c in by_type.values():
@@ -100,13 +106,24 @@ class DinerScores:
     skipped: list[dict] = field(default_factory=list)  # gold names the glossary cannot parse
 
     def to_dict(self) -> dict:
-        return {"n": self.n, "micro": self.micro.to_dict(), "macro": self.macro, "exact_match": self.exact_match,
-                "by_type": {t: c.to_dict() for t, c in self.by_type.items()}, "by_form": self.by_form,
-                "unparsable_predictions": self.unparsable_predictions, "skipped": self.skipped}
+        return {
+            "n": self.n,
+            "micro": self.micro.to_dict(),
+            "macro": self.macro,
+            "exact_match": self.exact_match,
+            "by_type": {t: c.to_dict() for t, c in self.by_type.items()},
+            "by_form": self.by_form,
+            "unparsable_predictions": self.unparsable_predictions,
+            "skipped": self.skipped,
+        }
 
 
-def diner_f1(preds: Sequence[str], golds: Sequence[str], glossary: DinerGlossary | None = None,
-             forms: Mapping[str, str] | Sequence[str | None] | None = None) -> DinerScores:
+def diner_f1(
+    preds: Sequence[str],
+    golds: Sequence[str],
+    glossary: DinerGlossary | None = None,
+    forms: Mapping[str, str] | Sequence[str | None] | None = None,
+) -> DinerScores:
     """Score predictions against gold dish names; ``forms`` (gold name -> form, or one per example)
     adds a per-generalization-form breakdown. Gold names that do not parse are skipped and listed."""
     if len(preds) != len(golds):
@@ -147,11 +164,23 @@ def aggregate(scores: Sequence[ExampleScore], skipped: list[dict] | None = None)
         c = Counts()
         for s in group:
             c.add(s.total.tp, s.total.n_pred, s.total.n_gold)
-        by_form[form] = {"n": len(group), "f1": c.f1, "precision": c.precision, "recall": c.recall,
-                         "exact_match": sum(s.exact for s in group) / len(group)}
-    return DinerScores(n=n, micro=micro, macro=macro, exact_match=(sum(s.exact for s in scores) / n if n else 0.0),
-                       by_type=by_type, by_form=by_form,
-                       unparsable_predictions=sum(not s.pred_parsed for s in scores), skipped=skipped or [])
+        by_form[form] = {
+            "n": len(group),
+            "f1": c.f1,
+            "precision": c.precision,
+            "recall": c.recall,
+            "exact_match": sum(s.exact for s in group) / len(group),
+        }
+    return DinerScores(
+        n=n,
+        micro=micro,
+        macro=macro,
+        exact_match=(sum(s.exact for s in scores) / n if n else 0.0),
+        by_type=by_type,
+        by_form=by_form,
+        unparsable_predictions=sum(not s.pred_parsed for s in scores),
+        skipped=skipped or [],
+    )
 
 
 def read_predictions(path: str | Path) -> list[dict]:
@@ -168,8 +197,9 @@ def read_predictions(path: str | Path) -> list[dict]:
     return rows
 
 
-def evaluate_file(path: str | Path, glossary: DinerGlossary | None = None,
-                  forms: Mapping[str, str] | None = None) -> DinerScores:
+def evaluate_file(
+    path: str | Path, glossary: DinerGlossary | None = None, forms: Mapping[str, str] | None = None
+) -> DinerScores:
     """Score a predictions file; a ``form`` field on a line wins over the ``forms`` mapping."""
     rows = read_predictions(path)
     per_example: list[str | None] = [r["form"] or (forms or {}).get(r["gold"]) for r in rows]

@@ -10,13 +10,14 @@ Components are typed and mapped to their *cluster* (凤爪 and 鸡爪 are both `
 compositional-generalization splits is the key ``type:cluster``, and a compound is any set of >= 2 atoms
 of one name.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Iterable, Iterator
 
 # Priority order at equal match length (DiNeR checks action, then flavour, then food).
 TYPES = ("action", "flavour", "food")
@@ -37,11 +38,12 @@ class DinerGlossary:
     sources: tuple[str, ...] = ()
 
     @classmethod
-    def from_mapping(cls, data, source: str = "<mapping>") -> "DinerGlossary":
+    def from_mapping(cls, data, source: str = "<mapping>") -> DinerGlossary:
         """Validate the DiNeR JSON shape; errors name the source and the offending entry."""
         if not isinstance(data, dict):
-            raise ValueError(f"{source}: a DiNeR glossary is a JSON object "
-                             "{food|action|flavour: {surface: cluster}}")
+            raise ValueError(
+                f"{source}: a DiNeR glossary is a JSON object {{food|action|flavour: {{surface: cluster}}}}"
+            )
         unknown = sorted(set(data) - set(TYPES))
         if unknown:
             raise ValueError(f"{source}: unknown component type(s) {unknown}; expected {list(TYPES)}")
@@ -58,7 +60,7 @@ class DinerGlossary:
         return cls(tables, (source,))
 
     @classmethod
-    def load(cls, path: str | Path | None = None, extra: Iterable[str | Path] = ()) -> "DinerGlossary":
+    def load(cls, path: str | Path | None = None, extra: Iterable[str | Path] = ()) -> DinerGlossary:
         """The DiNeR glossary (default: the shared data copy), extended by each ``extra`` file in turn."""
         glossary = cls._read(Path(path) if path else default_glossary_path())
         for p in extra:
@@ -66,7 +68,7 @@ class DinerGlossary:
         return glossary
 
     @classmethod
-    def _read(cls, path: Path) -> "DinerGlossary":
+    def _read(cls, path: Path) -> DinerGlossary:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -75,7 +77,7 @@ class DinerGlossary:
             raise ValueError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg})") from None
         return cls.from_mapping(data, str(path))
 
-    def extended(self, other: "DinerGlossary") -> "DinerGlossary":
+    def extended(self, other: DinerGlossary) -> DinerGlossary:
         """A new glossary with ``other``'s entries added (and overriding ours for the same surface)."""
         tables = {t: {**self.tables[t], **other.tables[t]} for t in TYPES}
         return DinerGlossary(tables, self.sources + other.sources)
@@ -135,10 +137,15 @@ class NameParse:
         return compound_keys(self.atoms)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "ok": self.ok,
-                "components": [{"surface": c.surface, "type": c.type, "cluster": c.cluster, "key": c.key}
-                               for c in self.components],
-                "remainder": self.remainder, "unknown": list(self.unknown)}
+        return {
+            "name": self.name,
+            "ok": self.ok,
+            "components": [
+                {"surface": c.surface, "type": c.type, "cluster": c.cluster, "key": c.key} for c in self.components
+            ],
+            "remainder": self.remainder,
+            "unknown": list(self.unknown),
+        }
 
 
 def _scan(name: str, glossary: DinerGlossary, start: int, longest: int) -> tuple[int, tuple[str, str] | None]:
@@ -201,9 +208,11 @@ class ParseReport:
     failed: list[NameParse]
 
     def to_dict(self) -> dict:
-        return {"parsed": len(self.parsed), "failed": len(self.failed),
-                "unparsed": [{"name": p.name, "remainder": p.remainder, "unknown": list(p.unknown)}
-                             for p in self.failed]}
+        return {
+            "parsed": len(self.parsed),
+            "failed": len(self.failed),
+            "unparsed": [{"name": p.name, "remainder": p.remainder, "unknown": list(p.unknown)} for p in self.failed],
+        }
 
 
 def parse_names(names: Iterable[str], glossary: DinerGlossary) -> ParseReport:

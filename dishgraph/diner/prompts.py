@@ -10,7 +10,8 @@ Each test recipe gets a prompt with two exemplars (instructions -> dish name) fr
 - *by instructions*: Okapi BM25 between the test instructions and every training recipe, with
   ``rank-bm25``'s parameters and IDF (``BM25Okapi``) but scored as one sparse matrix product (``SparseBM25``):
   rank-bm25's ``get_scores`` loops in Python over every document for every query token (about 0.3 s a
-  query here); the scores are the same (a test checks it). Chinese is tokenised as character unigrams plus bigrams, not with the project's segmenter:
+  query here); the scores are the same (a test checks it). Chinese is tokenised as character unigrams plus
+  bigrams, not with the project's segmenter:
   recipe text is full of glossary-unknown words and numbers that a segmenter splits inconsistently,
   character n-grams need no model load, and bigrams keep most two-character words (炒锅, 鸡蛋) whole.
 
@@ -19,11 +20,12 @@ side). The JSONL written carries ``id``, ``prompt``, ``gold``, ``form`` and the 
 for any LLM API; the answers come back as JSONL ``{"id", "answer"}`` and are turned into the predictions
 file ``eval diner`` reads.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from dishgraph.diner.dataset import PROMPT_SUFFIX
 from dishgraph.diner.names import DinerGlossary, parse_name
@@ -109,8 +111,9 @@ class DemoSelector:
                 return sorted(hits)
         return range(len(self.train))
 
-    def select(self, instructions: str, guide: frozenset[str] | None = None, exclude: str | None = None,
-               k: int = SHOTS) -> list[int]:
+    def select(
+        self, instructions: str, guide: frozenset[str] | None = None, exclude: str | None = None, k: int = SHOTS
+    ) -> list[int]:
         """Indices of ``k`` training exemplars with distinct dish names (see the module docstring)."""
         sim = self.bm25.get_scores(list(dict.fromkeys(bm25_tokens(instructions))))
         chosen: list[int] = []
@@ -143,8 +146,13 @@ def render_prompt(test_instructions: str, exemplars: Iterable[dict]) -> str:
     return "".join(parts)
 
 
-def build_prompts(train: Sequence[dict], test: Sequence[dict], guide: dict[str, str] | None = None,
-                  glossary: DinerGlossary | None = None, progress=None) -> list[dict]:
+def build_prompts(
+    train: Sequence[dict],
+    test: Sequence[dict],
+    guide: dict[str, str] | None = None,
+    glossary: DinerGlossary | None = None,
+    progress=None,
+) -> list[dict]:
     """One prompt per test example; ``guide`` maps a recipe id to a predicted name (parsed into atoms)."""
     if not train:
         raise ValueError("no training examples to choose demonstrations from")
@@ -157,10 +165,16 @@ def build_prompts(train: Sequence[dict], test: Sequence[dict], guide: dict[str, 
             atoms = p.atoms if p.ok else None
         idx = selector.select(e["instructions"], atoms, exclude=e["name"])
         demos = [train[i] for i in idx]
-        rows.append({"id": e["id"], "prompt": render_prompt(e["instructions"], demos), "gold": e["name"],
-                     **({"form": e["form"]} if e.get("form") else {}),
-                     "exemplars": [{"id": d["id"], "name": d["name"]} for d in demos],
-                     "guide": guide.get(e["id"]) if guide else None})
+        rows.append(
+            {
+                "id": e["id"],
+                "prompt": render_prompt(e["instructions"], demos),
+                "gold": e["name"],
+                **({"form": e["form"]} if e.get("form") else {}),
+                "exemplars": [{"id": d["id"], "name": d["name"]} for d in demos],
+                "guide": guide.get(e["id"]) if guide else None,
+            }
+        )
         if progress:
             progress(n, len(test))
     return rows
@@ -183,5 +197,12 @@ def answers_to_predictions(prompts: Sequence[dict], answers: Sequence[dict], sou
         if not isinstance(a.get("id"), str) or not isinstance(a.get("answer"), str):
             raise ValueError(f"{source}: record {n} needs string fields 'id' and 'answer'")
         by_id[a["id"]] = a["answer"]
-    return [{"id": p["id"], "pred": clean_answer(by_id.get(p["id"], "")), "gold": p["gold"],
-             **({"form": p["form"]} if p.get("form") else {})} for p in prompts]
+    return [
+        {
+            "id": p["id"],
+            "pred": clean_answer(by_id.get(p["id"], "")),
+            "gold": p["gold"],
+            **({"form": p["form"]} if p.get("form") else {}),
+        }
+        for p in prompts
+    ]

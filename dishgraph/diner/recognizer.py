@@ -19,12 +19,13 @@ e.g. flavour before action before the main food), each written with its most fre
 The trivial baselines (``majority``): every test recipe gets the most frequent components of each type
 at the most frequent count (``components``), or the most frequent training name (``name``).
 """
+
 from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from dishgraph.diner.names import TYPES, DinerGlossary, parse_name
 from dishgraph.graph.base import GraphStore
@@ -56,7 +57,7 @@ def recipe_actions(store: GraphStore, ids: Sequence[str], batch: int = 2000) -> 
     """Proto-actions per recipe id, in step order."""
     out: dict[str, list[dict]] = defaultdict(list)
     for i in range(0, len(ids), batch):
-        for r in store.query("diner_recipe_actions", ids=list(ids[i:i + batch])):
+        for r in store.query("diner_recipe_actions", ids=list(ids[i : i + batch])):
             out[r["recipe"]].append(r)
     return out
 
@@ -175,14 +176,15 @@ class GraphRecognizer:
                 parts.append(self.dv.transform(feats))
         if "text" in self.features:
             if fit:
-                self.tv = TfidfVectorizer(analyzer="char", ngram_range=(1, 3), min_df=2, sublinear_tf=True,
-                                          max_features=200_000)
+                self.tv = TfidfVectorizer(
+                    analyzer="char", ngram_range=(1, 3), min_df=2, sublinear_tf=True, max_features=200_000
+                )
                 parts.append(self.tv.fit_transform(texts))
             else:
                 parts.append(self.tv.transform(texts))
         return hstack(parts).tocsr() if len(parts) > 1 else parts[0].tocsr()
 
-    def fit(self, train: Sequence[dict], feats: Sequence[dict]) -> "GraphRecognizer":
+    def fit(self, train: Sequence[dict], feats: Sequence[dict]) -> GraphRecognizer:
         import numpy as np
 
         X = self._vectorise(feats, [e["instructions"] for e in train], fit=True)
@@ -194,7 +196,9 @@ class GraphRecognizer:
             self.count_models[t] = _fit(X, counts, self.seed)
             rows = [i for i, a in enumerate(by_type) for _ in a[t]]
             labels = [c for a in by_type for c in a[t]]
-            self.cluster_models[t] = _fit(X[np.array(rows, dtype=int)], labels, self.seed, self.cluster_model) if rows else None
+            self.cluster_models[t] = (
+                _fit(X[np.array(rows, dtype=int)], labels, self.seed, self.cluster_model) if rows else None
+            )
         return self
 
     def predict_atoms(self, test: Sequence[dict], feats: Sequence[dict]) -> list[list[tuple[str, str]]]:
@@ -211,7 +215,7 @@ class GraphRecognizer:
             order = np.argsort(-proba, axis=1)
             classes = np.asarray(km.classes_)
             for i, k in enumerate(counts):
-                out[i].extend((t, str(c)) for c in classes[order[i, :int(k)]])
+                out[i].extend((t, str(c)) for c in classes[order[i, : int(k)]])
         # a name has at least one component: an empty prediction takes the most likely food
         for i, atoms in enumerate(out):
             if not atoms and self.cluster_models["food"] is not None:
@@ -233,13 +237,23 @@ def majority_atoms(train: Sequence[dict]) -> list[tuple[str, str]]:
 
 def predictions_file_rows(test: Sequence[dict], preds: Sequence[str]) -> list[dict]:
     """The lines `eval diner` reads: pred, gold, form (and the recipe id)."""
-    return [{"id": e["id"], "pred": p, "gold": e["name"], **({"form": e["form"]} if e.get("form") else {})}
-            for e, p in zip(test, preds)]
+    return [
+        {"id": e["id"], "pred": p, "gold": e["name"], **({"form": e["form"]} if e.get("form") else {})}
+        for e, p in zip(test, preds)
+    ]
 
 
-def recognize(store: GraphStore | None, train: Sequence[dict], test: Sequence[dict], *, features: str = "graph",
-              cluster_model: str = "nb", baseline: str | None = None, seed: int = 0, glossary: DinerGlossary | None = None
-              ) -> tuple[list[dict], RecognizerReport]:
+def recognize(
+    store: GraphStore | None,
+    train: Sequence[dict],
+    test: Sequence[dict],
+    *,
+    features: str = "graph",
+    cluster_model: str = "nb",
+    baseline: str | None = None,
+    seed: int = 0,
+    glossary: DinerGlossary | None = None,
+) -> tuple[list[dict], RecognizerReport]:
     """Train on ``train`` examples, predict ``test``; ``baseline`` = "components" | "name" skips the model."""
     if not train or not test:
         raise ValueError(f"need training and test examples (got {len(train)} / {len(test)})")
@@ -274,12 +288,24 @@ def recognize(store: GraphStore | None, train: Sequence[dict], test: Sequence[di
         unparsable = sum(not parse_name(p, glossary).ok for p in set(preds))
     label = f"majority-{baseline}" if baseline else features
     return predictions_file_rows(test, preds), RecognizerReport(
-        label, len(train), len(test), t1 - t0, t2 - t1, t3 - t2, missing, unparsable)
+        label, len(train), len(test), t1 - t0, t2 - t1, t3 - t2, missing, unparsable
+    )
 
 
-def run_recognizer(store: GraphStore | None, dataset_dir, out=None, *, split: str | None = None,
-                   fraction: float = 1.0, grid: bool = False, features: str = "graph", cluster_model: str = "nb",
-                   baseline: str | None = None, seed: int = 0, glossary: DinerGlossary | None = None) -> dict:
+def run_recognizer(
+    store: GraphStore | None,
+    dataset_dir,
+    out=None,
+    *,
+    split: str | None = None,
+    fraction: float = 1.0,
+    grid: bool = False,
+    features: str = "graph",
+    cluster_model: str = "nb",
+    baseline: str | None = None,
+    seed: int = 0,
+    glossary: DinerGlossary | None = None,
+) -> dict:
     """Train and predict on one split (or, with ``grid``, every split x fraction); write predictions; score.
 
     ``out`` is a JSONL file for one split, a directory of ``<split>.p<p>.jsonl`` for the grid.
@@ -300,15 +326,32 @@ def run_recognizer(store: GraphStore | None, dataset_dir, out=None, *, split: st
     for name, p in cells:
         train_path, test_path, entry = split_files(dataset_dir, name, p)
         train, test = read_jsonl(train_path), read_jsonl(test_path)
-        rows, rep = recognize(store, train, test, features=features, cluster_model=cluster_model,
-                              baseline=baseline, seed=seed, glossary=glossary)
+        rows, rep = recognize(
+            store,
+            train,
+            test,
+            features=features,
+            cluster_model=cluster_model,
+            baseline=baseline,
+            seed=seed,
+            glossary=glossary,
+        )
         if out is not None:
             target = Path(out) / cell_name(entry["name"], p) if grid else Path(out)
             target.parent.mkdir(parents=True, exist_ok=True)
             write_jsonl(target, rows)
         s = diner_f1([r["pred"] for r in rows], [r["gold"] for r in rows], glossary, [r.get("form") for r in rows])
-        runs.append({"split": entry["name"], "divergence": entry["divergence"], "p": p, **rep.to_dict(),
-                     "f1": s.micro.f1, "exact_match": s.exact_match,
-                     "by_type": {t: c.f1 for t, c in s.by_type.items()}, "by_form": s.by_form})
+        runs.append(
+            {
+                "split": entry["name"],
+                "divergence": entry["divergence"],
+                "p": p,
+                **rep.to_dict(),
+                "f1": s.micro.f1,
+                "exact_match": s.exact_match,
+                "by_type": {t: c.f1 for t, c in s.by_type.items()},
+                "by_form": s.by_form,
+            }
+        )
     model = f"majority-{baseline}" if baseline else f"{features}/{cluster_model}"
     return {"model": model, "out": str(out) if out is not None else None, "runs": runs}

@@ -15,15 +15,16 @@
 GPU-ready: ``device`` (auto | cpu | cuda[:N]), ``dtype`` (float32 | bfloat16 | float16 autocast), batching.
 Checkpoints are written with ``save_pretrained`` (safetensors); nothing here calls ``torch.load``.
 """
+
 from __future__ import annotations
 
 import copy
 import math
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from dishgraph.diner.dataset import PROMPT_SUFFIX
 from dishgraph.diner.names import TYPES
@@ -35,21 +36,21 @@ NONE = "无"
 
 @dataclass
 class DinerT5Config:
-    model: str                       # local path or hub id
+    model: str  # local path or hub id
     output_dir: str | None = None
-    mode: str = "ft"                 # ft | cp-ft
+    mode: str = "ft"  # ft | cp-ft
     epochs: int = 10
-    max_steps: int | None = None     # cap on optimizer steps per training run
+    max_steps: int | None = None  # cap on optimizer steps per training run
     batch_size: int = 16
     lr: float = 3e-4
     val_fraction: float = 0.2
     patience: int = 2
-    max_source_chars: int = 400      # instructions are cut to this many characters before tokenizing
+    max_source_chars: int = 400  # instructions are cut to this many characters before tokenizing
     max_source_len: int = 512
     max_target_len: int = 32
     max_new_tokens: int = 24
     num_beams: int = 1
-    pretrain_steps: int = 0          # span-corruption steps on the pretraining corpus (0: no CP)
+    pretrain_steps: int = 0  # span-corruption steps on the pretraining corpus (0: no CP)
     noise_density: float = 0.15
     mean_span: float = 3.0
     device: str = "auto"
@@ -121,8 +122,15 @@ def _val_loss(model, tokenizer, sources, targets, cfg, device) -> float:
     return total / n
 
 
-def fit(model, tokenizer, pairs: Sequence[tuple[str, str]], cfg: DinerT5Config, device: str,
-        progress: Callable[[str, int, int, float], None] | None = None, label: str = "fine-tune") -> dict:
+def fit(
+    model,
+    tokenizer,
+    pairs: Sequence[tuple[str, str]],
+    cfg: DinerT5Config,
+    device: str,
+    progress: Callable[[str, int, int, float], None] | None = None,
+    label: str = "fine-tune",
+) -> dict:
     """Seq2seq fine-tuning with a held-out validation share and early stopping (best weights restored)."""
     import torch
 
@@ -147,7 +155,7 @@ def fit(model, tokenizer, pairs: Sequence[tuple[str, str]], cfg: DinerT5Config, 
         rng.shuffle(ids)
         losses = []
         for b in range(0, len(ids), cfg.batch_size):
-            input_ids, mask, labels = _batches(model, tokenizer, src, tgt, ids[b:b + cfg.batch_size], device)
+            input_ids, mask, labels = _batches(model, tokenizer, src, tgt, ids[b : b + cfg.batch_size], device)
             with _autocast(device, cfg.dtype):
                 loss = model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
             scaler.scale(loss).backward()
@@ -172,9 +180,17 @@ def fit(model, tokenizer, pairs: Sequence[tuple[str, str]], cfg: DinerT5Config, 
     if best_state is not None:
         model.load_state_dict(best_state)
     model.eval()
-    return {"label": label, "train": len(train), "validation": len(val), "steps": step,
-            "epochs_run": len(history), "best_val_loss": best, "early_stopped": bad >= cfg.patience,
-            "history": history, "seconds": time.perf_counter() - t0}
+    return {
+        "label": label,
+        "train": len(train),
+        "validation": len(val),
+        "steps": step,
+        "epochs_run": len(history),
+        "best_val_loss": best,
+        "early_stopped": bad >= cfg.patience,
+        "history": history,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def generate(model, tokenizer, sources: Sequence[str], cfg: DinerT5Config, device: str) -> list[str]:
@@ -185,16 +201,21 @@ def generate(model, tokenizer, sources: Sequence[str], cfg: DinerT5Config, devic
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     out = []
     for b in range(0, len(sources), cfg.batch_size):
-        ids = _pad(_encode(tokenizer, sources[b:b + cfg.batch_size], cfg.max_source_len), pad).to(device)
+        ids = _pad(_encode(tokenizer, sources[b : b + cfg.batch_size], cfg.max_source_len), pad).to(device)
         with torch.no_grad(), _autocast(device, cfg.dtype):
-            gen = model.generate(input_ids=ids, attention_mask=(ids != pad).long(),
-                                 max_new_tokens=cfg.max_new_tokens, num_beams=cfg.num_beams)
+            gen = model.generate(
+                input_ids=ids,
+                attention_mask=(ids != pad).long(),
+                max_new_tokens=cfg.max_new_tokens,
+                num_beams=cfg.num_beams,
+            )
         out.extend(t.replace(" ", "").strip() for t in tokenizer.batch_decode(gen, skip_special_tokens=True))
     return out
 
 
-def span_corrupt(ids: list[int], sentinels: list[int], eos: int, rng: random.Random, density: float = 0.15,
-                 mean_span: float = 3.0) -> tuple[list[int], list[int]]:
+def span_corrupt(
+    ids: list[int], sentinels: list[int], eos: int, rng: random.Random, density: float = 0.15, mean_span: float = 3.0
+) -> tuple[list[int], list[int]]:
     """T5's span corruption of one token sequence: masked spans -> sentinels in the input, and the target
     lists each sentinel followed by the tokens it replaced."""
     body = ids[:-1] if ids and ids[-1] == eos else list(ids)
@@ -222,8 +243,14 @@ def span_corrupt(ids: list[int], sentinels: list[int], eos: int, rng: random.Ran
     return src + [eos], tgt + [eos]
 
 
-def pretrain(model, tokenizer, texts: Sequence[str], cfg: DinerT5Config, device: str,
-             progress: Callable[[str, int, int, float], None] | None = None) -> dict:
+def pretrain(
+    model,
+    tokenizer,
+    texts: Sequence[str],
+    cfg: DinerT5Config,
+    device: str,
+    progress: Callable[[str, int, int, float], None] | None = None,
+) -> dict:
     """Continual pretraining: ``cfg.pretrain_steps`` optimizer steps of span corruption over ``texts``."""
     import torch
 
@@ -242,8 +269,10 @@ def pretrain(model, tokenizer, texts: Sequence[str], cfg: DinerT5Config, device:
     model.train()
     losses, t0 = [], time.perf_counter()
     for step in range(1, cfg.pretrain_steps + 1):
-        pairs = [span_corrupt(encoded[rng.randrange(len(encoded))], sentinels, eos, rng, cfg.noise_density,
-                              cfg.mean_span) for _ in range(cfg.batch_size)]
+        pairs = [
+            span_corrupt(encoded[rng.randrange(len(encoded))], sentinels, eos, rng, cfg.noise_density, cfg.mean_span)
+            for _ in range(cfg.batch_size)
+        ]
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         ids = _pad([p[0] for p in pairs], pad).to(device)
         labels = _pad([p[1] for p in pairs], -100).to(device)
@@ -256,8 +285,13 @@ def pretrain(model, tokenizer, texts: Sequence[str], cfg: DinerT5Config, device:
         if progress:
             progress("pretrain", step, cfg.pretrain_steps, losses[-1])
     model.eval()
-    return {"steps": cfg.pretrain_steps, "texts": len(texts), "loss_first": losses[0] if losses else None,
-            "loss_last": losses[-1] if losses else None, "seconds": time.perf_counter() - t0}
+    return {
+        "steps": cfg.pretrain_steps,
+        "texts": len(texts),
+        "loss_first": losses[0] if losses else None,
+        "loss_last": losses[-1] if losses else None,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def component_target(example: dict, type_: str) -> str:
@@ -266,12 +300,19 @@ def component_target(example: dict, type_: str) -> str:
 
 
 def compositional_prompt(predicted: dict[str, str]) -> str:
-    return "".join(f"{TYPE_LABELS[t]}：{predicted.get(t) or NONE}；" for t in TYPES if t in TYPE_LABELS).rstrip("；") + "。"
+    return (
+        "".join(f"{TYPE_LABELS[t]}：{predicted.get(t) or NONE}；" for t in TYPES if t in TYPE_LABELS).rstrip("；")
+        + "。"
+    )
 
 
-def train_diner(train: Sequence[dict], test: Sequence[dict], cfg: DinerT5Config,
-                pretrain_texts: Sequence[str] | None = None,
-                progress: Callable[[str, int, int, float], None] | None = None) -> tuple[list[dict], dict]:
+def train_diner(
+    train: Sequence[dict],
+    test: Sequence[dict],
+    cfg: DinerT5Config,
+    pretrain_texts: Sequence[str] | None = None,
+    progress: Callable[[str, int, int, float], None] | None = None,
+) -> tuple[list[dict], dict]:
     """Run one baseline end to end; returns (predictions rows for `eval diner`, report)."""
     import torch
 
@@ -283,8 +324,7 @@ def train_diner(train: Sequence[dict], test: Sequence[dict], cfg: DinerT5Config,
         raise ValueError(f"need training and test examples (got {len(train)} / {len(test)})")
     torch.manual_seed(cfg.seed)
     device = resolve_device(cfg.device)
-    report: dict = {"config": asdict(cfg), "device": device, "train_examples": len(train),
-                    "test_examples": len(test)}
+    report: dict = {"config": asdict(cfg), "device": device, "train_examples": len(train), "test_examples": len(test)}
     t0 = time.perf_counter()
     base = cfg.model
     if cfg.pretrain_steps:
@@ -325,8 +365,9 @@ def train_diner(train: Sequence[dict], test: Sequence[dict], cfg: DinerT5Config,
         Path(cfg.output_dir).mkdir(parents=True, exist_ok=True)
         model.save_pretrained(cfg.output_dir)  # safetensors
         tok.save_pretrained(cfg.output_dir)
-    preds = generate(model, tok, [source_text(e, p, cfg.max_source_chars) for e, p in zip(test, prompts_test)],
-                     cfg, device)
+    preds = generate(
+        model, tok, [source_text(e, p, cfg.max_source_chars) for e, p in zip(test, prompts_test)], cfg, device
+    )
     report["seconds"] = time.perf_counter() - t0
     rows = predictions_file_rows(test, preds)
     if cfg.mode == "cp-ft":
@@ -335,8 +376,15 @@ def train_diner(train: Sequence[dict], test: Sequence[dict], cfg: DinerT5Config,
     return rows, report
 
 
-def run_baseline(dataset_dir, cfg: DinerT5Config, *, split: str | None = None, fraction: float = 1.0,
-                 pretrain_corpus: str | None = None, progress=None) -> dict:
+def run_baseline(
+    dataset_dir,
+    cfg: DinerT5Config,
+    *,
+    split: str | None = None,
+    fraction: float = 1.0,
+    pretrain_corpus: str | None = None,
+    progress=None,
+) -> dict:
     """The `dishgraph train diner` entry point: read the split, train, predict, score, write outputs."""
     import json
 
@@ -349,13 +397,20 @@ def run_baseline(dataset_dir, cfg: DinerT5Config, *, split: str | None = None, f
         texts = [r["instructions"] for r in read_jsonl(pretrain_corpus) if isinstance(r.get("instructions"), str)]
     rows, report = train_diner(read_jsonl(train_path), read_jsonl(test_path), cfg, texts, progress)
     scores = diner_f1([r["pred"] for r in rows], [r["gold"] for r in rows], None, [r.get("form") for r in rows])
-    report.update(split=entry["name"], fraction=fraction, mode=cfg.mode, f1=scores.micro.f1,
-                  exact_match=scores.exact_match, by_form=scores.by_form,
-                  by_type={t: c.f1 for t, c in scores.by_type.items()})
+    report.update(
+        split=entry["name"],
+        fraction=fraction,
+        mode=cfg.mode,
+        f1=scores.micro.f1,
+        exact_match=scores.exact_match,
+        by_form=scores.by_form,
+        by_type={t: c.f1 for t, c in scores.by_type.items()},
+    )
     out = Path(cfg.output_dir or ".")
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "predictions.jsonl", rows)
     report["predictions"] = str(out / "predictions.jsonl")
-    (out / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str) + "\n",
-                                     encoding="utf-8")
+    (out / "report.json").write_text(
+        json.dumps(report, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8"
+    )
     return report

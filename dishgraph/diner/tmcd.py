@@ -18,13 +18,14 @@ keeps the counts, their sums and the numerator ``sum_k c1_k^a c2_k^(1-a)`` up to
 costs only its own compounds (a dish name has a handful); the numerator is re-summed every few swaps so
 rounding cannot drift. Comparisons use a 1e-12 margin in both, so equal divergences never count as a gain.
 """
+
 from __future__ import annotations
 
 import random
 import time
 from collections import Counter
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Collection, Hashable, Sequence
 
 from dishgraph.diner.names import compound_keys
 
@@ -39,9 +40,8 @@ def chernoff_divergence(counts_1: dict, counts_2: dict, alpha: float = COMPOUND_
     s1, s2 = sum(counts_1.values()), sum(counts_2.values())
     if not s1 or not s2:
         return 1.0
-    num = sum(c1 ** alpha * counts_2[k] ** (1.0 - alpha)
-              for k, c1 in counts_1.items() if c1 and counts_2.get(k))
-    return 1.0 - num / (s1 ** alpha * s2 ** (1.0 - alpha))
+    num = sum(c1**alpha * counts_2[k] ** (1.0 - alpha) for k, c1 in counts_1.items() if c1 and counts_2.get(k))
+    return 1.0 - num / (s1**alpha * s2 ** (1.0 - alpha))
 
 
 def count_all(sets: Sequence[Collection[Hashable]], members: Sequence[int]) -> Counter:
@@ -88,12 +88,22 @@ class Split:
         return d
 
 
-def tmcd_split(atoms: Sequence[Collection[Hashable]], compounds: Sequence[Collection[Hashable]] | None = None,
-               *, ratio: float = 4.5, target_divergence: float | None = None, seed: int | None = 1,
-               max_iterations: int | None = None, min_atom_count: int = 1, alpha: float = COMPOUND_ALPHA,
-               initial: tuple[Sequence[int], Sequence[int]] | None = None, method: str = "fast",
-               names: Sequence[str] | None = None, restarts: int = 1,
-               progress: Callable[[int, float], None] | None = None) -> Split:
+def tmcd_split(
+    atoms: Sequence[Collection[Hashable]],
+    compounds: Sequence[Collection[Hashable]] | None = None,
+    *,
+    ratio: float = 4.5,
+    target_divergence: float | None = None,
+    seed: int | None = 1,
+    max_iterations: int | None = None,
+    min_atom_count: int = 1,
+    alpha: float = COMPOUND_ALPHA,
+    initial: tuple[Sequence[int], Sequence[int]] | None = None,
+    method: str = "fast",
+    names: Sequence[str] | None = None,
+    restarts: int = 1,
+    progress: Callable[[int, float], None] | None = None,
+) -> Split:
     """Split examples (given by their atom sets, and compound sets or all >=2-atom subsets) by TMCD.
 
     ``initial`` = (train indices, test indices) replaces the seeded shuffle (the reference unit test
@@ -105,13 +115,37 @@ def tmcd_split(atoms: Sequence[Collection[Hashable]], compounds: Sequence[Collec
     if restarts < 1:
         raise ValueError(f"restarts must be >= 1, got {restarts}")
     if initial is not None or restarts == 1 or seed is None:
-        return _tmcd_once(atoms, compounds, ratio, target_divergence, seed, max_iterations, min_atom_count,
-                          alpha, initial, method, names, progress)
+        return _tmcd_once(
+            atoms,
+            compounds,
+            ratio,
+            target_divergence,
+            seed,
+            max_iterations,
+            min_atom_count,
+            alpha,
+            initial,
+            method,
+            names,
+            progress,
+        )
     t0 = time.perf_counter()
     best: Split | None = None
     for s in range(seed, seed + restarts):
-        split = _tmcd_once(atoms, compounds, ratio, target_divergence, s, max_iterations, min_atom_count,
-                           alpha, None, method, names, progress)
+        split = _tmcd_once(
+            atoms,
+            compounds,
+            ratio,
+            target_divergence,
+            s,
+            max_iterations,
+            min_atom_count,
+            alpha,
+            None,
+            method,
+            names,
+            progress,
+        )
         if best is None or split.divergence > best.divergence:
             best = split
         if target_divergence is not None and best.divergence >= target_divergence:
@@ -120,8 +154,20 @@ def tmcd_split(atoms: Sequence[Collection[Hashable]], compounds: Sequence[Collec
     return best
 
 
-def _tmcd_once(atoms, compounds, ratio, target_divergence, seed, max_iterations, min_atom_count, alpha,
-               initial, method, names, progress) -> Split:
+def _tmcd_once(
+    atoms,
+    compounds,
+    ratio,
+    target_divergence,
+    seed,
+    max_iterations,
+    min_atom_count,
+    alpha,
+    initial,
+    method,
+    names,
+    progress,
+) -> Split:
     t0 = time.perf_counter()
     n = len(atoms)
     if compounds is None:
@@ -141,7 +187,7 @@ def _tmcd_once(atoms, compounds, ratio, target_divergence, seed, max_iterations,
         order = list(range(n))
         random.Random(seed).shuffle(order)
         n_test = max(1, round(n / (ratio + 1))) if n > 1 else 0
-        ex1, ex2 = order[: n - n_test], order[n - n_test:]
+        ex1, ex2 = order[: n - n_test], order[n - n_test :]
     if not ex1 or not ex2:
         raise ValueError(f"need at least one example on each side (got {len(ex1)} train, {len(ex2)} test)")
 
@@ -155,12 +201,23 @@ def _tmcd_once(atoms, compounds, ratio, target_divergence, seed, max_iterations,
     a1, a2 = count_all(atom_ids, ex1), count_all(atom_ids, ex2)
     seen = len(set(c2) & set(c1)) / len(c2) if c2 else 0.0
     return Split(
-        train=list(ex1), test=list(ex2), divergence=chernoff_divergence(c1, c2, alpha),
-        atom_divergence=chernoff_divergence(a1, a2, ATOM_ALPHA), initial_divergence=initial_divergence,
-        seed=None if initial is not None else seed, ratio=ratio, target_divergence=target_divergence,
-        swaps=swaps, balance_swaps=balance_swaps, stopped=stopped,
-        atoms_covered=all(a1[a] >= min_atom_count for a in a2), test_compounds_seen=seen,
-        seconds=time.perf_counter() - t0, method=method, names=list(names) if names is not None else [])
+        train=list(ex1),
+        test=list(ex2),
+        divergence=chernoff_divergence(c1, c2, alpha),
+        atom_divergence=chernoff_divergence(a1, a2, ATOM_ALPHA),
+        initial_divergence=initial_divergence,
+        seed=None if initial is not None else seed,
+        ratio=ratio,
+        target_divergence=target_divergence,
+        swaps=swaps,
+        balance_swaps=balance_swaps,
+        stopped=stopped,
+        atoms_covered=all(a1[a] >= min_atom_count for a in a2),
+        test_compounds_seen=seen,
+        seconds=time.perf_counter() - t0,
+        method=method,
+        names=list(names) if names is not None else [],
+    )
 
 
 def _index(sets: Sequence[Collection[Hashable]]) -> list[tuple[int, ...]]:
@@ -172,8 +229,7 @@ def _index(sets: Sequence[Collection[Hashable]]) -> list[tuple[int, ...]]:
     return out
 
 
-def _balance_atoms(ex1: list[int], ex2: list[int], atoms: list[tuple[int, ...]], min_count: int,
-                   fast: bool) -> int:
+def _balance_atoms(ex1: list[int], ex2: list[int], atoms: list[tuple[int, ...]], min_count: int, fast: bool) -> int:
     """Step 2 (reference ``balance_atoms``): swap until every test atom is in train ``min_count`` times."""
     counts = count_all(atoms, ex1)
     for it in range(len(ex1) + len(ex2) + 1):
@@ -184,8 +240,10 @@ def _balance_atoms(ex1: list[int], ex2: list[int], atoms: list[tuple[int, ...]],
             return it
         give = next((p for p, e in enumerate(ex1) if not any(counts[a] <= min_count for a in atoms[e])), None)
         if give is None:
-            raise ValueError("cannot balance atoms: every training example holds an atom that training "
-                             "needs to keep; use a smaller test share or min_atom_count")
+            raise ValueError(
+                "cannot balance atoms: every training example holds an atom that training "
+                "needs to keep; use a smaller test share or min_atom_count"
+            )
         e1, e2 = ex1.pop(give), ex2.pop(missing)
         ex1.append(e2)
         ex2.append(e1)
@@ -300,7 +358,7 @@ class _FastSearch(_Search):
                 self.a1[a] += 1
         total = sum(self.c1) + sum(self.c2)
         a = self.alpha
-        self.pa = [x ** a for x in range(total + 2)]  # x^alpha
+        self.pa = [x**a for x in range(total + 2)]  # x^alpha
         self.pb = [x ** (1.0 - a) for x in range(total + 2)]  # x^(1-alpha)
         self.s1, self.s2 = sum(self.c1), sum(self.c2)
         self._resum()

@@ -4,13 +4,13 @@
 order constraints, PPMI-SVD word vectors trained on the base recipes — while every piece can be swapped
 (a parse cache served from the graph, mined pivots, a word-vector file, another BERTScore model).
 """
+
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from dishgraph.actions import Action
 from dishgraph.eval.embeddings import PhraseEmbedder, WordVectors, load_vectors
@@ -22,11 +22,21 @@ from dishgraph.ingest.glossary import Glossary
 
 # (key, header) of the Table-3 style summary; L1 then L2, all percentages.
 COLUMNS = [
-    ("coi_added", "CoI add↑"), ("coi_replaced", "CoI repl↓"), ("bleu4", "BLEU-4"), ("bertscore_f1", "BERTScore"),
-    ("hard_p", "Hard P"), ("hard_r", "Hard R"), ("hard_f1", "Hard F1"),
-    ("soft_p", "Soft P"), ("soft_r", "Soft R"), ("soft_f1", "Soft F1"),
-    ("insert_hard_f1", "F1+"), ("remove_hard_f1", "F1−"), ("order_accuracy", "Order acc"),
-    ("n_scored", "Scored"), ("hard_f1_all", "F1 all"),   # instances with a defined F1; F1 with undefined as 0
+    ("coi_added", "CoI add↑"),
+    ("coi_replaced", "CoI repl↓"),
+    ("bleu4", "BLEU-4"),
+    ("bertscore_f1", "BERTScore"),
+    ("hard_p", "Hard P"),
+    ("hard_r", "Hard R"),
+    ("hard_f1", "Hard F1"),
+    ("soft_p", "Soft P"),
+    ("soft_r", "Soft R"),
+    ("soft_f1", "Soft F1"),
+    ("insert_hard_f1", "F1+"),
+    ("remove_hard_f1", "F1−"),
+    ("order_accuracy", "Order acc"),
+    ("n_scored", "Scored"),
+    ("hard_f1_all", "F1 all"),  # instances with a defined F1; F1 with undefined as 0
 ]
 
 _VECTOR_CACHE: dict[tuple, WordVectors] = {}
@@ -39,8 +49,9 @@ def default_parse(glossary: Glossary, segmenter: str = "auto") -> Parse:
     return RecipeParser(glossary, segmenter).parse
 
 
-def corpus_vectors(instances: Sequence[Instance], segment: Segment, source: str = "ppmi",
-                   extra_texts: Sequence[str] = ()) -> WordVectors:
+def corpus_vectors(
+    instances: Sequence[Instance], segment: Segment, source: str = "ppmi", extra_texts: Sequence[str] = ()
+) -> WordVectors:
     """Word vectors from a file, or PPMI-SVD trained on the base recipes (+ `extra_texts`), cached."""
     key = (source, len(instances), len(extra_texts), id(segment))
     if key not in _VECTOR_CACHE:
@@ -49,13 +60,23 @@ def corpus_vectors(instances: Sequence[Instance], segment: Segment, source: str 
     return _VECTOR_CACHE[key]
 
 
-def evaluate_crg(outputs: Sequence[str], instances: Sequence[Instance], *, glossary: Glossary | None = None,
-                 parse: Parse | None = None, reference: L2Reference | None = None,
-                 segment: Segment | None = None, similarity: Similarity | None = None,
-                 vectors: str | WordVectors = "ppmi", bertscore_config: BertScoreConfig | None = None,
-                 with_bertscore: bool = True, parse_cache: Mapping[str, list[Action]] | Callable | None = None,
-                 pivot_texts: PivotTexts = default_pivot_texts, data_dir: str | Path | None = None,
-                 progress: Callable[[int], None] | None = None) -> dict:
+def evaluate_crg(
+    outputs: Sequence[str],
+    instances: Sequence[Instance],
+    *,
+    glossary: Glossary | None = None,
+    parse: Parse | None = None,
+    reference: L2Reference | None = None,
+    segment: Segment | None = None,
+    similarity: Similarity | None = None,
+    vectors: str | WordVectors = "ppmi",
+    bertscore_config: BertScoreConfig | None = None,
+    with_bertscore: bool = True,
+    parse_cache: Mapping[str, list[Action]] | Callable | None = None,
+    pivot_texts: PivotTexts = default_pivot_texts,
+    data_dir: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict:
     """L1 and L2 scores of `outputs` (aligned with `instances`), plus timings in seconds."""
     timing: dict[str, float] = {}
     d = crg_dir(data_dir)
@@ -77,9 +98,17 @@ def evaluate_crg(outputs: Sequence[str], instances: Sequence[Instance], *, gloss
     reference = reference or L2Reference.from_release(d)
     parse = parse or default_parse(glossary)
     table = glossary.ingredient
-    l2 = evaluate_l2(outputs, instances, parse, reference, similarity,
-                     ingredient_class=lambda s: table.get(s, s), parse_cache=parse_cache,
-                     pivot_texts=pivot_texts, progress=progress)
+    l2 = evaluate_l2(
+        outputs,
+        instances,
+        parse,
+        reference,
+        similarity,
+        ingredient_class=lambda s: table.get(s, s),
+        parse_cache=parse_cache,
+        pivot_texts=pivot_texts,
+        progress=progress,
+    )
     timing["l2"] = time.perf_counter() - t0
     return {"l1": l1, "l2": l2, "timing": timing}
 
@@ -90,8 +119,13 @@ def table_row(result: Mapping, name: str) -> dict:
     row = {"model": name}
     for key, _ in COLUMNS:
         v = flat.get(key)
-        row[key] = None if v is None or (isinstance(v, float) and math.isnan(v)) else \
-            int(v) if key == "n_scored" else round(float(v), 2)
+        row[key] = (
+            None
+            if v is None or (isinstance(v, float) and math.isnan(v))
+            else int(v)
+            if key == "n_scored"
+            else round(float(v), 2)
+        )
     return row
 
 
@@ -108,8 +142,10 @@ def missing_notes(rows: Sequence[Mapping]) -> list[str]:
         if not empty:
             continue
         if r.get("n_scored") == 0:
-            notes.append(f"— {r.get('model')}: L2 F1 undefined: no change is counted (0 instances scored; "
-                         f"F1 all counts them as 0)")
+            notes.append(
+                f"— {r.get('model')}: L2 F1 undefined: no change is counted (0 instances scored; "
+                f"F1 all counts them as 0)"
+            )
         else:
             notes.append(f"— {r.get('model')}: {', '.join(empty)} undefined on every instance")
     return notes
@@ -120,10 +156,19 @@ class CrgScorer:
     tokens (kept on disk between runs), word vectors, base-recipe parses (from the graph, else parsed once),
     and each file's new texts parsed and segmented in ``workers`` processes before scoring."""
 
-    def __init__(self, instances: Sequence[Instance], glossary: Glossary, reference: L2Reference, *,
-                 base_parses: Mapping[str, list[Action]] | None = None, segmenter: str = "auto",
-                 vectors: str | WordVectors = "ppmi", bertscore_config: BertScoreConfig | None = None,
-                 data_dir: str | Path | None = None, workers: int = 2):
+    def __init__(
+        self,
+        instances: Sequence[Instance],
+        glossary: Glossary,
+        reference: L2Reference,
+        *,
+        base_parses: Mapping[str, list[Action]] | None = None,
+        segmenter: str = "auto",
+        vectors: str | WordVectors = "ppmi",
+        bertscore_config: BertScoreConfig | None = None,
+        data_dir: str | Path | None = None,
+        workers: int = 2,
+    ):
         from dishgraph.eval.l2 import CachedParse
         from dishgraph.eval.text_metrics import warm_from_disk
 
@@ -131,17 +176,33 @@ class CrgScorer:
         self.bertscore_config, self.data_dir, self.workers = bertscore_config, data_dir, workers
         self.segment = memoize(default_segmenter(segmenter, glossary))
         warm_from_disk(self.segment, [i.base_recipe for i in instances], segmenter)
-        self.vectors = vectors if isinstance(vectors, WordVectors) else corpus_vectors(instances, self.segment,
-                                                                                        vectors)
+        self.vectors = vectors if isinstance(vectors, WordVectors) else corpus_vectors(instances, self.segment, vectors)
         self.parse = CachedParse(default_parse(glossary, segmenter), base_parses)
 
-    def score(self, outputs: Sequence[str], instances: Sequence[Instance],
-              progress: Callable[[int], None] | None = None) -> dict:
+    def score(
+        self, outputs: Sequence[str], instances: Sequence[Instance], progress: Callable[[int], None] | None = None
+    ) -> dict:
         from dishgraph.eval.prefetch import prefetch
 
-        prefetch(outputs, self.parse, self.segment, self.glossary, self.segmenter, self.workers,
-                 skip={i.base_recipe for i in instances})  # unchanged recipes: their parses are cached
-        return evaluate_crg(outputs, instances, glossary=self.glossary, parse=self.parse, reference=self.reference,
-                            segment=self.segment, vectors=self.vectors, bertscore_config=self.bertscore_config,
-                            with_bertscore=self.bertscore_config is not None, data_dir=self.data_dir,
-                            progress=progress)
+        prefetch(
+            outputs,
+            self.parse,
+            self.segment,
+            self.glossary,
+            self.segmenter,
+            self.workers,
+            skip={i.base_recipe for i in instances},
+        )  # unchanged recipes: their parses are cached
+        return evaluate_crg(
+            outputs,
+            instances,
+            glossary=self.glossary,
+            parse=self.parse,
+            reference=self.reference,
+            segment=self.segment,
+            vectors=self.vectors,
+            bertscore_config=self.bertscore_config,
+            with_bertscore=self.bertscore_config is not None,
+            data_dir=self.data_dir,
+            progress=progress,
+        )

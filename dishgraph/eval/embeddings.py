@@ -4,11 +4,12 @@ Two sources: a word-vector file in the usual text format (CRG used Tencent AI La
 any ``word v1 … vd`` file works, with or without the ``count dim`` header), or vectors trained here on
 segmented recipes with PPMI + truncated SVD (Levy & Goldberg 2014), which needs nothing downloaded.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class WordVectors:
         return len(self.words)
 
     @classmethod
-    def load_text(cls, path: str | Path, limit: int | None = None, vocab: set[str] | None = None) -> "WordVectors":
+    def load_text(cls, path: str | Path, limit: int | None = None, vocab: set[str] | None = None) -> WordVectors:
         """Read ``word v1 … vd`` lines (optional ``count dim`` header); `vocab` keeps only needed words."""
         path = Path(path)
         words: list[str] = []
@@ -79,8 +80,15 @@ class WordVectors:
         return path
 
 
-def train_ppmi_svd(texts: Iterable[str], segment: Segment, dim: int = 100, window: int = 3,
-                   min_count: int = 2, alpha: float = 0.75, seed: int = 0) -> WordVectors:
+def train_ppmi_svd(
+    texts: Iterable[str],
+    segment: Segment,
+    dim: int = 100,
+    window: int = 3,
+    min_count: int = 2,
+    alpha: float = 0.75,
+    seed: int = 0,
+) -> WordVectors:
     """PPMI-SVD word vectors from `texts` (context smoothing `alpha`, symmetric `window`)."""
     from scipy.sparse import coo_matrix
     from sklearn.decomposition import TruncatedSVD
@@ -103,8 +111,10 @@ def train_ppmi_svd(texts: Iterable[str], segment: Segment, dim: int = 100, windo
         ok = (a >= 0) & (b >= 0)
         rows_l += [a[ok], b[ok]]
         cols_l += [b[ok], a[ok]]
-    counts_m = coo_matrix((np.ones(sum(len(r) for r in rows_l)), (np.concatenate(rows_l), np.concatenate(cols_l))),
-                          shape=(len(vocab), len(vocab))).tocsr()
+    counts_m = coo_matrix(
+        (np.ones(sum(len(r) for r in rows_l)), (np.concatenate(rows_l), np.concatenate(cols_l))),
+        shape=(len(vocab), len(vocab)),
+    ).tocsr()
     counts_m.sum_duplicates()
     coo = counts_m.tocoo()
     rows, cols, vals = coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data.astype(np.float64)
@@ -148,8 +158,9 @@ class PhraseEmbedder:
         return a @ b.T
 
 
-def load_vectors(source: str, texts: Iterable[str] | None = None, segment: Segment | None = None,
-                 dim: int = 100) -> WordVectors:
+def load_vectors(
+    source: str, texts: Iterable[str] | None = None, segment: Segment | None = None, dim: int = 100
+) -> WordVectors:
     """`source` is a word-vector file, or "ppmi" to train PPMI-SVD vectors on `texts`."""
     if source == "ppmi":
         if texts is None or segment is None:
@@ -159,4 +170,3 @@ def load_vectors(source: str, texts: Iterable[str] | None = None, segment: Segme
     if not path.exists():
         raise FileNotFoundError(f"word-vector file {path} not found (or pass 'ppmi' to train on the corpus)")
     return WordVectors.load_text(path)
-

@@ -14,10 +14,11 @@ object, the previous action's forms. That guess differs from the parse on some r
 release's 2,496 parsed bases; replace Hard F1 13.24 against 13.27), so ``base_parses`` says how many
 steps it had to guess; re-ingesting (or ``dishgraph ingest counterfactual`` into a new database) fixes it.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from dishgraph.actions import Action, ProtoAction
 from dishgraph.graph.base import GraphStore
@@ -41,15 +42,16 @@ def surface_ingredients(phrase: str, proto: ProtoAction, forms_of: Mapping[str, 
     for f in cands:
         i = phrase.find(f)
         while i >= 0:
-            if not any(taken[i:i + len(f)]):
-                taken[i:i + len(f)] = [True] * len(f)
+            if not any(taken[i : i + len(f)]):
+                taken[i : i + len(f)] = [True] * len(f)
                 found.append((i, f))
             i = phrase.find(f, i + 1)
     return list(dict.fromkeys(f for _, f in sorted(found)))
 
 
-def base_parses(store: GraphStore, ingredient_table: Mapping[str, str],
-                note: Callable[[str], None] | None = None) -> dict[str, list[Action]]:
+def base_parses(
+    store: GraphStore, ingredient_table: Mapping[str, str], note: Callable[[str], None] | None = None
+) -> dict[str, list[Action]]:
     """Recipe text -> its parsed actions, for every parsed base recipe of a DishPair in the graph.
 
     ``note`` receives one line when some steps lack their stored surface forms (an older database) and
@@ -77,16 +79,28 @@ def base_parses(store: GraphStore, ingredient_table: Mapping[str, str],
                 # Without an ingredient class nor an inherited object the forms are [] either way (a
                 # neo4j-admin import turns stored empty lists into null): only real guesses are noted.
                 guessed += bool(proto.ingredients or r["inherited"])
-            actions.append(Action(r["verb"] or proto.verb, list(ingr), list(tools or ()), proto=proto,
-                                  start=r["start"] or 0, end=r["stop"] or 0, phrase=phrase,
-                                  step=r.get("sentence") or 0, clause=r["clause"] or 0,
-                                  inherited=bool(r["inherited"])))
+            actions.append(
+                Action(
+                    r["verb"] or proto.verb,
+                    list(ingr),
+                    list(tools or ()),
+                    proto=proto,
+                    start=r["start"] or 0,
+                    end=r["stop"] or 0,
+                    phrase=phrase,
+                    step=r.get("sentence") or 0,
+                    clause=r["clause"] or 0,
+                    inherited=bool(r["inherited"]),
+                )
+            )
             prev = ingr
         out[text] = actions
     if guessed and note is not None:
-        note(f"{guessed} base-recipe steps in the graph have no stored surface ingredient forms (written by "
-             "an older dishgraph); guessed from the phrase, so L2 may differ slightly from fresh parses "
-             "(re-ingest into a new database to fix).")
+        note(
+            f"{guessed} base-recipe steps in the graph have no stored surface ingredient forms (written by "
+            "an older dishgraph); guessed from the phrase, so L2 may differ slightly from fresh parses "
+            "(re-ingest into a new database to fix)."
+        )
     return out
 
 

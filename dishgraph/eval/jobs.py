@@ -5,6 +5,7 @@ Inputs that cannot be used (an output file of the wrong length, a missing releas
 a BERTScore model named but not loadable) are `UsageError`s raised before any scoring starts; what goes
 wrong while scoring propagates as it is. Notes ("graph not used, parsing instead") go to ``note``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
@@ -30,8 +31,7 @@ def unusable_input() -> Iterator[None]:
         raise UsageError(str(e)) from None
 
 
-def bertscore_config(model: str | None, layers: int | None, device: str | None, skip: bool,
-                     warn: Note = _quiet):
+def bertscore_config(model: str | None, layers: int | None, device: str | None, skip: bool, warn: Note = _quiet):
     """A loadable BERTScore config, or None (skipped, or the default model is not available offline)."""
     from dishgraph.eval.text_metrics import DEFAULT_BERTSCORE_MODEL, BertScoreConfig, load_bertscore
 
@@ -43,8 +43,10 @@ def bertscore_config(model: str | None, layers: int | None, device: str | None, 
     except (OSError, ValueError) as e:
         if model:
             raise UsageError(f"cannot load BERTScore model {model!r}: {e}") from None
-        warn(f"BERTScore skipped: {cfg.model} is not available "
-             "(pass --bertscore-model DIR for a local copy, or --no-bertscore).")
+        warn(
+            f"BERTScore skipped: {cfg.model} is not available "
+            "(pass --bertscore-model DIR for a local copy, or --no-bertscore)."
+        )
         return None
     return cfg
 
@@ -125,8 +127,14 @@ def read_run(out: Path, data: str | None, limit: int | None):
         return instances[:limit], outputs, Glossary.load(crg_dir(data) / "glossary.json")
 
 
-def score_l1(out: Path, data: str | None = None, segmenter: str = "auto", limit: int | None = None,
-             bertscore: dict | None = None, warn: Note = _quiet) -> dict:
+def score_l1(
+    out: Path,
+    data: str | None = None,
+    segmenter: str = "auto",
+    limit: int | None = None,
+    bertscore: dict | None = None,
+    warn: Note = _quiet,
+) -> dict:
     """CRG L1 of one output file; ``bertscore``: the arguments of `bertscore_config` (None: skip BERTScore)."""
     from dishgraph.eval.l1 import evaluate_l1
     from dishgraph.eval.text_metrics import default_segmenter, memoize
@@ -136,10 +144,21 @@ def score_l1(out: Path, data: str | None = None, segmenter: str = "auto", limit:
     return evaluate_l1(outputs, instances, memoize(default_segmenter(segmenter)), cfg, with_bertscore=cfg is not None)
 
 
-def score_l2(out: Path, data: str | None = None, *, vectors: str = "ppmi", pivots: str = RELEASE,
-             constraints: str | None = None, segmenter: str = "auto", limit: int | None = None,
-             db: str | None = None, uri: str | None = None, no_graph: bool = False,
-             progress: Callable[[int, int], None] | None = None, note: Note = _quiet) -> dict:
+def score_l2(
+    out: Path,
+    data: str | None = None,
+    *,
+    vectors: str = "ppmi",
+    pivots: str = RELEASE,
+    constraints: str | None = None,
+    segmenter: str = "auto",
+    limit: int | None = None,
+    db: str | None = None,
+    uri: str | None = None,
+    no_graph: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    note: Note = _quiet,
+) -> dict:
     """CRG L2 of one output file against ``pivots`` (see `reference`); ``progress(k, total)`` after k instances."""
     from dishgraph.eval.crg import corpus_vectors, default_parse
     from dishgraph.eval.embeddings import PhraseEmbedder
@@ -155,16 +174,34 @@ def score_l2(out: Path, data: str | None = None, *, vectors: str = "ppmi", pivot
     table = glossary.ingredient
     if progress:
         progress(0, len(instances))
-    return evaluate_l2(outputs, instances, default_parse(glossary, segmenter), ref, PhraseEmbedder(wv, seg).similarity,
-                       lambda s: table.get(s, s), parse_cache=cache,
-                       progress=(lambda k: progress(k, len(instances))) if progress else None)
+    return evaluate_l2(
+        outputs,
+        instances,
+        default_parse(glossary, segmenter),
+        ref,
+        PhraseEmbedder(wv, seg).similarity,
+        lambda s: table.get(s, s),
+        parse_cache=cache,
+        progress=(lambda k: progress(k, len(instances))) if progress else None,
+    )
 
 
-def score_crg(outs: Sequence[Path], data: str | None = None, *, pivots: str = RELEASE,
-              constraints: str | None = None, limit: int | None = None, db: str | None = None,
-              uri: str | None = None, no_graph: bool = False, bertscore: dict | None = None,
-              note: Note = _quiet, warn: Note = _quiet, progress: Callable[[int, int], None] | None = None,
-              **scorer_options) -> dict:
+def score_crg(
+    outs: Sequence[Path],
+    data: str | None = None,
+    *,
+    pivots: str = RELEASE,
+    constraints: str | None = None,
+    limit: int | None = None,
+    db: str | None = None,
+    uri: str | None = None,
+    no_graph: bool = False,
+    bertscore: dict | None = None,
+    note: Note = _quiet,
+    warn: Note = _quiet,
+    progress: Callable[[int, int], None] | None = None,
+    **scorer_options,
+) -> dict:
     """The CRG table (paper Table 3): {"rows": one table row per file, "results": file -> full scores}.
 
     A JSONL file may hold a subset run; its row is labelled with its size. ``progress(k, total)`` after k
@@ -183,8 +220,9 @@ def score_crg(outs: Sequence[Path], data: str | None = None, *, pivots: str = RE
     ref, cache = graph_knowledge(data, pivots, constraints, glossary, db, uri, no_graph, note)
     cfg = bertscore_config(**bertscore, warn=warn) if bertscore is not None else None
     with unusable_input():
-        scorer = CrgScorer(instances, glossary, ref, base_parses=cache, bertscore_config=cfg, data_dir=data,
-                           **scorer_options)
+        scorer = CrgScorer(
+            instances, glossary, ref, base_parses=cache, bertscore_config=cfg, data_dir=data, **scorer_options
+        )
     total = sum(len(i) for i, _ in files.values())
     if progress:
         progress(0, total)

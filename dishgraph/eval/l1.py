@@ -5,10 +5,11 @@ and the replaced ingredient (lower is better), by exact substring of the form in
 "add" pairs have no replaced ingredient and are skipped in that share. Preservation: corpus BLEU-4 and
 BERTScore-F1 of each generation against its base recipe. All figures are percentages.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from dishgraph.eval.outputs import Instance
 from dishgraph.eval.text_metrics import BertScoreConfig, Segment, bertscore, corpus_bleu4, default_segmenter
@@ -24,8 +25,13 @@ def ingredient_coverage(ingredients: Sequence[str], texts: Sequence[str]) -> flo
     return 100.0 * sum(ing in t for ing, t in scored) / len(scored)
 
 
-def evaluate_l1(outputs: Sequence[str], instances: Sequence[Instance], segment: Segment | None = None,
-                bertscore_config: BertScoreConfig | None = None, with_bertscore: bool = True) -> dict:
+def evaluate_l1(
+    outputs: Sequence[str],
+    instances: Sequence[Instance],
+    segment: Segment | None = None,
+    bertscore_config: BertScoreConfig | None = None,
+    with_bertscore: bool = True,
+) -> dict:
     """CoI(added), CoI(replaced), BLEU-4 and BERTScore-F1 (all ×100) of `outputs` against the base recipes."""
     if len(outputs) != len(instances):
         raise ValueError(f"{len(outputs)} outputs for {len(instances)} instances")

@@ -14,14 +14,14 @@ glossary classes (not CRG's per-dish verb clusters), and pivot phrases come from
 phrase synthesised from the proto-action plus, for remove-pivots, the base recipe's own phrases), since
 CRG's ``parsing_data.pkl`` with reference-recipe phrases is not released.
 """
+
 from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from dishgraph.eval.outputs import Instance
 
 REMOVE, INSERT = "remove", "insert"
 SIM_THRESHOLD = 0.9  # τ_s
-HARD_EPS = 1e-5      # the reference counts a pair as a hard match when its weight exceeds 1 - 1e-5
+HARD_EPS = 1e-5  # the reference counts a pair as a hard match when its weight exceeds 1 - 1e-5
 
 Parse = Callable[[str], list[Action]]
 Similarity = Callable[[Sequence[str], Sequence[str]], np.ndarray]
@@ -48,11 +48,11 @@ class OrderConstraint:
 
 @dataclass
 class L2Reference:
-    pivots: dict[str, list[tuple[ProtoAction, str]]]      # target dish → [(proto-action, "remove"|"insert")]
+    pivots: dict[str, list[tuple[ProtoAction, str]]]  # target dish → [(proto-action, "remove"|"insert")]
     constraints: dict[str, list[OrderConstraint]] = field(default_factory=dict)
 
     @classmethod
-    def from_data(cls, pivots: Mapping, constraints: Mapping | None = None) -> "L2Reference":
+    def from_data(cls, pivots: Mapping, constraints: Mapping | None = None) -> L2Reference:
         """Normalise pivots ``{target: [(proto, kind)]}`` and constraints given either as
         ``{target: [OrderConstraint | (action, [(cause, effect)])]}`` or flat ``{target: [(cause, effect)]}``
         (a flat pair is attached to both of its actions)."""
@@ -71,7 +71,7 @@ class L2Reference:
         return cls(piv, {t: normalise_constraints(c) for t, c in (constraints or {}).items()})
 
     @classmethod
-    def from_release(cls, directory: str | Path | None = None) -> "L2Reference":
+    def from_release(cls, directory: str | Path | None = None) -> L2Reference:
         """The released ``pivot_actions.json`` and ``order_constraints.json``."""
         from dishgraph.eval.outputs import crg_dir
 
@@ -101,8 +101,9 @@ def normalise_constraints(items: Iterable) -> list[OrderConstraint]:
         if isinstance(item, OrderConstraint):
             structured.append(item)
         elif isinstance(item, Mapping):  # release shape {action, pairs}
-            structured.append(OrderConstraint(_proto(item["action"]),
-                                              tuple((_proto(c), _proto(e)) for c, e in item["pairs"])))
+            structured.append(
+                OrderConstraint(_proto(item["action"]), tuple((_proto(c), _proto(e)) for c, e in item["pairs"]))
+            )
         else:
             a, b = item
             if isinstance(b, (ProtoAction, Mapping)):  # a flat (cause, effect) pair
@@ -124,9 +125,13 @@ def calc_f1(p: float, r: float) -> float:
     return float(np.divide(2 * p * r, p + r))
 
 
-def measure_metrics(pivot_text: Mapping[ProtoAction, list[str]], generate_text: Mapping[ProtoAction, str],
-                    wrong_order: Iterable[ProtoAction], similarity: Similarity | None,
-                    threshold: float = SIM_THRESHOLD) -> tuple[float, ...]:
+def measure_metrics(
+    pivot_text: Mapping[ProtoAction, list[str]],
+    generate_text: Mapping[ProtoAction, str],
+    wrong_order: Iterable[ProtoAction],
+    similarity: Similarity | None,
+    threshold: float = SIM_THRESHOLD,
+) -> tuple[float, ...]:
     """(hard P, R, F1, soft P, R, F1) of generated changes against pivots, with the reference's NaN rules:
     nothing on either side → all NaN; no pivots → P = 0, R/F1 NaN; no changes → R = 0, P/F1 NaN."""
     nan = float("nan")
@@ -160,8 +165,9 @@ def measure_metrics(pivot_text: Mapping[ProtoAction, list[str]], generate_text: 
     return hard_p, hard_r, calc_f1(hard_p, hard_r), soft_p, soft_r, calc_f1(soft_p, soft_r)
 
 
-def validate_orders(correct_insertion: set[ProtoAction], proto_g: Sequence[ProtoAction],
-                    constraints: Sequence[OrderConstraint]) -> tuple[list[ProtoAction], int]:
+def validate_orders(
+    correct_insertion: set[ProtoAction], proto_g: Sequence[ProtoAction], constraints: Sequence[OrderConstraint]
+) -> tuple[list[ProtoAction], int]:
     """Correct insertions violating an order constraint, and how many insertions had a checkable pair.
     Positions are the *last* occurrence of each action in the generation, as in the reference."""
     last = {p: i for i, p in enumerate(proto_g)}
@@ -221,11 +227,17 @@ class InstanceL2:
     inserted: int = 0
 
 
-def score_instance(instance: Instance, base_actions: list[Action], gen_actions: list[Action],
-                   pivots: Sequence[tuple[ProtoAction, str]], constraints: Sequence[OrderConstraint],
-                   similarity: Similarity | None, ingredient_class: Callable[[str], str] = lambda s: s,
-                   pivot_texts: PivotTexts = default_pivot_texts,
-                   threshold: float = SIM_THRESHOLD) -> InstanceL2:
+def score_instance(
+    instance: Instance,
+    base_actions: list[Action],
+    gen_actions: list[Action],
+    pivots: Sequence[tuple[ProtoAction, str]],
+    constraints: Sequence[OrderConstraint],
+    similarity: Similarity | None,
+    ingredient_class: Callable[[str], str] = lambda s: s,
+    pivot_texts: PivotTexts = default_pivot_texts,
+    threshold: float = SIM_THRESHOLD,
+) -> InstanceL2:
     base = [a for a in base_actions if a.proto is not None]
     gen = [a for a in gen_actions if a.proto is not None]
     proto_o = [a.proto for a in base]
@@ -271,9 +283,12 @@ def score_instance(instance: Instance, base_actions: list[Action], gen_actions: 
         all=measure_metrics(pivot_all, generate_all, wrong, similarity, threshold),
         insert=measure_metrics(pivot_text[1], generate_text[1], wrong, similarity, threshold),
         remove=measure_metrics(pivot_text[0], generate_text[0], (), similarity, threshold),
-        order_checked=checked, order_wrong=len(wrong),
-        pivots_remove=len(pivot_sets[0]), pivots_insert=len(pivot_sets[1]),
-        removed=len(generate_text[0]), inserted=len(generate_text[1]),
+        order_checked=checked,
+        order_wrong=len(wrong),
+        pivots_remove=len(pivot_sets[0]),
+        pivots_insert=len(pivot_sets[1]),
+        removed=len(generate_text[0]),
+        inserted=len(generate_text[1]),
     )
 
 
@@ -284,7 +299,9 @@ class CachedParse:
     """Memoised parsing; `cache` (a mapping or a lookup returning None when absent) is consulted first, so
     base-recipe parses can be served from the graph instead of re-parsing."""
 
-    def __init__(self, parse: Parse, cache: Mapping[str, list[Action]] | Callable[[str], list[Action] | None] | None = None):
+    def __init__(
+        self, parse: Parse, cache: Mapping[str, list[Action]] | Callable[[str], list[Action] | None] | None = None
+    ):
         self.parse = parse
         self.cache = cache
         self.memo: dict[str, list[Action]] = {}
@@ -312,12 +329,19 @@ def nanmean(rows: Sequence[Sequence[float]], width: int = 6) -> list[float]:
         return [float(x) for x in np.nanmean(np.array(rows, dtype=float), axis=0)]
 
 
-def evaluate_l2(outputs: Sequence[str], instances: Sequence[Instance], parse: Parse,
-                reference: L2Reference | Mapping,
-                similarity: Similarity | None = None, ingredient_class: Callable[[str], str] | None = None,
-                parse_cache: Mapping[str, list[Action]] | Callable[[str], list[Action] | None] | None = None,
-                pivot_texts: PivotTexts = default_pivot_texts, threshold: float = SIM_THRESHOLD,
-                progress: Callable[[int], None] | None = None, details: list[InstanceL2] | None = None) -> dict:
+def evaluate_l2(
+    outputs: Sequence[str],
+    instances: Sequence[Instance],
+    parse: Parse,
+    reference: L2Reference | Mapping,
+    similarity: Similarity | None = None,
+    ingredient_class: Callable[[str], str] | None = None,
+    parse_cache: Mapping[str, list[Action]] | Callable[[str], list[Action] | None] | None = None,
+    pivot_texts: PivotTexts = default_pivot_texts,
+    threshold: float = SIM_THRESHOLD,
+    progress: Callable[[int], None] | None = None,
+    details: list[InstanceL2] | None = None,
+) -> dict:
     """Corpus L2 scores (×100): hard/soft P, R, F1 over all changes, F1 of insertions (+) and removals (−),
     and order accuracy (share of correctly inserted pivots with a checkable constraint kept in order)."""
     if len(outputs) != len(instances):
@@ -328,9 +352,19 @@ def evaluate_l2(outputs: Sequence[str], instances: Sequence[Instance], parse: Pa
     ingredient_class = ingredient_class or (lambda s: s)
     rows = []
     for text, inst in zip(outputs, instances):
-        rows.append(score_instance(inst, cached(inst.base_recipe), cached(text),
-                                   reference.pivots.get(inst.target, []), reference.constraints.get(inst.target, []),
-                                   similarity, ingredient_class, pivot_texts, threshold))
+        rows.append(
+            score_instance(
+                inst,
+                cached(inst.base_recipe),
+                cached(text),
+                reference.pivots.get(inst.target, []),
+                reference.constraints.get(inst.target, []),
+                similarity,
+                ingredient_class,
+                pivot_texts,
+                threshold,
+            )
+        )
         if progress:
             progress(1)
     if details is not None:

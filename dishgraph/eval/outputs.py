@@ -6,6 +6,7 @@ as plain text (one recipe per line, 2,500 lines, as the CRG reference scripts ex
 ``{base, target, index, text}``, which survive recipes containing newlines and are checked against the
 instances so a shuffled or truncated file fails loudly instead of being scored against the wrong base.
 """
+
 from __future__ import annotations
 
 import json
@@ -92,8 +93,10 @@ def read_outputs(path: str | Path, instances: Sequence[Instance]) -> list[str]:
     if lines and _is_jsonl(path, lines[0]):
         return _read_jsonl(path, lines, instances)
     if len(lines) != len(instances):
-        raise ValueError(f"{path}: {len(lines)} lines but there are {len(instances)} instances "
-                         "(one generated recipe per line, in base_recipes.txt order)")
+        raise ValueError(
+            f"{path}: {len(lines)} lines but there are {len(instances)} instances "
+            "(one generated recipe per line, in base_recipes.txt order)"
+        )
     return [ln.strip() for ln in lines]
 
 
@@ -128,8 +131,9 @@ def _read_jsonl(path: Path, lines: list[str], instances: Sequence[Instance], par
         inst = instances[idx]
         for key in ("base", "target"):
             if key in rec and rec[key] != getattr(inst, key):
-                raise ValueError(f"{path}:{n}: {key} {rec[key]!r} does not match instance {idx} "
-                                 f"({getattr(inst, key)!r})")
+                raise ValueError(
+                    f"{path}:{n}: {key} {rec[key]!r} does not match instance {idx} ({getattr(inst, key)!r})"
+                )
         if texts[idx] is not None:
             raise ValueError(f"{path}:{n}: duplicate record for index {idx}")
         texts[idx] = str(rec["text"]).strip()

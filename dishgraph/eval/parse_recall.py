@@ -6,13 +6,14 @@ proto-actions it extracts from that base dish's 50 recipes. Exact match on (verb
 set, tool class set). Recall alone is gameable (emit every verb×ingredient pair), so the result also
 carries the parser's output volume (actions and distinct proto-actions per recipe) to read it against.
 """
+
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from dishgraph.actions import ProtoAction
 
@@ -22,12 +23,12 @@ class RecallResult:
     recall: float
     found: int
     total: int
-    per_pair: dict[str, dict] = field(default_factory=dict)   # target dish -> {base, found, total, recall}
-    missed: list[dict] = field(default_factory=list)           # {target, base, pivot}
+    per_pair: dict[str, dict] = field(default_factory=dict)  # target dish -> {base, found, total, recall}
+    missed: list[dict] = field(default_factory=list)  # {target, base, pivot}
     recipes: int = 0
     recipes_with_actions: int = 0
     actions_per_recipe: float = 0.0
-    protos_per_recipe: float = 0.0                              # distinct proto-actions per recipe
+    protos_per_recipe: float = 0.0  # distinct proto-actions per recipe
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -80,9 +81,15 @@ def parse_recall(crg_dir: str | Path, parser, progress: Callable[[int], None] | 
                 progress(1)
         found_by_base[base] = protos
 
-    res = RecallResult(0.0, 0, 0, recipes=n_recipes, recipes_with_actions=n_with,
-                       actions_per_recipe=n_actions / max(n_recipes, 1),
-                       protos_per_recipe=n_protos / max(n_recipes, 1))
+    res = RecallResult(
+        0.0,
+        0,
+        0,
+        recipes=n_recipes,
+        recipes_with_actions=n_with,
+        actions_per_recipe=n_actions / max(n_recipes, 1),
+        protos_per_recipe=n_protos / max(n_recipes, 1),
+    )
     for base, target in pairs:
         have = found_by_base.get(base, set())
         f = t = 0

@@ -9,6 +9,7 @@ which go through the project segmenter (rouge-score's own tokenizer would drop t
 METEOR uses nltk; its synonym stage needs the WordNet corpus, which is used when installed and otherwise
 replaced by an empty synonym table (exact + Porter-stem matches only): ``meteor_synonyms`` says which ran.
 """
+
 from __future__ import annotations
 
 import csv
@@ -24,8 +25,14 @@ from dishgraph.eval.text_metrics import BertScoreConfig, Segment, auto_tokenizer
 
 FIELDS = ("input", "output")
 COLUMNS = ("instruction", "input", "action", "output")
-_ALIASES = {"inputs": "input", "outputs": "output", "instructions": "instruction", "actions": "action",
-            "step": "instruction", "text": "instruction"}
+_ALIASES = {
+    "inputs": "input",
+    "outputs": "output",
+    "instructions": "instruction",
+    "actions": "action",
+    "step": "instruction",
+    "text": "instruction",
+}
 _KEYS = ("id", "step_id")
 
 
@@ -156,9 +163,15 @@ def align(pred: list[dict], gold: list[dict], pred_name: str = "PRED", gold_name
     return pred
 
 
-def evaluate_pcs(pred: list[dict], gold: list[dict], fields: Sequence[str] = FIELDS,
-                 segment: Segment | None = None, bertscore_config: BertScoreConfig | None = None,
-                 pred_name: str = "PRED", gold_name: str = "GOLD") -> dict:
+def evaluate_pcs(
+    pred: list[dict],
+    gold: list[dict],
+    fields: Sequence[str] = FIELDS,
+    segment: Segment | None = None,
+    bertscore_config: BertScoreConfig | None = None,
+    pred_name: str = "PRED",
+    gold_name: str = "GOLD",
+) -> dict:
     """Per field: exact set match, item P/R/F1, ROUGE-L, BLEU-4, METEOR, BERTScore-F1 (if configured), ×100."""
     pred = align(pred, gold, pred_name, gold_name)
     tokenize = auto_tokenizer(segment)
@@ -179,9 +192,11 @@ def evaluate_pcs(pred: list[dict], gold: list[dict], fields: Sequence[str] = FIE
         met, synonyms = meteor(ht, rt)
         scores = {
             "exact_match": 100.0 * float(np.mean([a == b for a, b in zip(hs, rs)])) if gold else math.nan,
-            "set_p": 100.0 * p, "set_r": 100.0 * r,
-            "set_f1": (100.0 * (2 * p * r / (p + r)) if p and r
-                       else (0.0 if tp == 0 and n_pred and n_gold else math.nan)),
+            "set_p": 100.0 * p,
+            "set_r": 100.0 * r,
+            "set_f1": (
+                100.0 * (2 * p * r / (p + r)) if p and r else (0.0 if tp == 0 and n_pred and n_gold else math.nan)
+            ),
             "rouge_l": 100.0 * float(np.mean(rouge_l(hyp, ref, tokenize))) if gold else math.nan,
             "bleu4": corpus_bleu4(hyp, ref, tokenize) if gold else math.nan,
             "meteor": 100.0 * float(np.mean(met)) if gold else math.nan,

@@ -5,11 +5,12 @@ time; both are pure functions of the text, so N processes fill the scorer's memo
 scoring loop itself stays simple and single-process. Workers are spawned (not forked) because the parent
 already holds an ONNX Runtime session, which is not fork-safe.
 """
+
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 _WORKER = None
 
@@ -28,15 +29,22 @@ def _work(texts: Sequence[str]) -> list[tuple[list, list[str]]]:
     return [(parse(t), segment(t)) for t in texts]
 
 
-def prefetch(texts: Sequence[str], parse, segment, glossary, segmenter: str = "auto", workers: int = 2,
-             skip: set[str] | frozenset[str] = frozenset(), min_texts: int = 200) -> int:
+def prefetch(
+    texts: Sequence[str],
+    parse,
+    segment,
+    glossary,
+    segmenter: str = "auto",
+    workers: int = 2,
+    skip: set[str] | frozenset[str] = frozenset(),
+    min_texts: int = 200,
+) -> int:
     """Fill ``parse.memo`` (a CachedParse) and ``segment.memo`` (a memoized segmenter) for ``texts``.
 
     Texts in ``skip`` (e.g. base recipes, whose parses come from the graph) and texts already memoized are
     left alone; below ``min_texts`` the pool is not worth its start-up. Returns the number of texts done.
     """
-    todo = [t for t in dict.fromkeys(texts)
-            if t not in skip and (t not in parse.memo or t not in segment.memo)]
+    todo = [t for t in dict.fromkeys(texts) if t not in skip and (t not in parse.memo or t not in segment.memo)]
     if workers <= 1 or len(todo) < min_texts:
         return 0
     n_chunks = workers * 8

@@ -4,6 +4,7 @@ BLEU follows CRG's L1_eval.py: nltk ``corpus_bleu`` (uniform 4-gram weights, no 
 texts, reported ×100. BERTScore wraps ``bert_score.BERTScorer`` with an explicit model (hub name or local path)
 and an explicit layer, because CRG's ``lang='zh'`` default silently depends on the bert_score version.
 """
+
 from __future__ import annotations
 
 import re
@@ -69,7 +70,8 @@ def token_cache_dir() -> Path:
     import os
 
     root = os.environ.get("DISHGRAPH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "dishgraph")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "dishgraph"
+    )
     return Path(root) / "tokens"
 
 
@@ -123,8 +125,7 @@ def auto_tokenizer(segment: Segment | None = None) -> Segment:
     return tok
 
 
-def corpus_bleu4(hypotheses: Sequence[str], references: Sequence[str | Sequence[str]],
-                 tokenize: Segment) -> float:
+def corpus_bleu4(hypotheses: Sequence[str], references: Sequence[str | Sequence[str]], tokenize: Segment) -> float:
     """Corpus BLEU-4 ×100 (nltk, as CRG); each reference entry may be one text or a list of texts."""
     from nltk.translate.bleu_score import corpus_bleu
 
@@ -149,7 +150,7 @@ def corpus_bleu4(hypotheses: Sequence[str], references: Sequence[str | Sequence[
 @dataclass
 class BertScoreConfig:
     model: str = DEFAULT_BERTSCORE_MODEL  # hub name or local directory
-    num_layers: int | None = None         # None: bert_score's table for known models, else the last layer
+    num_layers: int | None = None  # None: bert_score's table for known models, else the last layer
     batch_size: int = 32
     device: str | None = None
     max_chars: int = MAX_CHARS
@@ -165,8 +166,9 @@ class BertScore:
         self.config = cfg = config or BertScoreConfig()
         layers = cfg.num_layers or model2layers.get(cfg.model) or _config_layers(cfg.model)
         self.num_layers = layers
-        self.scorer = BERTScorer(model_type=cfg.model, num_layers=layers, batch_size=cfg.batch_size,
-                                 device=cfg.device, lang="zh")
+        self.scorer = BERTScorer(
+            model_type=cfg.model, num_layers=layers, batch_size=cfg.batch_size, device=cfg.device, lang="zh"
+        )
         tok = self.scorer._tokenizer
         max_pos = getattr(self.scorer._model.config, "max_position_embeddings", 512)
         if not tok.model_max_length or tok.model_max_length > max_pos:  # local dirs often lack it
@@ -209,7 +211,8 @@ def load_bertscore(config: BertScoreConfig | None = None) -> BertScore:
     return _SCORERS[_key(cfg)]
 
 
-def bertscore(candidates: Sequence[str], references: Sequence[str],
-              config: BertScoreConfig | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bertscore(
+    candidates: Sequence[str], references: Sequence[str], config: BertScoreConfig | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-pair BERTScore (P, R, F1), keeping one loaded model per configuration."""
     return load_bertscore(config).score(candidates, references)

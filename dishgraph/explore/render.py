@@ -5,6 +5,7 @@ Dish names and phrases come from corpora, so every string is treated as hostile:
 ``\\uXXXX`` so no ``</script>`` or comment opener can close the data block), and the page's script writes
 text only with ``textContent``, never ``innerHTML``.
 """
+
 from __future__ import annotations
 
 import html

@@ -6,6 +6,7 @@ can be explored directly; `pair_view` then only reads and shapes the data `rende
 release only base dishes have recipes: a release target shows its reference pivots and reference constraints
 only, which the view says in ``notes``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -67,8 +68,10 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True)
         if not rows and dish == target:  # composed knowledge stands in for a target without recipes
             rows = [{**r, "n": None, "total": None} for r in g.composed_actions(dish, top=ALL)]
             if rows:
-                notes.append(f"{dish} has no parsed recipes: its frequencies are composed from "
-                             f"{len(composed_from)} other dishes (source composed).")
+                notes.append(
+                    f"{dish} has no parsed recipes: its frequencies are composed from "
+                    f"{len(composed_from)} other dishes (source composed)."
+                )
         actions[dish] = rows[:top]
         freqs[dish] = {r["action"]: r["freq"] for r in rows}
         if dish not in have and not rows:
@@ -119,9 +122,14 @@ def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute:
         raise UnknownName(f"the graph knows no actions, pivots or constraints of {base} / {target}")
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(render_html(view), encoding="utf-8")
-    return {"html": str(html), "nodes": len(view["nodes"]), "pivots": len(view["pivots"]),
-            "constraints": {k: len(v) for k, v in view["constraints"].items()}, "computed": view["computed"],
-            "notes": view["notes"]}
+    return {
+        "html": str(html),
+        "nodes": len(view["nodes"]),
+        "pivots": len(view["pivots"]),
+        "constraints": {k: len(v) for k, v in view["constraints"].items()},
+        "computed": view["computed"],
+        "notes": view["notes"],
+    }
 
 
 def _composed_summary(rows: list[dict], top: int = 8) -> list[dict]:
@@ -153,9 +161,20 @@ def _nodes(keys: set[str], fb: dict[str, float], ft: dict[str, float], pivots, e
     out = []
     for k in sorted(keys):
         pa = ProtoAction.from_key(k)
-        out.append({"id": k, "label": action_label(k), "verb": pa.verb, "ingredients": sorted(pa.ingredients),
-                    "tools": sorted(pa.tools), "fb": fb.get(k), "ft": ft.get(k), "pivot": _pivot_kind(kinds.get(k, {})),
-                    "pivots": kinds.get(k, {}), "examples": examples.get(k, [])})
+        out.append(
+            {
+                "id": k,
+                "label": action_label(k),
+                "verb": pa.verb,
+                "ingredients": sorted(pa.ingredients),
+                "tools": sorted(pa.tools),
+                "fb": fb.get(k),
+                "ft": ft.get(k),
+                "pivot": _pivot_kind(kinds.get(k, {})),
+                "pivots": kinds.get(k, {}),
+                "examples": examples.get(k, []),
+            }
+        )
     return out
 
 

@@ -5,6 +5,7 @@ plain Python values. Writes go through ``write(name, rows)``, which batches rows
 ``UNWIND $rows AS r MERGE …`` query, so loads are incremental and idempotent on stable keys. The engines
 (``graph.ladybug_store``, ``graph.neo4j_store``) implement the abstract methods; ``graph.factory`` picks one.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod

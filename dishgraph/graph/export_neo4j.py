@@ -24,6 +24,7 @@ Streaming: each table is read with the engine's COPY TO Parquet (``export_scan``
 batch at a time. With the engine's page cache capped (``dishgraph export neo4j-import --buffer-pool-mb``,
 512 MB by default) memory stays flat whatever the corpus size (benchmarks/results/export.json).
 """
+
 from __future__ import annotations
 
 import json
@@ -85,8 +86,12 @@ def header(spec: TableSpec) -> list[str]:
         out += [f"{_checked(p)}:{neo4j_type(t)}" for p, t in spec.props.items()]
         return out + [":LABEL"]
     src, dst = spec.ends
-    return [f":START_ID({_checked(src)})", f":END_ID({_checked(dst)})", ":TYPE",
-            *(f"{_checked(p)}:{neo4j_type(t)}" for p, t in spec.props.items())]
+    return [
+        f":START_ID({_checked(src)})",
+        f":END_ID({_checked(dst)})",
+        ":TYPE",
+        *(f"{_checked(p)}:{neo4j_type(t)}" for p, t in spec.props.items()),
+    ]
 
 
 def file_name(spec: TableSpec, compress: bool) -> str:
@@ -97,8 +102,8 @@ def file_name(spec: TableSpec, compress: bool) -> str:
 @dataclass
 class _Seen:
     multiline: bool = False
-    empty_lists: dict[str, int] = field(default_factory=dict)   # "Label.prop" -> rows with []
-    null_lists: dict[str, int] = field(default_factory=dict)    # "Label.prop" -> rows with NULL
+    empty_lists: dict[str, int] = field(default_factory=dict)  # "Label.prop" -> rows with []
+    null_lists: dict[str, int] = field(default_factory=dict)  # "Label.prop" -> rows with NULL
 
 
 def _has_line_break(col: Any) -> bool:  # a pyarrow string array
@@ -124,6 +129,7 @@ def _java_doubles(col: Any) -> Any:  # pyarrow arrays in and out
         if math.isinf(v):
             return "Infinity" if v > 0 else "-Infinity"
         return repr(v)
+
     return pa.array([text(v) for v in col.to_pylist()], pa.string())
 
 
@@ -144,8 +150,10 @@ def _encode(col: Any, schema_type: str, where: str, delimiter: str, seen: _Seen)
             items = pc.cast(items, pa.string())
         if len(items) and bool(pc.any(pc.match_substring(items, delimiter)).as_py()):
             bad = next(v for v in items.to_pylist() if v is not None and delimiter in v)
-            raise ExportError(f"{where}: the array item {bad!r} contains the array delimiter {delimiter!r}; "
-                              "export again with another --array-delimiter")
+            raise ExportError(
+                f"{where}: the array item {bad!r} contains the array delimiter {delimiter!r}; "
+                "export again with another --array-delimiter"
+            )
         if not seen.multiline and len(items) and _has_line_break(items):
             seen.multiline = True
         lengths = pc.list_value_length(col)
@@ -183,9 +191,9 @@ def encode_batch(batch: Any, spec: TableSpec, delimiter: str, seen: _Seen) -> An
 # ------------------------------------------------------------------------------------------ export
 @dataclass
 class ExportedFile:
-    name: str          # file name inside the export directory
-    kind: str          # node | rel
-    table: str         # label, or TYPE / TYPE.Src-Dst
+    name: str  # file name inside the export directory
+    kind: str  # node | rel
+    table: str  # label, or TYPE / TYPE.Src-Dst
     rows: int
     bytes: int
     seconds: float
@@ -212,11 +220,17 @@ class Neo4jExport:
 
     def admin_args(self, import_dir: str) -> list[str]:
         """neo4j-admin's arguments, files under import_dir (the database name first: --nodes is greedy)."""
-        args = ["neo4j-admin", "database", "import", "full", self.database, "--overwrite-destination",
-                "--id-type=integer"]
+        args = [
+            "neo4j-admin",
+            "database",
+            "import",
+            "full",
+            self.database,
+            "--overwrite-destination",
+            "--id-type=integer",
+        ]
         base = import_dir.rstrip("/")
-        args += [f"--{'nodes' if f.kind == 'node' else 'relationships'}={base}/{f.name}"
-                 for f in self.files if f.rows]
+        args += [f"--{'nodes' if f.kind == 'node' else 'relationships'}={base}/{f.name}" for f in self.files if f.rows]
         if self.array_delimiter != ";":
             args.append(f"--array-delimiter=U+{ord(self.array_delimiter):04X}")
         if self.multiline:
@@ -247,39 +261,52 @@ class Neo4jExport:
         return out
 
     def post_import_cypher(self) -> str:
-        lines = ["// After `neo4j-admin database import full`: the constraints and indexes of `dishgraph db init`",
-                 "// (dishgraph.graph.schema.neo4j_ddl), then the empty arrays CSV cannot carry.",
-                 "// Run: cypher-shell -u neo4j -p \"$NEO4J_PASSWORD\" -f post-import.cypher"]
+        lines = [
+            "// After `neo4j-admin database import full`: the constraints and indexes of `dishgraph db init`",
+            "// (dishgraph.graph.schema.neo4j_ddl), then the empty arrays CSV cannot carry.",
+            '// Run: cypher-shell -u neo4j -p "$NEO4J_PASSWORD" -f post-import.cypher',
+        ]
         return "\n".join(lines + [s + ";" for s in schema.neo4j_ddl() + self.fixups()]) + "\n"
 
     def instructions(self) -> str:
-        return "\n".join([
-            "# Load these files into Neo4j 5 with its offline importer (the server must be stopped).",
-            "# Plain install (files where they are now):",
-            self.admin_command(),
-            "",
-            "# Docker Compose (docs/neo4j.md): export into ./build/import, which the neo4j service mounts at /import:",
-            "docker compose stop neo4j",
-            self.compose_command(),
-            "docker compose up -d --wait",
-            "",
-            "# Then the constraints and indexes (the importer creates none) and the empty arrays:",
-            "DISHGRAPH_URI=bolt://localhost:7687 dishgraph db init",
-            "docker compose exec neo4j sh -c "
-            "'cypher-shell -u neo4j -p \"${NEO4J_AUTH#neo4j/}\" -f /import/post-import.cypher'",
-            "# (or, without Docker: cypher-shell -u neo4j -p \"$NEO4J_PASSWORD\" -f post-import.cypher)",
-            "",
-        ])
+        return "\n".join(
+            [
+                "# Load these files into Neo4j 5 with its offline importer (the server must be stopped).",
+                "# Plain install (files where they are now):",
+                self.admin_command(),
+                "",
+                "# Docker Compose (docs/neo4j.md): export into ./build/import, which the neo4j service mounts at"
+                " /import:",
+                "docker compose stop neo4j",
+                self.compose_command(),
+                "docker compose up -d --wait",
+                "",
+                "# Then the constraints and indexes (the importer creates none) and the empty arrays:",
+                "DISHGRAPH_URI=bolt://localhost:7687 dishgraph db init",
+                "docker compose exec neo4j sh -c "
+                "'cypher-shell -u neo4j -p \"${NEO4J_AUTH#neo4j/}\" -f /import/post-import.cypher'",
+                '# (or, without Docker: cypher-shell -u neo4j -p "$NEO4J_PASSWORD" -f post-import.cypher)',
+                "",
+            ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"directory": self.directory, "database": self.database, "seconds": round(self.seconds, 3),
-                "rows": self.rows, "bytes": self.bytes,
-                "rows_per_s": round(self.rows / self.seconds, 1) if self.seconds else None,
-                "array_delimiter": self.array_delimiter, "multiline_fields": self.multiline,
-                "empty_lists": self.empty_lists, "null_lists": self.null_lists,
-                "files": [asdict(f) for f in self.files],
-                "neo4j_admin": self.admin_command(), "docker_compose": self.compose_command(),
-                "post_import": schema.neo4j_ddl() + self.fixups()}
+        return {
+            "directory": self.directory,
+            "database": self.database,
+            "seconds": round(self.seconds, 3),
+            "rows": self.rows,
+            "bytes": self.bytes,
+            "rows_per_s": round(self.rows / self.seconds, 1) if self.seconds else None,
+            "array_delimiter": self.array_delimiter,
+            "multiline_fields": self.multiline,
+            "empty_lists": self.empty_lists,
+            "null_lists": self.null_lists,
+            "files": [asdict(f) for f in self.files],
+            "neo4j_admin": self.admin_command(),
+            "docker_compose": self.compose_command(),
+            "post_import": schema.neo4j_ddl() + self.fixups(),
+        }
 
 
 def _shell(args: list[str], head: int = 0) -> str:
@@ -292,9 +319,16 @@ def _shell(args: list[str], head: int = 0) -> str:
     return " \\\n  ".join(" ".join(ln) for ln in lines)
 
 
-def export_neo4j_import(store: GraphStore, directory: str | Path, *, compress: bool = True, array_delimiter: str = ";",
-                        database: str = "neo4j", progress: Progress | None = None,
-                        batch_rows: int = 65_536) -> Neo4jExport:
+def export_neo4j_import(
+    store: GraphStore,
+    directory: str | Path,
+    *,
+    compress: bool = True,
+    array_delimiter: str = ";",
+    database: str = "neo4j",
+    progress: Progress | None = None,
+    batch_rows: int = 65_536,
+) -> Neo4jExport:
     """Write one import CSV per label and relationship type (and end pair) of the schema into directory.
 
     Tables without rows get no file (and no ``--nodes`` / ``--relationships`` argument). Also writes
@@ -303,8 +337,9 @@ def export_neo4j_import(store: GraphStore, directory: str | Path, *, compress: b
     import pyarrow.csv as pcsv
 
     if len(array_delimiter) != 1 or array_delimiter in ',"\r\n':
-        raise ExportError(f"the array delimiter must be one character other than , \" and line breaks, "
-                          f"not {array_delimiter!r}")
+        raise ExportError(
+            f'the array delimiter must be one character other than , " and line breaks, not {array_delimiter!r}'
+        )
     out = Path(directory).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -338,12 +373,22 @@ def export_neo4j_import(store: GraphStore, directory: str | Path, *, compress: b
                 if writer is not None:
                     writer.close()
             parquet.unlink()
-            files.append(ExportedFile(target.name, spec.kind, spec.name, done, target.stat().st_size,
-                                      round(time.perf_counter() - t1, 3)))
-    rep = Neo4jExport(str(out), files, time.perf_counter() - t0, array_delimiter, seen.multiline,
-                      seen.empty_lists, seen.null_lists, database)
+            files.append(
+                ExportedFile(
+                    target.name, spec.kind, spec.name, done, target.stat().st_size, round(time.perf_counter() - t1, 3)
+                )
+            )
+    rep = Neo4jExport(
+        str(out),
+        files,
+        time.perf_counter() - t0,
+        array_delimiter,
+        seen.multiline,
+        seen.empty_lists,
+        seen.null_lists,
+        database,
+    )
     (out / "IMPORT.txt").write_text(rep.instructions(), encoding="utf-8")
     (out / "post-import.cypher").write_text(rep.post_import_cypher(), encoding="utf-8")
-    (out / "manifest.json").write_text(json.dumps(rep.to_dict(), ensure_ascii=False, indent=2) + "\n",
-                                       encoding="utf-8")
+    (out / "manifest.json").write_text(json.dumps(rep.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return rep

@@ -10,6 +10,7 @@ One :class:`TableSpec` per label and per (relationship type, end pair) of ``grap
 connects several label pairs (FORM_OF) gets one table per pair, because an exported row must say which
 label (Neo4j ID space) each end lives in.
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -27,14 +28,14 @@ from dishgraph.graph.ladybug_store import LadybugStore
 
 @dataclass(frozen=True)
 class TableSpec:
-    kind: str                       # "node" | "rel"
-    name: str                       # label, or TYPE, or TYPE.Src-Dst for a type with several end pairs
-    label_or_type: str              # the schema label / relationship type
-    props: dict[str, str]           # property -> schema type, in schema order
-    key: str | None = None          # node key property
-    src: str | None = None          # relationship start label
-    dst: str | None = None          # relationship end label
-    by_offset: bool = False         # ends (and a node column `_id`) as the engine's row offsets, not keys
+    kind: str  # "node" | "rel"
+    name: str  # label, or TYPE, or TYPE.Src-Dst for a type with several end pairs
+    label_or_type: str  # the schema label / relationship type
+    props: dict[str, str]  # property -> schema type, in schema order
+    key: str | None = None  # node key property
+    src: str | None = None  # relationship start label
+    dst: str | None = None  # relationship end label
+    by_offset: bool = False  # ends (and a node column `_id`) as the engine's row offsets, not keys
 
     @property
     def columns(self) -> list[str]:

@@ -11,6 +11,7 @@ Parquet keeps the schema types (lists stay ``list<string>``, NULL stays NULL); C
 arrays (unambiguous whatever the items hold) and NULL as an empty unquoted field. Streaming as in
 ``export_neo4j``: one Arrow batch at a time.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,9 +41,9 @@ Progress = Callable[[str, int, int], None]
 class ExportedTable:
     name: str
     file: str
-    kind: str                      # node | rel
+    kind: str  # node | rel
     label_or_type: str
-    columns: dict[str, str]        # column -> schema type
+    columns: dict[str, str]  # column -> schema type
     rows: int
     bytes: int
     seconds: float
@@ -66,10 +67,15 @@ class TablesExport:
         return sum(t.bytes for t in self.tables)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"directory": self.directory, "format": self.format, "seconds": round(self.seconds, 3),
-                "rows": self.rows, "bytes": self.bytes,
-                "rows_per_s": round(self.rows / self.seconds, 1) if self.seconds else None,
-                "tables": [asdict(t) for t in self.tables]}
+        return {
+            "directory": self.directory,
+            "format": self.format,
+            "seconds": round(self.seconds, 3),
+            "rows": self.rows,
+            "bytes": self.bytes,
+            "rows_per_s": round(self.rows / self.seconds, 1) if self.seconds else None,
+            "tables": [asdict(t) for t in self.tables],
+        }
 
 
 def table_file(spec: TableSpec, fmt: str, compress: bool) -> str:
@@ -85,8 +91,9 @@ def _csv_batch(batch: Any, spec: TableSpec) -> Any:  # pyarrow.RecordBatch in an
     cols = []
     for col, typ in zip(batch.columns, spec.types):
         if typ.endswith("[]"):
-            col = pa.array([None if v is None else json.dumps(v, ensure_ascii=False) for v in col.to_pylist()],
-                           pa.string())
+            col = pa.array(
+                [None if v is None else json.dumps(v, ensure_ascii=False) for v in col.to_pylist()], pa.string()
+            )
         cols.append(col)
     return pa.RecordBatch.from_arrays(cols, names=spec.columns)
 
@@ -94,12 +101,20 @@ def _csv_batch(batch: Any, spec: TableSpec) -> Any:  # pyarrow.RecordBatch in an
 def _csv_schema(spec: TableSpec) -> Any:  # a pyarrow.Schema
     import pyarrow as pa
 
-    return pa.schema([pa.field(f.name, pa.string() if t.endswith("[]") else f.type)
-                      for f, t in zip(arrow_schema(spec), spec.types)])
+    return pa.schema(
+        [pa.field(f.name, pa.string() if t.endswith("[]") else f.type) for f, t in zip(arrow_schema(spec), spec.types)]
+    )
 
 
-def export_tables(store: GraphStore, directory: str | Path, fmt: str = "parquet", *, compress: bool = True,
-                  progress: Progress | None = None, batch_rows: int = 65_536) -> TablesExport:
+def export_tables(
+    store: GraphStore,
+    directory: str | Path,
+    fmt: str = "parquet",
+    *,
+    compress: bool = True,
+    progress: Progress | None = None,
+    batch_rows: int = 65_536,
+) -> TablesExport:
     """Write every label and relationship table of the schema (empty ones too, with their columns).
 
     ``compress``: zstd inside Parquet files, gzip around CSV files.
@@ -123,26 +138,41 @@ def export_tables(store: GraphStore, directory: str | Path, fmt: str = "parquet"
             batches = iter_batches(scan_to_parquet(store, spec, scratch), spec, batch_rows) if total else iter(())
             done = 0
             if fmt == "parquet":
-                with pq.ParquetWriter(str(target), arrow_schema(spec),
-                                      compression="zstd" if compress else "none") as writer:
+                with pq.ParquetWriter(
+                    str(target), arrow_schema(spec), compression="zstd" if compress else "none"
+                ) as writer:
                     for batch in batches:
                         writer.write_batch(batch)
                         done += batch.num_rows
                         if progress:
                             progress(spec.name, done, total)
             else:
-                with open_output(target, compress) as sink, pcsv.CSVWriter(
-                        sink, _csv_schema(spec), write_options=pcsv.WriteOptions(quoting_style="needed")) as writer:
+                with (
+                    open_output(target, compress) as sink,
+                    pcsv.CSVWriter(
+                        sink, _csv_schema(spec), write_options=pcsv.WriteOptions(quoting_style="needed")
+                    ) as writer,
+                ):
                     for batch in batches:
                         writer.write_batch(_csv_batch(batch, spec))
                         done += batch.num_rows
                         if progress:
                             progress(spec.name, done, total)
             (scratch / f"{spec.name}.parquet").unlink(missing_ok=True)
-            rep.tables.append(ExportedTable(spec.name, target.name, spec.kind, spec.label_or_type,
-                                            dict(zip(spec.columns, spec.types)), done, target.stat().st_size,
-                                            round(time.perf_counter() - t1, 3), spec.src, spec.dst))
+            rep.tables.append(
+                ExportedTable(
+                    spec.name,
+                    target.name,
+                    spec.kind,
+                    spec.label_or_type,
+                    dict(zip(spec.columns, spec.types)),
+                    done,
+                    target.stat().st_size,
+                    round(time.perf_counter() - t1, 3),
+                    spec.src,
+                    spec.dst,
+                )
+            )
     rep.seconds = time.perf_counter() - t0
-    (out / "tables.json").write_text(json.dumps(rep.to_dict(), ensure_ascii=False, indent=2) + "\n",
-                                     encoding="utf-8")
+    (out / "tables.json").write_text(json.dumps(rep.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return rep

@@ -3,6 +3,7 @@
 Kept apart from the interface (``graph.base``) so that the engines can import the interface without the
 interface importing them back (the old ``graph.store`` did, through an import inside ``open_store``).
 """
+
 from __future__ import annotations
 
 from dishgraph import config
@@ -16,8 +17,9 @@ BACKENDS.add("ladybug", LadybugStore, doc="embedded LadybugDB (the default; what
 BACKENDS.add("neo4j", Neo4jStore, doc="Neo4j 5 over Bolt through the official driver (--uri / DISHGRAPH_URI).")
 
 
-def open_store(uri: str | None = None, db: str | None = None, *, read_only: bool = False,
-               database: str | None = None) -> GraphStore:
+def open_store(
+    uri: str | None = None, db: str | None = None, *, read_only: bool = False, database: str | None = None
+) -> GraphStore:
     """Embedded Ladybug unless a Bolt/Neo4j URI is given (flag or DISHGRAPH_URI / NEO4J_URI).
 
     An explicit flag beats the environment: ``db`` given and ``uri`` not means that embedded database,

@@ -1,4 +1,5 @@
 """What `db info` and `stats` report: backend, location, counts, and action-graph statistics."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -7,8 +8,12 @@ from dishgraph.graph.base import GraphStore
 
 
 def database_info(store: GraphStore) -> dict[str, Any]:
-    return {"backend": store.backend, "location": store.location(), "version": store.version(),
-            "counts": store.counts()}
+    return {
+        "backend": store.backend,
+        "location": store.location(),
+        "version": store.version(),
+        "counts": store.counts(),
+    }
 
 
 def graph_stats(store: GraphStore, top: int = 5) -> dict[str, Any]:

@@ -8,6 +8,7 @@ functions, parameters the ``// params:`` header does not declare, and labels/rel
 
 ``python -m dishgraph.graph.lint`` prints a table and exits 1 on any error (warnings do not fail).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -91,20 +92,31 @@ class LintReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "linter": self.linter, "cypher_version": self.cypher_version, "seconds": round(self.seconds, 2),
-            "statements": len(self.results), "errors": len(self.errors), "warnings": len(self.warnings),
-            "results": [{"name": r.statement.name,
-                         "path": _display_path(r.statement.path) if r.statement.path else None,
-                         "diagnostics": [asdict(d) for d in r.diagnostics]} for r in self.results],
+            "linter": self.linter,
+            "cypher_version": self.cypher_version,
+            "seconds": round(self.seconds, 2),
+            "statements": len(self.results),
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "results": [
+                {
+                    "name": r.statement.name,
+                    "path": _display_path(r.statement.path) if r.statement.path else None,
+                    "diagnostics": [asdict(d) for d in r.diagnostics],
+                }
+                for r in self.results
+            ],
         }
 
 
 # --- what gets linted -----------------------------------------------------------------------------------
 
+
 def _declared_params(path: Path, body_params: tuple[str, ...]) -> tuple[str, ...]:
     """The ``// params:`` header's parameters; without a header, the ones the body uses (nothing to check)."""
-    header = [ln for ln in path.read_text(encoding="utf-8").splitlines()
-              if ln.lstrip().startswith("//") and "params:" in ln]
+    header = [
+        ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.lstrip().startswith("//") and "params:" in ln
+    ]
     if not header:
         return body_params
     return tuple(sorted(set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", " ".join(header)))))
@@ -112,8 +124,11 @@ def _declared_params(path: Path, body_params: tuple[str, ...]) -> tuple[str, ...
 
 def _line_map(path: Path) -> tuple[tuple[int, ...], int]:
     """Map lines of NamedQuery.text (comment lines dropped, stripped) back to lines of the file."""
-    kept = [(i + 1, ln) for i, ln in enumerate(path.read_text(encoding="utf-8").splitlines())
-            if not ln.lstrip().startswith("//")]
+    kept = [
+        (i + 1, ln)
+        for i, ln in enumerate(path.read_text(encoding="utf-8").splitlines())
+        if not ln.lstrip().startswith("//")
+    ]
     lead = 0
     while lead < len(kept) and not kept[lead][1].strip():
         lead += 1
@@ -158,6 +173,7 @@ def schema_for_linter() -> dict[str, Any]:
 
 # --- running the linter ---------------------------------------------------------------------------------
 
+
 def linter_problem(tool_dir: Path = TOOL_DIR) -> str | None:
     """Why the linter cannot run here, or None when it can."""
     if shutil.which("node") is None:
@@ -165,8 +181,10 @@ def linter_problem(tool_dir: Path = TOOL_DIR) -> str | None:
     if not (tool_dir / "lint.mjs").is_file():
         return f"{tool_dir / 'lint.mjs'} is missing (installed without the source tree?)"
     if not (tool_dir / "node_modules" / PACKAGE / "package.json").is_file():
-        return (f"{tool_dir / 'node_modules'} lacks {PACKAGE}; run `make tools/cypher-lint/node_modules` "
-                f"(cd tools/cypher-lint && npm install)")
+        return (
+            f"{tool_dir / 'node_modules'} lacks {PACKAGE}; run `make tools/cypher-lint/node_modules` "
+            f"(cd tools/cypher-lint && npm install)"
+        )
     return None
 
 
@@ -175,11 +193,20 @@ def lint_statements(statements: list[Statement], tool_dir: Path = TOOL_DIR, time
     problem = linter_problem(tool_dir)
     if problem:
         raise LinterUnavailable(problem)
-    payload = {"schema": schema_for_linter(),
-               "queries": [{"name": s.name, "text": s.text, "params": list(s.params)} for s in statements]}
+    payload = {
+        "schema": schema_for_linter(),
+        "queries": [{"name": s.name, "text": s.text, "params": list(s.params)} for s in statements],
+    }
     start = time.perf_counter()
-    proc = subprocess.run(["node", str(tool_dir / "lint.mjs")], input=json.dumps(payload, ensure_ascii=False),
-                          capture_output=True, text=True, encoding="utf-8", cwd=tool_dir, timeout=timeout)
+    proc = subprocess.run(
+        ["node", str(tool_dir / "lint.mjs")],
+        input=json.dumps(payload, ensure_ascii=False),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=tool_dir,
+        timeout=timeout,
+    )
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{tool_dir / 'lint.mjs'} failed (exit {proc.returncode}): {proc.stderr.strip()}")
@@ -215,6 +242,7 @@ def _display_path(path: Path) -> str:
 
 # --- command line ---------------------------------------------------------------------------------------
 
+
 def _short(d: Diagnostic, width: int = 110) -> str:
     if d.rule == "cartesian-product":  # Neo4j's notification is a paragraph; its gist and the identifier
         m = re.search(r"\(identifier is: (.*)\)\s*$", d.message)
@@ -228,8 +256,12 @@ def print_report(report: LintReport, show_warnings: bool = True) -> None:
     from rich.table import Table
 
     console = Console()
-    rows = [(r, d) for r in report.results for d in r.diagnostics
-            if d.severity == "error" or (show_warnings and d.severity == "warning")]
+    rows = [
+        (r, d)
+        for r in report.results
+        for d in r.diagnostics
+        if d.severity == "error" or (show_warnings and d.severity == "warning")
+    ]
     if rows:
         table = Table(title=f"Cypher lint ({report.linter}, {report.cypher_version})")
         table.add_column("where (file:line:col)", overflow="fold")
@@ -246,15 +278,20 @@ def print_report(report: LintReport, show_warnings: bool = True) -> None:
             for r, d in rows:
                 print(f"{r.location(d)}: {d.severity} [{d.rule}] {_short(d)}")
     verdict = "[green]ok[/green]" if report.ok else "[red]FAILED[/red]"
-    console.print(f"{verdict}: {len(report.results)} statements, {len(report.errors)} errors, "
-                  f"{len(report.warnings)} warnings in {report.seconds:.1f} s ({report.linter})")
+    console.print(
+        f"{verdict}: {len(report.results)} statements, {len(report.errors)} errors, "
+        f"{len(report.warnings)} warnings in {report.seconds:.1f} s ({report.linter})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m dishgraph.graph.lint",
-                                 description="Lint dishgraph's Neo4j Cypher with Neo4j's Cypher 5 analyser.")
-    ap.add_argument("files", nargs="*", type=Path,
-                    help="Lint these .cypher files instead of every shipped query and the DDL.")
+    ap = argparse.ArgumentParser(
+        prog="python -m dishgraph.graph.lint",
+        description="Lint dishgraph's Neo4j Cypher with Neo4j's Cypher 5 analyser.",
+    )
+    ap.add_argument(
+        "files", nargs="*", type=Path, help="Lint these .cypher files instead of every shipped query and the DDL."
+    )
     ap.add_argument("--json", action="store_true", help="Print the full report as JSON.")
     ap.add_argument("--errors-only", action="store_true", help="Leave warnings out of the table.")
     args = ap.parse_args(argv)

@@ -3,6 +3,7 @@
 Ladybug's own file lock only says it could not lock; researchers want to know *which* process
 (a forgotten notebook kernel, a running ingest). We hold an flock on ``<db>.lock`` and write our PID into it.
 """
+
 from __future__ import annotations
 
 import fcntl

@@ -1,4 +1,5 @@
 """Neo4j 5 backend through the official driver (production, Neo4j Browser)."""
+
 from __future__ import annotations
 
 import os
@@ -13,8 +14,7 @@ from dishgraph.graph.values import batched, param, plain
 class Neo4jStore(GraphStore):
     backend = "neo4j"
 
-    def __init__(self, uri: str, user: str | None = None, password: str | None = None,
-                 database: str | None = None):
+    def __init__(self, uri: str, user: str | None = None, password: str | None = None, database: str | None = None):
         import neo4j
 
         self.uri = uri
@@ -61,8 +61,10 @@ class Neo4jStore(GraphStore):
     def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict[str, Any]]) -> int:
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         a, b = schema.NODE_BY_LABEL[src], schema.NODE_BY_LABEL[dst]
-        q = (f"UNWIND $rows AS r MATCH (a:{a.label} {{{a.key}: r.`from`}}) MATCH (b:{b.label} {{{b.key}: r.`to`}}) "
-             f"CREATE (a)-[e:{r.type}]->(b) SET e += r.props")
+        q = (
+            f"UNWIND $rows AS r MATCH (a:{a.label} {{{a.key}: r.`from`}}) MATCH (b:{b.label} {{{b.key}: r.`to`}}) "
+            f"CREATE (a)-[e:{r.type}]->(b) SET e += r.props"
+        )
         n = 0
         for batch in batched(rows, 10000):
             rows_ = [{"from": x["from"], "to": x["to"], "props": {k: x.get(k) for k in r.props}} for x in batch]

@@ -4,6 +4,7 @@ Where the two engines cannot share a text, ``NAME.ladybug.cypher`` and ``NAME.ne
 side and the backend picks its own. Each file starts with ``//`` comment lines: purpose, then
 ``// params: $a, $b``. Python never builds query text from values.
 """
+
 from __future__ import annotations
 
 import re

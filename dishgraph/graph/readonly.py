@@ -5,6 +5,7 @@ files that block every later read-only open), ``INSTALL httpfs`` (a download), `
 configuration calls. A read-only store refuses those *before* they reach the database: anything that
 could write, or touch files or the network, needs an explicit read-write open (``db shell --write``).
 """
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,9 @@ _STRINGS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`", re.S)
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _REFUSED = re.compile(
     r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|ALTER|COPY|EXPORT|IMPORT|INSTALL|UNINSTALL|LOAD|UPDATE|"
-    r"CHECKPOINT|ATTACH|USE|BEGIN|COMMIT|ROLLBACK|FOREACH)\b", re.IGNORECASE)
+    r"CHECKPOINT|ATTACH|USE|BEGIN|COMMIT|ROLLBACK|FOREACH)\b",
+    re.IGNORECASE,
+)
 _CONFIG_CALL = re.compile(r"\bCALL\s+\w+\s*=", re.IGNORECASE)
 
 
@@ -38,4 +41,5 @@ def check_read_only(cypher: str) -> None:
     if reason is not None:
         raise ReadOnlyViolation(
             f"{reason} refused: the database is open read-only, and this statement could write or touch files "
-            "or the network; use `dishgraph db shell --write` if you mean it")
+            "or the network; use `dishgraph db shell --write` if you mean it"
+        )

@@ -4,6 +4,7 @@ Ladybug needs every node/rel table declared (with a primary key for MERGE); Neo4
 constraints on the same keys. Both are generated from this table, and it is also the whitelist of
 labels and relationship types that code may ever place into a Cypher string.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,34 +28,90 @@ class RelType:
 
 NODES: tuple[NodeType, ...] = (
     NodeType("Dish", "name", {"name": "STRING", "source": "STRING"}, "a dish name (base or target)"),
-    NodeType("DishPair", "key", {"key": "STRING", "base": "STRING", "target": "STRING",
-                                 "change_from": "STRING", "change_to": "STRING", "change_kind": "STRING"},
-             "a counterfactual task: rewrite base into target; change_kind is replace|add"),
-    NodeType("Recipe", "id", {"id": "STRING", "dish": "STRING", "text": "STRING", "source": "STRING",
-                              "line": "INT64", "parsed": "BOOLEAN", "n_actions": "INT64"},
-             "one recipe text with provenance (file, line)"),
-    NodeType("Step", "id", {"id": "STRING", "recipe": "STRING", "pos": "INT64", "phrase": "STRING",
-                            "verb": "STRING", "start": "INT64", "end": "INT64", "inherited": "BOOLEAN",
-                            "clause": "INT64", "instruction": "STRING", "action": "STRING",
-                            "ingredient_forms": "STRING[]", "tool_forms": "STRING[]", "sentence": "INT64"},
-             "one action occurrence (parsed) or one PCS row; ingredient_forms / tool_forms are the surface "
-             "forms as written (in order) and sentence the numbered step: what evaluation reads back "
-             "(null on steps written before they existed)"),
-    NodeType("ProtoAction", "key", {"key": "STRING", "verb": "STRING", "ingredients": "STRING[]",
-                                    "tools": "STRING[]"},
-             "(verb class, ingredient classes, tool classes)"),
+    NodeType(
+        "DishPair",
+        "key",
+        {
+            "key": "STRING",
+            "base": "STRING",
+            "target": "STRING",
+            "change_from": "STRING",
+            "change_to": "STRING",
+            "change_kind": "STRING",
+        },
+        "a counterfactual task: rewrite base into target; change_kind is replace|add",
+    ),
+    NodeType(
+        "Recipe",
+        "id",
+        {
+            "id": "STRING",
+            "dish": "STRING",
+            "text": "STRING",
+            "source": "STRING",
+            "line": "INT64",
+            "parsed": "BOOLEAN",
+            "n_actions": "INT64",
+        },
+        "one recipe text with provenance (file, line)",
+    ),
+    NodeType(
+        "Step",
+        "id",
+        {
+            "id": "STRING",
+            "recipe": "STRING",
+            "pos": "INT64",
+            "phrase": "STRING",
+            "verb": "STRING",
+            "start": "INT64",
+            "end": "INT64",
+            "inherited": "BOOLEAN",
+            "clause": "INT64",
+            "instruction": "STRING",
+            "action": "STRING",
+            "ingredient_forms": "STRING[]",
+            "tool_forms": "STRING[]",
+            "sentence": "INT64",
+        },
+        "one action occurrence (parsed) or one PCS row; ingredient_forms / tool_forms are the surface "
+        "forms as written (in order) and sentence the numbered step: what evaluation reads back "
+        "(null on steps written before they existed)",
+    ),
+    NodeType(
+        "ProtoAction",
+        "key",
+        {"key": "STRING", "verb": "STRING", "ingredients": "STRING[]", "tools": "STRING[]"},
+        "(verb class, ingredient classes, tool classes)",
+    ),
     NodeType("VerbClass", "name", {"name": "STRING"}),
     NodeType("IngredientClass", "name", {"name": "STRING"}),
     NodeType("ToolClass", "name", {"name": "STRING"}),
-    NodeType("SurfaceForm", "key", {"key": "STRING", "form": "STRING", "kind": "STRING"},
-             "a glossary surface form; key is kind:form"),
-    NodeType("Component", "key", {"key": "STRING", "type": "STRING", "cluster": "STRING"},
-             "DiNeR dish-name atom (type:cluster)"),
+    NodeType(
+        "SurfaceForm",
+        "key",
+        {"key": "STRING", "form": "STRING", "kind": "STRING"},
+        "a glossary surface form; key is kind:form",
+    ),
+    NodeType(
+        "Component",
+        "key",
+        {"key": "STRING", "type": "STRING", "cluster": "STRING"},
+        "DiNeR dish-name atom (type:cluster)",
+    ),
     NodeType("Compound", "key", {"key": "STRING", "size": "INT64"}, "a set of >=2 components"),
-    NodeType("Split", "name", {"name": "STRING", "divergence": "DOUBLE", "atom_divergence": "DOUBLE",
-                               "seed": "INT64", "ratio": "DOUBLE"}, "a named TMCD split"),
-    NodeType("Comestible", "id", {"id": "STRING", "name": "STRING", "recipe": "STRING"},
-             "a PCS intermediate comestible, scoped to its recipe"),
+    NodeType(
+        "Split",
+        "name",
+        {"name": "STRING", "divergence": "DOUBLE", "atom_divergence": "DOUBLE", "seed": "INT64", "ratio": "DOUBLE"},
+        "a named TMCD split",
+    ),
+    NodeType(
+        "Comestible",
+        "id",
+        {"id": "STRING", "name": "STRING", "recipe": "STRING"},
+        "a PCS intermediate comestible, scoped to its recipe",
+    ),
 )
 
 RELS: tuple[RelType, ...] = (
@@ -65,22 +122,42 @@ RELS: tuple[RelType, ...] = (
     RelType("VERB", (("ProtoAction", "VerbClass"),)),
     RelType("INGREDIENT", (("ProtoAction", "IngredientClass"),)),
     RelType("TOOL", (("ProtoAction", "ToolClass"),)),
-    RelType("FORM_OF", (("SurfaceForm", "VerbClass"), ("SurfaceForm", "IngredientClass"),
-                        ("SurfaceForm", "ToolClass"))),
+    RelType(
+        "FORM_OF", (("SurfaceForm", "VerbClass"), ("SurfaceForm", "IngredientClass"), ("SurfaceForm", "ToolClass"))
+    ),
     RelType("BASE", (("DishPair", "Dish"),)),
     RelType("TARGET", (("DishPair", "Dish"),)),
     RelType("USES", (("Dish", "ProtoAction"),), {"freq": "DOUBLE", "n": "INT64", "total": "INT64"}),
-    RelType("COMPOSED_USES", (("Dish", "ProtoAction"),),
-            {"freq": "DOUBLE", "weight": "DOUBLE", "source": "STRING", "corpus_recipes": "INT64"},
-            "estimated share of a dish's recipes doing an action, composed from other dishes (knowledge/compose)"),
-    RelType("COMPOSED_FROM", (("Dish", "Dish"),),
-            {"role": "STRING", "atom": "STRING", "weight": "DOUBLE", "recipes": "INT64"},
-            "provenance: a dish whose recipes went into a composed dish's knowledge"),
-    RelType("PIVOT", (("DishPair", "ProtoAction"),),
-            {"kind": "STRING", "fb": "DOUBLE", "ft": "DOUBLE", "source": "STRING", "votes": "STRING"}),
-    RelType("MUST_PRECEDE", (("ProtoAction", "ProtoAction"),),
-            {"dish": "STRING", "ate": "DOUBLE", "n_treated": "INT64", "n_control": "INT64",
-             "estimator": "STRING", "source": "STRING", "window": "STRING"}),
+    RelType(
+        "COMPOSED_USES",
+        (("Dish", "ProtoAction"),),
+        {"freq": "DOUBLE", "weight": "DOUBLE", "source": "STRING", "corpus_recipes": "INT64"},
+        "estimated share of a dish's recipes doing an action, composed from other dishes (knowledge/compose)",
+    ),
+    RelType(
+        "COMPOSED_FROM",
+        (("Dish", "Dish"),),
+        {"role": "STRING", "atom": "STRING", "weight": "DOUBLE", "recipes": "INT64"},
+        "provenance: a dish whose recipes went into a composed dish's knowledge",
+    ),
+    RelType(
+        "PIVOT",
+        (("DishPair", "ProtoAction"),),
+        {"kind": "STRING", "fb": "DOUBLE", "ft": "DOUBLE", "source": "STRING", "votes": "STRING"},
+    ),
+    RelType(
+        "MUST_PRECEDE",
+        (("ProtoAction", "ProtoAction"),),
+        {
+            "dish": "STRING",
+            "ate": "DOUBLE",
+            "n_treated": "INT64",
+            "n_control": "INT64",
+            "estimator": "STRING",
+            "source": "STRING",
+            "window": "STRING",
+        },
+    ),
     RelType("HAS_COMPONENT", (("Dish", "Component"),), {"pos": "INT64", "surface": "STRING"}),
     RelType("HAS_COMPOUND", (("Dish", "Compound"),)),
     RelType("PART", (("Compound", "Component"),)),

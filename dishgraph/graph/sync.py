@@ -6,6 +6,7 @@ identifying properties of relationships that can run in parallel, e.g. PIVOT {ki
 is idempotent: running it twice leaves the same counts. The per-label queries it runs are generated from
 the schema by ``graph.sync_queries``.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,10 @@ def sync_target(to: str) -> tuple[str, str | Path]:
     if _SCHEME.match(to) and not re.match(r"^[A-Za-z]:[\\/]", to):  # a scheme (not a Windows drive)
         parts = urlsplit(to)
         if parts.scheme.lower() not in SERVER_SCHEMES or not to.lower().startswith(parts.scheme.lower() + "://"):
-            raise UsageError(f"--to {to!r} is not a valid URI; expected {'|'.join(SERVER_SCHEMES[::3])}://host[:port] "
-                             "(or a directory path, e.g. ./graph-copy)")
+            raise UsageError(
+                f"--to {to!r} is not a valid URI; expected {'|'.join(SERVER_SCHEMES[::3])}://host[:port] "
+                "(or a directory path, e.g. ./graph-copy)"
+            )
         if not parts.hostname:
             raise UsageError(f"--to {to!r} names no host; expected bolt://host[:port]")
         try:
@@ -63,10 +66,10 @@ DEFAULT_BATCH = 5000
 # ------------------------------------------------------------------------------------------------ sync
 @dataclass
 class SyncItem:
-    kind: str          # node | rel
-    name: str          # label, or TYPE (Src->Dst)
-    source: int = 0    # rows read from the source
-    written: int = 0   # rows sent to the target (MERGE: re-sending an existing one changes nothing)
+    kind: str  # node | rel
+    name: str  # label, or TYPE (Src->Dst)
+    source: int = 0  # rows read from the source
+    written: int = 0  # rows sent to the target (MERGE: re-sending an existing one changes nothing)
 
 
 @dataclass
@@ -88,8 +91,13 @@ class SyncReport:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"items": [asdict(i) for i in self.items], "source_counts": self.source_counts,
-                "target_counts": self.target_counts, "mismatches": self.mismatches, "seconds": self.seconds}
+        return {
+            "items": [asdict(i) for i in self.items],
+            "source_counts": self.source_counts,
+            "target_counts": self.target_counts,
+            "mismatches": self.mismatches,
+            "seconds": self.seconds,
+        }
 
 
 Progress = Callable[[str, int, int], None]  # (item name, rows done, rows total)
@@ -109,8 +117,9 @@ def _node_pages(store: GraphStore, label: str, page: int) -> Iterator[list[dict[
             return
 
 
-def sync_stores(source: GraphStore, target: GraphStore, batch: int = DEFAULT_BATCH,
-                progress: Progress | None = None) -> SyncReport:
+def sync_stores(
+    source: GraphStore, target: GraphStore, batch: int = DEFAULT_BATCH, progress: Progress | None = None
+) -> SyncReport:
     """Copy every node and relationship of the schema from source to target; idempotent (MERGE on keys).
 
     Nodes go first (so relationship endpoints exist), label by label in key order; relationships are read

@@ -2,6 +2,7 @@
 
 Both backends and every loader use these, so they live apart from the store interface (``graph.base``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator

@@ -5,6 +5,7 @@ into a block that copies its text content (trimmed) into the editor. Each slide 
 Neo4j text *exactly* (its ``.neo4j`` variant where one exists), preceded by a ``:param {…}`` block with
 example values from the real data, so the guide cannot drift from what ``dishgraph`` itself runs.
 """
+
 from __future__ import annotations
 
 import html
@@ -22,8 +23,15 @@ GUIDE_FILE = "guide.html"
 
 # Used only when the data directory cannot be found: the first pair of the CRG release and its first
 # order-constrained action, the same values the data gives.
-FALLBACK_EXAMPLES = {"base": "白灼菜心", "target": "白灼秋葵", "dish": "白灼秋葵", "action": "切|洋葱|",
-                     "pair": "白灼菜心->白灼秋葵", "limit": 25, "top": 5}
+FALLBACK_EXAMPLES = {
+    "base": "白灼菜心",
+    "target": "白灼秋葵",
+    "dish": "白灼秋葵",
+    "action": "切|洋葱|",
+    "pair": "白灼菜心->白灼秋葵",
+    "limit": 25,
+    "top": 5,
+}
 
 
 @dataclass(frozen=True)
@@ -56,8 +64,14 @@ def example_params(data_dir: Path | None = None) -> dict:
     for base, target in (p for p in pairs if len(p) == 2):
         if constraints.get(target):
             action = ProtoAction.from_release(constraints[target][0]["action"]).key
-            return {**FALLBACK_EXAMPLES, "base": base, "target": target, "dish": target, "action": action,
-                    "pair": f"{base}->{target}"}
+            return {
+                **FALLBACK_EXAMPLES,
+                "base": base,
+                "target": target,
+                "dish": target,
+                "action": action,
+                "pair": f"{base}->{target}",
+            }
     return dict(FALLBACK_EXAMPLES)
 
 
@@ -90,16 +104,18 @@ def collect_slides(spec: dict, examples: dict) -> tuple[list[GuideSlide], list[s
     for s in spec["slides"]:
         name = s["query"]
         if name not in known:
-            warnings.warn(f"guide: no named query {name!r} in {queries.CYPHER_DIR}; slide {s['title']!r} skipped",
-                          stacklevel=2)
+            warnings.warn(
+                f"guide: no named query {name!r} in {queries.CYPHER_DIR}; slide {s['title']!r} skipped", stacklevel=2
+            )
             skipped.append(name)
             continue
         q = queries.get(name, "neo4j")
         params = {}
         for p in q.params:
             if p not in examples:
-                warnings.warn(f"guide: no example value for ${p} of {name!r}; the :param block sets it to null",
-                              stacklevel=2)
+                warnings.warn(
+                    f"guide: no example value for ${p} of {name!r}; the :param block sets it to null", stacklevel=2
+                )
             params[p] = examples.get(p)
         slides.append(GuideSlide(name, s["title"], q.text, params))
     return slides, skipped
@@ -128,7 +144,7 @@ def render(spec: dict, slides: list[GuideSlide]) -> str:
       <div class="col-sm-9">
 {_paragraphs(intro.get("paragraphs", []))}
         <ol>
-{chr(10).join(f'          <li>{html.escape(s.title)} (<code>{html.escape(s.query)}</code>)</li>' for s in slides)}
+{chr(10).join(f"          <li>{html.escape(s.title)} (<code>{html.escape(s.query)}</code>)</li>" for s in slides)}
         </ol>
       </div>
     </slide>""")

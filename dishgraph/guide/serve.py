@@ -4,6 +4,7 @@ Browser fetches a ``:play`` URL with an XHR from its own origin (http://localhos
 ``Access-Control-Allow-Origin: *`` (and an answer to the CORS preflight). The host must also be on the
 server's ``browser.remote_content_hostname_allowlist`` (localhost is by default, and in docker-compose.yml).
 """
+
 from __future__ import annotations
 
 import threading

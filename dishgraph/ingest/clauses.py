@@ -3,6 +3,7 @@
 Both the rule parser (``ingest.parser``) and the dependency parser (``ingest.depparse``) split a recipe the
 same way, so the splitter lives here, below both: neither parser module needs the other for it.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,9 +12,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Clause:
-    step: int     # numbered step / sentence index
-    index: int    # clause index within the recipe
-    start: int    # span in the original text
+    step: int  # numbered step / sentence index
+    index: int  # clause index within the recipe
+    start: int  # span in the original text
     end: int
     text: str
 
@@ -32,7 +33,7 @@ def split_clauses(text: str) -> list[Clause]:
     """Steps and clauses with spans into ``text`` (step markers and punctuation are not part of a clause)."""
     if not text:
         return []
-    breaks: set[int] = set()       # positions where a new step starts
+    breaks: set[int] = set()  # positions where a new step starts
     marker_spans = []
     for m in _STEP_RE.finditer(text):
         s = m.start()

@@ -3,12 +3,13 @@
 Records are read, upserted (dishes, recipes) and parsed chunk by chunk, so a multi-GB XiaChuFang dump
 never sits in memory, and a killed run resumes where it stopped (parsed recipes are skipped).
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
@@ -45,13 +46,30 @@ class CorpusReport:
         return d
 
 
-def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fmt: str = "auto",
-                  source: str | None = None, dish_field: str = "dish", title_field: str | None = None,
-                  text_field: str = "text", steps_field: str | None = None, id_field: str | None = None,
-                  segmenter: str = "auto", parser: str = "rules", workers: int = 1, chunk_size: int = 20_000,
-                  load_batch: int | None = None, show_progress: bool = True, parse: bool = True,
-                  mode: str = "auto", on_progress=None, encoding: str = "auto",
-                  report: ReadReport | None = None) -> CorpusReport:
+def ingest_corpus(
+    store: GraphStore,
+    path: str | Path,
+    glossary: Glossary,
+    *,
+    fmt: str = "auto",
+    source: str | None = None,
+    dish_field: str = "dish",
+    title_field: str | None = None,
+    text_field: str = "text",
+    steps_field: str | None = None,
+    id_field: str | None = None,
+    segmenter: str = "auto",
+    parser: str = "rules",
+    workers: int = 1,
+    chunk_size: int = 20_000,
+    load_batch: int | None = None,
+    show_progress: bool = True,
+    parse: bool = True,
+    mode: str = "auto",
+    on_progress=None,
+    encoding: str = "auto",
+    report: ReadReport | None = None,
+) -> CorpusReport:
     """Read, upsert and parse a corpus chunk by chunk; ``mode`` is the loader's write path (auto|merge|create|copy).
 
     ``load_batch`` is how many parsed recipes go into one load (see ``pipeline.default_load_batch``).
@@ -60,8 +78,8 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
     skips of your own); every good record is loaded. A file that yields no record at all raises
     `InputError`: an ingest of nothing is never a success. ``on_progress`` is ``parse_and_load``'s hook.
     """
-    from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.errors import InputError, UsageError
+    from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import CORPUS_FORMATS, check_encoding, estimate_records, read_corpus
 
     for name, value in (("chunk_size", chunk_size), ("load_batch", load_batch or 1), ("workers", workers)):
@@ -85,17 +103,26 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
     loader.load_glossary(store, glossary)
 
     def records() -> Iterator[loader.RecipeRecord]:
-        for r in read_corpus(path, format=fmt, dish_field=dish_field, title_field=title_field,
-                             text_field=text_field, steps_field=steps_field, id_field=id_field, report=report,
-                             encoding=encoding):
+        for r in read_corpus(
+            path,
+            format=fmt,
+            dish_field=dish_field,
+            title_field=title_field,
+            text_field=text_field,
+            steps_field=steps_field,
+            id_field=id_field,
+            report=report,
+            encoding=encoding,
+        ):
             kind = junk_kind(r.text)
             if kind:
                 rep.junk[kind] = rep.junk.get(kind, 0) + 1
                 if len(junk_messages) < 20:
                     junk_messages.append(f"{path}:{r.line}: recipe for {r.dish!r} skipped as junk ({kind})")
                 continue
-            yield loader.RecipeRecord(loader.recipe_id(source, r.dish, r.text), r.dish, r.text,
-                                      source=f"{source}", line=r.line)
+            yield loader.RecipeRecord(
+                loader.recipe_id(source, r.dish, r.text), r.dish, r.text, source=f"{source}", line=r.line
+            )
 
     seen_dishes: set[str] = set()
     junk_messages: list[str] = []
@@ -112,9 +139,20 @@ def ingest_corpus(store: GraphStore, path: str | Path, glossary: Glossary, *, fm
 
     if parse:
         total = estimate_records(path, fmt) if show_progress else None  # the bar's total and ETA
-        st = parse_and_load(store, loaded(), glossary, segmenter=segmenter, parser=parser, workers=workers,
-                            batch_size=min(chunk_size, 2000), load_batch=load_batch, total=total,
-                            show_progress=show_progress, mode=mode, on_progress=on_progress)
+        st = parse_and_load(
+            store,
+            loaded(),
+            glossary,
+            segmenter=segmenter,
+            parser=parser,
+            workers=workers,
+            batch_size=min(chunk_size, 2000),
+            load_batch=load_batch,
+            total=total,
+            show_progress=show_progress,
+            mode=mode,
+            on_progress=on_progress,
+        )
         rep.steps, rep.with_actions = st.steps, st.with_actions
         rep.skipped_already_parsed = st.skipped_already_parsed
         if st.recipes > st.with_actions:

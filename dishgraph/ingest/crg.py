@@ -5,6 +5,7 @@ glossary as class nodes with surface forms, the released pivots and order constr
 (``source: "crg-release"``), then (unless ``parse=False``) every recipe parsed into its action graph.
 Every step is a MERGE on a stable key: running it twice changes no counts.
 """
+
 from __future__ import annotations
 
 import time
@@ -34,8 +35,9 @@ class IngestReport:
         return asdict(self)
 
 
-def release_records(crg_dir: str | Path, dishes=None, per_dish: int | None = None,
-                    release=None) -> list[loader.RecipeRecord]:
+def release_records(
+    crg_dir: str | Path, dishes=None, per_dish: int | None = None, release=None
+) -> list[loader.RecipeRecord]:
     """The release's base recipes as loader records (content-hash ids, file/line provenance), in file order;
     ``dishes``: only those base dishes, ``per_dish``: at most that many of each. The ingest and every test or
     notebook that parses part of the release build the same records (so their ids agree)."""
@@ -50,15 +52,25 @@ def release_records(crg_dir: str | Path, dishes=None, per_dish: int | None = Non
         if per_dish is not None and taken.get(r.base, 0) >= per_dish:
             continue
         taken[r.base] = taken.get(r.base, 0) + 1
-        out.append(loader.RecipeRecord(loader.recipe_id("crg", r.base, r.text), r.base, r.text,
-                                       source=RECIPES_SOURCE, line=r.line))
+        out.append(
+            loader.RecipeRecord(
+                loader.recipe_id("crg", r.base, r.text), r.base, r.text, source=RECIPES_SOURCE, line=r.line
+            )
+        )
     return out
 
 
-def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool = True,
-                          segmenter: str = "auto", parser: str = "rules", workers: int = 1,
-                          show_progress: bool = True,
-                          mode: str = "auto") -> IngestReport:
+def ingest_counterfactual(
+    store: GraphStore,
+    crg_dir: str | Path,
+    *,
+    parse: bool = True,
+    segmenter: str = "auto",
+    parser: str = "rules",
+    workers: int = 1,
+    show_progress: bool = True,
+    mode: str = "auto",
+) -> IngestReport:
     """Load the release and parse its recipes; ``mode`` is the loader's write path (auto | merge | create | copy)."""
     t0 = time.perf_counter()
     crg_dir = Path(crg_dir)
@@ -70,30 +82,55 @@ def ingest_counterfactual(store: GraphStore, crg_dir: str | Path, *, parse: bool
     rep.skipped_lines = release.report.skipped if getattr(release, "report", None) else 0
     dishes = [n for p in release.pairs for n in (p.base, p.target)] + [r.dish for r in records]
     rep.dishes = loader.load_dishes(store, dishes, SOURCE)
-    rep.pairs = store.write("load_pairs", [
-        {"key": loader.pair_key(p.base, p.target), "base": p.base, "target": p.target,
-         "change_from": p.change.old, "change_to": p.change.new, "change_kind": p.change.kind}
-        for p in release.pairs])
+    rep.pairs = store.write(
+        "load_pairs",
+        [
+            {
+                "key": loader.pair_key(p.base, p.target),
+                "base": p.base,
+                "target": p.target,
+                "change_from": p.change.old,
+                "change_to": p.change.new,
+                "change_kind": p.change.kind,
+            }
+            for p in release.pairs
+        ],
+    )
     rep.recipes = loader.load_recipes(store, records, mode=mode)
 
     # Reference knowledge of the release: pivots per pair, cause->effect constraints per target dish.
     base_of = {p.target: p.base for p in release.pairs}
     pivots = [(t, proto, kind) for t, items in release.pivots.items() for proto, kind in items]
     pairs_cons = [(t, c, e) for t, items in release.constraints.items() for it in items for c, e in it["pairs"]]
-    loader.load_proto_actions(store, [p for _, p, _ in pivots] + [a for _, c, e in pairs_cons for a in (c, e)],
-                              mode=mode)
-    rep.reference_pivots = store.write("load_reference_pivots", [
-        {"pair": loader.pair_key(base_of[t], t), "key": p.key, "kind": kind, "source": SOURCE}
-        for t, p, kind in pivots])
-    rep.reference_constraints = store.write("load_reference_constraints", [
-        {"cause": c.key, "effect": e.key, "dish": t, "source": SOURCE} for t, c, e in dict.fromkeys(pairs_cons)])
+    loader.load_proto_actions(
+        store, [p for _, p, _ in pivots] + [a for _, c, e in pairs_cons for a in (c, e)], mode=mode
+    )
+    rep.reference_pivots = store.write(
+        "load_reference_pivots",
+        [
+            {"pair": loader.pair_key(base_of[t], t), "key": p.key, "kind": kind, "source": SOURCE}
+            for t, p, kind in pivots
+        ],
+    )
+    rep.reference_constraints = store.write(
+        "load_reference_constraints",
+        [{"cause": c.key, "effect": e.key, "dish": t, "source": SOURCE} for t, c, e in dict.fromkeys(pairs_cons)],
+    )
 
     if parse:
         from dishgraph.ingest.pipeline import parse_and_load
 
-        stats = parse_and_load(store, records, release.glossary, segmenter=segmenter, parser=parser,
-                               workers=workers,
-                               total=len(records), show_progress=show_progress, mode=mode)
+        stats = parse_and_load(
+            store,
+            records,
+            release.glossary,
+            segmenter=segmenter,
+            parser=parser,
+            workers=workers,
+            total=len(records),
+            show_progress=show_progress,
+            mode=mode,
+        )
         rep.parsed = asdict(stats)
     rep.seconds = time.perf_counter() - t0
     return rep

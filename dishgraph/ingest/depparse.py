@@ -8,6 +8,7 @@ files are already on local disk: nothing here downloads, and the libraries are i
 The converter (:func:`actions_from_parse`) is backend-independent and is what the tests exercise, on
 hand-recorded HanLP-style parses in ``tests/fixtures/parse/``.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,10 +26,10 @@ from dishgraph.registry import Registry
 
 @dataclass(frozen=True)
 class DepToken:
-    id: int        # 1-based position in the sentence
+    id: int  # 1-based position in the sentence
     form: str
     pos: str
-    head: int      # 0 = root
+    head: int  # 0 = root
     deprel: str
     start: int = 0  # character offset in the recipe text
 
@@ -75,8 +76,7 @@ class DepConverter:
                 return word[:k]
         return None
 
-    def sentence_actions(self, toks: list[DepToken], text: str = "", step: int = 0,
-                         clause: int = 0) -> list[Action]:
+    def sentence_actions(self, toks: list[DepToken], text: str = "", step: int = 0, clause: int = 0) -> list[Action]:
         """One parsed phrase → actions sorted by position; omission is resolved within the phrase."""
         if not toks:
             return []
@@ -116,11 +116,18 @@ class DepConverter:
             forms = [by_id[w] for w in sorted(words)]
             t0, t1 = forms[0], forms[-1]
             a, b = t0.start, t1.start + len(t1.form)
-            out.append(Action(verb=self.verb_of(by_id[head].form) or by_id[head].form,
-                              ingredients=_unique(t.form for t in forms if t.form in self._ingr),
-                              tools=_unique(t.form for t in forms if t.form in self._tools),
-                              start=a, end=b, phrase=text[a:b] if text else "".join(t.form for t in forms),
-                              step=step, clause=clause))
+            out.append(
+                Action(
+                    verb=self.verb_of(by_id[head].form) or by_id[head].form,
+                    ingredients=_unique(t.form for t in forms if t.form in self._ingr),
+                    tools=_unique(t.form for t in forms if t.form in self._tools),
+                    start=a,
+                    end=b,
+                    phrase=text[a:b] if text else "".join(t.form for t in forms),
+                    step=step,
+                    clause=clause,
+                )
+            )
         return out
 
     def recipe_actions(self, sentences: Iterable[list[DepToken]], text: str = "") -> list[Action]:
@@ -133,9 +140,11 @@ class DepConverter:
             if not a.ingredients and not a.tools and prev:
                 a.ingredients, a.inherited = list(prev), True
             prev = a.ingredients
-            a.proto = ProtoAction(self._verbs.get(a.verb, a.verb),
-                                  frozenset(self._ingr[i] for i in a.ingredients),
-                                  frozenset(self._tools[t] for t in a.tools))
+            a.proto = ProtoAction(
+                self._verbs.get(a.verb, a.verb),
+                frozenset(self._ingr[i] for i in a.ingredients),
+                frozenset(self._tools[t] for t in a.tools),
+            )
         return actions
 
 
@@ -167,8 +176,9 @@ class LtpBackend:
     def rows(nlp: Any, phrase: str) -> Rows:
         out = nlp.pipeline([phrase], tasks=["cws", "pos", "dep"])
         dep = out.dep[0]
-        return [(i + 1, w, p, h, r) for i, (w, p, h, r)
-                in enumerate(zip(out.cws[0], out.pos[0], dep["head"], dep["label"]))]
+        return [
+            (i + 1, w, p, h, r) for i, (w, p, h, r) in enumerate(zip(out.cws[0], out.pos[0], dep["head"], dep["label"]))
+        ]
 
 
 class HanlpBackend:
@@ -206,8 +216,7 @@ class StanzaBackend:
     def load() -> Any:
         import stanza
 
-        return stanza.Pipeline("zh-hans", processors="tokenize,pos,lemma,depparse", download_method=None,
-                               verbose=False)
+        return stanza.Pipeline("zh-hans", processors="tokenize,pos,lemma,depparse", download_method=None, verbose=False)
 
     @staticmethod
     def rows(nlp: Any, phrase: str) -> Rows:
@@ -217,7 +226,8 @@ class StanzaBackend:
 
 Backend = type[LtpBackend] | type[HanlpBackend] | type[StanzaBackend]
 BACKENDS: Registry[Backend] = Registry(
-    "dependency backend", doc="dependency parsers used only with their model on local disk (never downloaded)")
+    "dependency backend", doc="dependency parsers used only with their model on local disk (never downloaded)"
+)
 BACKENDS.add("ltp", LtpBackend)
 BACKENDS.add("hanlp", HanlpBackend)
 BACKENDS.add("stanza", StanzaBackend)
@@ -303,8 +313,11 @@ class DependencyParser:
 
     def parse(self, text: str) -> list[Action]:
         """CRG's phrases are its clauses, and it skips a phrase holding a bracket (``parse_functions.py``)."""
-        sentences = [self._parse_phrase(c.text, c.start) for c in split_clauses(text)
-                     if not any(ch in c.text for ch in _BRACKET_CHARS)]
+        sentences = [
+            self._parse_phrase(c.text, c.start)
+            for c in split_clauses(text)
+            if not any(ch in c.text for ch in _BRACKET_CHARS)
+        ]
         return self.converter.recipe_actions(sentences, text)
 
     def parse_many(self, texts: list[str]) -> list[list[Action]]:
@@ -316,5 +329,7 @@ class DependencyParser:
 
 
 _BRACKET_CHARS = "()（）"
-_MODEL_HINT = ("install LTP, HanLP or stanza and put its model on disk (DISHGRAPH_LTP_MODEL, "
-               "DISHGRAPH_HANLP_MODEL or HANLP_HOME, STANZA_RESOURCES_DIR); dishgraph never downloads models")
+_MODEL_HINT = (
+    "install LTP, HanLP or stanza and put its model on disk (DISHGRAPH_LTP_MODEL, "
+    "DISHGRAPH_HANLP_MODEL or HANLP_HOME, STANZA_RESOURCES_DIR); dishgraph never downloads models"
+)

@@ -16,6 +16,7 @@ Layout written under the destination (what `dishgraph.config.data_dir` looks for
                     pivot_actions.json, order_constraints.json, original/{glossary_dict,pivot_actions}.pkl}
     diner/glossary.json
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,9 +25,9 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 CRG_REPO = "xxxiaol/counterfactual-recipe-generation"
 CRG_COMMIT = "4757de1a63be13f57e15b4dc35fed15fd813d98f"
@@ -38,12 +39,12 @@ CHUNK = 1 << 16
 
 @dataclass(frozen=True)
 class ReleaseFile:
-    dest: str                  # path under the data directory
+    dest: str  # path under the data directory
     sha256: str
     size: int
-    repo: str | None = None    # None: derived locally from downloaded files
+    repo: str | None = None  # None: derived locally from downloaded files
     commit: str | None = None
-    path: str | None = None    # path inside the repository
+    path: str | None = None  # path inside the repository
 
     def url(self, base_url: str = DEFAULT_BASE_URL) -> str:
         return f"{base_url.rstrip('/')}/{self.repo}/{self.commit}/{self.path}"
@@ -58,26 +59,52 @@ def _crg(dest: str, path: str, sha: str, size: int) -> ReleaseFile:
 
 
 DOWNLOADED = (
-    _crg("base_recipes.txt", "base_recipes.txt",
-         "5df6401109713bdf82e09693a4dd39720011bc213060abbb2bc3824dbb5b1eec", 1250457),
-    _crg("dish_pairs.txt", "dish_pairs.txt",
-         "99a3fb38a15c84ddbf9f94e7f2b4cb4fcb4c32b3466434e7ccd45e17f62fd542", 1365),
-    _crg("changing_ingres.txt", "changing_ingres.txt",
-         "71798d67fa95bf4006b0d17077c52b3dddb7e93e9bc7222ed0aecd7a170e6d2f", 711),
-    _crg("original/glossary_dict.pkl", "glossary_dict.pkl",
-         "7e1ed01610c00b370a0044626fe23f70f0f104af223c11f858dd95b4bc86e122", 148223),
-    _crg("original/pivot_actions.pkl", "pivot_actions.pkl",
-         "936ec9964176efd71f631a5eaaae5278f563985309ce5f82a15f40f08a40305c", 174527),
-    ReleaseFile("diner/glossary.json", "16748cee8ba7f3d1dc63dda1e4b6a186d46aa1f50b7e343e7edb04eeb3d53069", 16976,
-                DINER_REPO, DINER_COMMIT, "data/glossary.json"),
+    _crg(
+        "base_recipes.txt",
+        "base_recipes.txt",
+        "5df6401109713bdf82e09693a4dd39720011bc213060abbb2bc3824dbb5b1eec",
+        1250457,
+    ),
+    _crg("dish_pairs.txt", "dish_pairs.txt", "99a3fb38a15c84ddbf9f94e7f2b4cb4fcb4c32b3466434e7ccd45e17f62fd542", 1365),
+    _crg(
+        "changing_ingres.txt",
+        "changing_ingres.txt",
+        "71798d67fa95bf4006b0d17077c52b3dddb7e93e9bc7222ed0aecd7a170e6d2f",
+        711,
+    ),
+    _crg(
+        "original/glossary_dict.pkl",
+        "glossary_dict.pkl",
+        "7e1ed01610c00b370a0044626fe23f70f0f104af223c11f858dd95b4bc86e122",
+        148223,
+    ),
+    _crg(
+        "original/pivot_actions.pkl",
+        "pivot_actions.pkl",
+        "936ec9964176efd71f631a5eaaae5278f563985309ce5f82a15f40f08a40305c",
+        174527,
+    ),
+    ReleaseFile(
+        "diner/glossary.json",
+        "16748cee8ba7f3d1dc63dda1e4b6a186d46aa1f50b7e343e7edb04eeb3d53069",
+        16976,
+        DINER_REPO,
+        DINER_COMMIT,
+        "data/glossary.json",
+    ),
 )
 DERIVED = (
-    ReleaseFile("counterfactual/glossary.json",
-                "94aab4ff4eb780d40a2cafa2b08cbb74882cab3cda9706dfcda47edd0d630c75", 153858),
-    ReleaseFile("counterfactual/pivot_actions.json",
-                "b1f9326d7fb95bd27ec37bff8fd54ce3cf49e90c131ef9723ee6ce2f59aaf327", 118616),
-    ReleaseFile("counterfactual/order_constraints.json",
-                "d8ea8adec3cca19114cf0661858cef3041a27da476b0e02c1e8d20665878150d", 141786),
+    ReleaseFile(
+        "counterfactual/glossary.json", "94aab4ff4eb780d40a2cafa2b08cbb74882cab3cda9706dfcda47edd0d630c75", 153858
+    ),
+    ReleaseFile(
+        "counterfactual/pivot_actions.json", "b1f9326d7fb95bd27ec37bff8fd54ce3cf49e90c131ef9723ee6ce2f59aaf327", 118616
+    ),
+    ReleaseFile(
+        "counterfactual/order_constraints.json",
+        "d8ea8adec3cca19114cf0661858cef3041a27da476b0e02c1e8d20665878150d",
+        141786,
+    ),
 )
 ALL_FILES = DOWNLOADED + DERIVED
 
@@ -93,7 +120,7 @@ class HashMismatchError(ValueError):
 @dataclass
 class FetchResult:
     dest: str
-    status: str            # present | downloaded | replaced | derived
+    status: str  # present | downloaded | replaced | derived
     sha256: str
     bytes: int
     url: str | None = None
@@ -132,8 +159,10 @@ def _atomic_write(target: Path, chunks: Iterable[bytes], spec: ReleaseFile, orig
             os.fsync(out.fileno())
         digest = h.hexdigest()
         if digest != spec.sha256:
-            raise HashMismatchError(f"{origin}: SHA-256 mismatch for {spec.dest}: expected {spec.sha256}, got "
-                                    f"{digest} ({n} bytes, expected {spec.size}); nothing written to {target}")
+            raise HashMismatchError(
+                f"{origin}: SHA-256 mismatch for {spec.dest}: expected {spec.sha256}, got "
+                f"{digest} ({n} bytes, expected {spec.size}); nothing written to {target}"
+            )
         os.replace(tmp, target)
         return digest, n
     except BaseException:
@@ -169,15 +198,28 @@ def _derived_bytes(dest: Path, spec: ReleaseFile) -> bytes:
         if name == "pivot_actions.json":
             obj = {t: [{**p.to_release(), "kind": k} for p, k in items] for t, items in pivots.items()}
         else:
-            obj = {t: [{"action": it["action"].to_release(),
-                        "pairs": [[c.to_release(), e.to_release()] for c, e in it["pairs"]]} for it in items]
-                   for t, items in constraints.items()}
+            obj = {
+                t: [
+                    {
+                        "action": it["action"].to_release(),
+                        "pairs": [[c.to_release(), e.to_release()] for c, e in it["pairs"]],
+                    }
+                    for it in items
+                ]
+                for t, items in constraints.items()
+            }
     return json.dumps(obj, ensure_ascii=False, indent=1).encode("utf-8")
 
 
-def fetch_release(dest: str | Path | None = None, *, base_url: str = DEFAULT_BASE_URL, timeout: float = 60.0,
-                  derive: bool = True, files: Iterable[ReleaseFile] = DOWNLOADED,
-                  on_progress: Callable[[ReleaseFile, int], None] | None = None) -> list[FetchResult]:
+def fetch_release(
+    dest: str | Path | None = None,
+    *,
+    base_url: str = DEFAULT_BASE_URL,
+    timeout: float = 60.0,
+    derive: bool = True,
+    files: Iterable[ReleaseFile] = DOWNLOADED,
+    on_progress: Callable[[ReleaseFile, int], None] | None = None,
+) -> list[FetchResult]:
     """Download every release file not already present with the right hash, then derive the JSON files.
 
     ``on_progress(spec, nbytes)`` is called as bytes arrive. Stops at the first failure (`FetchError`,
@@ -212,8 +254,8 @@ class FileStatus:
     dest: str
     exists: bool
     bytes: int | None
-    verified: bool | None    # sha256 matches the pinned release hash (None: file missing)
-    source: str              # owner/repo@commit:path, or "derived"
+    verified: bool | None  # sha256 matches the pinned release hash (None: file missing)
+    source: str  # owner/repo@commit:path, or "derived"
 
     def to_dict(self) -> dict:
         return asdict(self)

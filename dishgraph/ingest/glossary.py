@@ -4,6 +4,7 @@ The released file (`glossary.json`, or the original `glossary_dict.pkl`: a list 
 order ingredient, verb, tool) maps every surface form to its class name. Classes are the atoms of
 proto-actions; surface forms are what the parser matches in text.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,7 +36,7 @@ class Glossary:
         return {k: dict(self.table(k)) for k in KINDS}
 
     @classmethod
-    def from_mapping(cls, data, source: str = "<mapping>") -> "Glossary":
+    def from_mapping(cls, data, source: str = "<mapping>") -> Glossary:
         if isinstance(data, (list, tuple)):  # original pickle layout
             if len(data) != 3:
                 raise ValueError(f"{source}: expected 3 dicts (ingredient, verb, tool), got {len(data)}")
@@ -57,7 +58,7 @@ class Glossary:
         return cls(**tables)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Glossary":
+    def load(cls, path: str | Path) -> Glossary:
         """Load ``glossary.json`` or the released ``glossary_dict.pkl`` (through the safe unpickler)."""
         path = Path(path)
         if path.suffix == ".pkl":

@@ -14,13 +14,14 @@
    ``drop`` removes surface forms, ``assign`` moves a form to a class (a split is an assign to a new
    class), ``merge`` folds the later classes into the first, ``rename`` renames a class.
 """
+
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from dishgraph.ingest.glossary import KINDS, Glossary
 
@@ -37,7 +38,7 @@ class BuildReport:
     recipes: int = 0
     candidates: dict[str, int] = field(default_factory=dict)
     classes: dict[str, int] = field(default_factory=dict)
-    verb_ari: float | None = None           # vs the released glossary on shared verbs
+    verb_ari: float | None = None  # vs the released glossary on shared verbs
     verb_shared: int = 0
     ingredient_ari: float | None = None
     ingredient_shared: int = 0
@@ -108,8 +109,9 @@ def collect_candidates(clauses: list[list], min_count: int = 3) -> tuple[dict[st
     return kinds, freq
 
 
-def ppmi_svd(clauses: list[list], vocab: list[str], dim: int = 64, window: int = 3,
-             n_context: int = 5000, seed: int = 0):
+def ppmi_svd(
+    clauses: list[list], vocab: list[str], dim: int = 64, window: int = 3, n_context: int = 5000, seed: int = 0
+):
     """Row-normalised PPMI-SVD vectors for ``vocab`` from clause-window co-occurrence counts."""
     import numpy as np
     from scipy.sparse import coo_matrix
@@ -207,10 +209,18 @@ def agreement(built: dict[str, str], released: dict[str, str]) -> tuple[float | 
     return float(adjusted_rand_score([released[w] for w in shared], [built[w] for w in shared])), len(shared)
 
 
-def build_glossary(recipes: Iterable[str], *, k: dict[str, int] | None = None, segmenter="auto",
-                   overrides: dict | None = None, reference: Glossary | None = None, min_count: int = 3,
-                   dim: int = 64, seed: int = 0,
-                   progress: Callable[[int], None] | None = None) -> tuple[Glossary, BuildReport]:
+def build_glossary(
+    recipes: Iterable[str],
+    *,
+    k: dict[str, int] | None = None,
+    segmenter="auto",
+    overrides: dict | None = None,
+    reference: Glossary | None = None,
+    min_count: int = 3,
+    dim: int = 64,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Glossary, BuildReport]:
     """Corpus → Glossary (release schema) and a report (with ARI against ``reference`` if given)."""
     from dishgraph.ingest.segment import make_segmenter
 

@@ -2,6 +2,7 @@
 options (bad ones are `UsageError`s, raised before any database opens), load, then re-derive what the new
 recipes change (USES of the dishes that gained recipes, stale composed knowledge).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -31,8 +32,14 @@ def check_parsing(parser: str, segmenter: str = "auto") -> None:
         raise UsageError(str(e)) from None
 
 
-def ingest_release(open_store: Callable[[], GraphStore], directory: Path | None = None, *,
-                   parser: str = "rules", segmenter: str = "auto", **options):
+def ingest_release(
+    open_store: Callable[[], GraphStore],
+    directory: Path | None = None,
+    *,
+    parser: str = "rules",
+    segmenter: str = "auto",
+    **options,
+):
     """Check, then load the CRG release (default: the located data/counterfactual) into the store
     ``open_store()`` opens and refresh the derived knowledge; returns (IngestReport, DerivedRefresh).
     ``options`` go to `ingest_counterfactual`."""
@@ -71,13 +78,29 @@ def check_corpus(file: Path, fmt: str, encoding: str, parser: str, segmenter: st
         raise UsageError(str(e)) from None
     check_parsing(parser, segmenter)
     if not file.exists() or file.is_dir():
-        raise InputError(f"{file}: " + ("is a directory; give a corpus file" if file.is_dir() else
-                                        "dangling symbolic link" if file.is_symlink() else "no such file"))
+        raise InputError(
+            f"{file}: "
+            + (
+                "is a directory; give a corpus file"
+                if file.is_dir()
+                else "dangling symbolic link"
+                if file.is_symlink()
+                else "no such file"
+            )
+        )
 
 
-def ingest_corpus_file(open_store: Callable[[], GraphStore], file: Path, glossary_path: Path | None = None, *,
-                       fmt: str = "auto", encoding: str = "auto", parser: str = "rules", segmenter: str = "auto",
-                       **options):
+def ingest_corpus_file(
+    open_store: Callable[[], GraphStore],
+    file: Path,
+    glossary_path: Path | None = None,
+    *,
+    fmt: str = "auto",
+    encoding: str = "auto",
+    parser: str = "rules",
+    segmenter: str = "auto",
+    **options,
+):
     """Check, then stream a corpus file into the store ``open_store()`` opens and refresh the derived knowledge;
     returns (CorpusReport, DerivedRefresh). ``options`` go to `ingest_corpus` (fields, workers, chunking)."""
     from dishgraph.ingest.corpus import ingest_corpus
@@ -86,13 +109,15 @@ def ingest_corpus_file(open_store: Callable[[], GraphStore], file: Path, glossar
     check_corpus(file, fmt, encoding, parser, segmenter)
     glossary = corpus_glossary(glossary_path)
     with open_store() as store:
-        rep = ingest_corpus(store, file, glossary, fmt=fmt, encoding=encoding, parser=parser, segmenter=segmenter,
-                            **options)
+        rep = ingest_corpus(
+            store, file, glossary, fmt=fmt, encoding=encoding, parser=parser, segmenter=segmenter, **options
+        )
         return rep, refresh_derived(store)
 
 
-def build_glossary_files(corpus: Path, k: dict[str, int], overrides: Path | None = None,
-                         reference: Path | None = None, **options):
+def build_glossary_files(
+    corpus: Path, k: dict[str, int], overrides: Path | None = None, reference: Path | None = None, **options
+):
     """`build_glossary` on a corpus file, with an overrides file and a reference glossary to compare with
     (default: the release's, when found). Returns (Glossary, report); unreadable inputs raise."""
     from dishgraph import config
@@ -111,12 +136,19 @@ def build_glossary_files(corpus: Path, k: dict[str, int], overrides: Path | None
     progress = options.pop("progress", None)
     if progress:
         progress(0, len(recipes))
-    return build_glossary(recipes, k=k, overrides=ov, reference=ref,
-                          progress=(lambda n: progress(n, len(recipes))) if progress else None, **options)
+    return build_glossary(
+        recipes,
+        k=k,
+        overrides=ov,
+        reference=ref,
+        progress=(lambda n: progress(n, len(recipes))) if progress else None,
+        **options,
+    )
 
 
-def recipe_parser(glossary_path: Path | None = None, parser: str = "rules", segmenter: str = "auto",
-                  data: Path | None = None):
+def recipe_parser(
+    glossary_path: Path | None = None, parser: str = "rules", segmenter: str = "auto", data: Path | None = None
+):
     """The parser `dishgraph parse` and `eval parse-recall` use: ``parser`` over the glossary at
     ``glossary_path`` (default: the release's under ``data``). A glossary or parser that cannot be had is a
     `UsageError` naming it."""

@@ -6,6 +6,7 @@ only of step numbers and punctuation ("1。2。3。"). Such a record is skipped 
 the ingest report counts it under its kind. A Chinese text in which the parser finds no action is loaded
 (it is a real recipe our glossary cannot read) and counted as ``no_action`` after parsing.
 """
+
 from __future__ import annotations
 
 import re

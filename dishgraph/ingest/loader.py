@@ -15,6 +15,7 @@ into rows. Two write paths, same resulting graph:
 
 ``mode="auto"`` picks ``copy`` where it applies, else ``create``; the others force one (benchmarks, tests).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -101,8 +102,7 @@ def load_dishes(store: GraphStore, names: Iterable[str], source: str, mode: str 
     return len(rows)
 
 
-def load_recipes(store: GraphStore, recipes: Iterable[RecipeRecord], batch_size: int = 2000,
-                 mode: str = "auto") -> int:
+def load_recipes(store: GraphStore, recipes: Iterable[RecipeRecord], batch_size: int = 2000, mode: str = "auto") -> int:
     """Recipes and their HAS_RECIPE edge (dishes must exist); a recipe already there keeps its properties."""
     n = 0
     for batch in batched(recipes, batch_size):
@@ -112,8 +112,10 @@ def load_recipes(store: GraphStore, recipes: Iterable[RecipeRecord], batch_size:
 
 
 def _load_recipe_batch(store: GraphStore, batch: list[RecipeRecord], batch_size: int, mode: str) -> int:
-    rows = [{"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line}
-            for r in _unique(batch, lambda r: r.id)]
+    rows = [
+        {"id": r.id, "dish": r.dish, "text": r.text, "source": r.source, "line": r.line}
+        for r in _unique(batch, lambda r: r.id)
+    ]
     if mode == "merge":
         store.write("load_recipes", rows, batch_size=batch_size)
         return len(batch)  # records given (a corpus may repeat a recipe: one node, same id)
@@ -128,8 +130,9 @@ def _load_recipe_batch(store: GraphStore, batch: list[RecipeRecord], batch_size:
 
 
 def _proto_rows(protos: Sequence[ProtoAction]) -> tuple[list[dict], list[dict], list[dict]]:
-    nodes = [{"key": p.key, "verb": p.verb, "ingredients": sorted(p.ingredients), "tools": sorted(p.tools)}
-             for p in protos]
+    nodes = [
+        {"key": p.key, "verb": p.verb, "ingredients": sorted(p.ingredients), "tools": sorted(p.tools)} for p in protos
+    ]
     ingr = [{"key": p.key, "name": c} for p in protos for c in sorted(p.ingredients)]
     tools = [{"key": p.key, "name": c} for p in protos for c in sorted(p.tools)]
     return nodes, ingr, tools
@@ -150,14 +153,21 @@ def load_proto_actions(store: GraphStore, protos: Iterable[ProtoAction], mode: s
     if mode == "merge":
         _merge_protos(store, protos)
         return len(protos)
-    found = {r["key"]: r["verbs"] for r in _lookup(store, "load_existing_proto_actions", "keys",
-                                                   [p.key for p in protos])}
+    found = {
+        r["key"]: r["verbs"] for r in _lookup(store, "load_existing_proto_actions", "keys", [p.key for p in protos])
+    }
     _merge_protos(store, [p for p in protos if p.key in found and not found[p.key]])  # half-written
     new = [p for p in protos if p.key not in found]
     if not new:
         return len(protos)
-    _ensure_classes(store, {"verb": {p.verb for p in new}, "ingredient": {c for p in new for c in p.ingredients},
-                            "tool": {c for p in new for c in p.tools}})
+    _ensure_classes(
+        store,
+        {
+            "verb": {p.verb for p in new},
+            "ingredient": {c for p in new for c in p.ingredients},
+            "tool": {c for p in new for c in p.tools},
+        },
+    )
     # VERB last: its presence is what marks a proto-action complete for the delta check.
     if use_copy(store, len(new), mode):
         copy_proto_actions(store, new)
@@ -196,10 +206,23 @@ def step_rows(parsed: Sequence[ParsedRecipe]) -> tuple[list[dict], list[dict]]:
             if a.proto is None:
                 continue
             sid = f"{pr.id}#{pos}"
-            steps.append({"id": sid, "recipe": pr.id, "pos": pos, "phrase": a.phrase, "verb": a.verb,
-                          "start": a.start, "end": a.end, "inherited": bool(a.inherited),
-                          "clause": a.clause, "action": a.proto.key, "ingredient_forms": a.ingredients,
-                          "tool_forms": a.tools, "sentence": a.step})
+            steps.append(
+                {
+                    "id": sid,
+                    "recipe": pr.id,
+                    "pos": pos,
+                    "phrase": a.phrase,
+                    "verb": a.verb,
+                    "start": a.start,
+                    "end": a.end,
+                    "inherited": bool(a.inherited),
+                    "clause": a.clause,
+                    "action": a.proto.key,
+                    "ingredient_forms": a.ingredients,
+                    "tool_forms": a.tools,
+                    "sentence": a.step,
+                }
+            )
             if prev is not None:
                 nexts.append({"src": prev, "dst": sid})
             prev = sid
@@ -207,8 +230,9 @@ def step_rows(parsed: Sequence[ParsedRecipe]) -> tuple[list[dict], list[dict]]:
     return steps, nexts
 
 
-def load_steps(store: GraphStore, steps: list[dict], nexts: list[dict], batch_size: int = 5000,
-               mode: str = "auto") -> int:
+def load_steps(
+    store: GraphStore, steps: list[dict], nexts: list[dict], batch_size: int = 5000, mode: str = "auto"
+) -> int:
     """Steps with HAS_STEP, INSTANCE_OF and NEXT edges (recipes and proto-actions must exist).
 
     Except in ``merge`` mode, a delta check comes first: recipes with some step already there (the batch a
@@ -224,8 +248,12 @@ def load_steps(store: GraphStore, steps: list[dict], nexts: list[dict], batch_si
     bulk = use_copy(store, total, mode)
     started = {_step_recipe(r["id"]) for r in _lookup(store, "load_existing_steps", "ids", [s["id"] for s in steps])}
     if started:
-        _merge_steps(store, [s for s in steps if s["recipe"] in started],
-                     [r for r in nexts if _step_recipe(r["src"]) in started], batch_size)
+        _merge_steps(
+            store,
+            [s for s in steps if s["recipe"] in started],
+            [r for r in nexts if _step_recipe(r["src"]) in started],
+            batch_size,
+        )
         steps = [s for s in steps if s["recipe"] not in started]
         nexts = [r for r in nexts if _step_recipe(r["src"]) not in started]
     if steps and bulk:
@@ -247,8 +275,9 @@ def copy_proto_actions(store: GraphStore, protos: Sequence[ProtoAction]) -> None
     """Proto-actions and their class edges (the classes must exist); VERB last: it marks one complete."""
     nodes, ingr, tools = _proto_rows(protos)
     store.bulk_load_nodes("ProtoAction", nodes)
-    store.bulk_load_rels("INGREDIENT", "ProtoAction", "IngredientClass",
-                         [{"from": r["key"], "to": r["name"]} for r in ingr])
+    store.bulk_load_rels(
+        "INGREDIENT", "ProtoAction", "IngredientClass", [{"from": r["key"], "to": r["name"]} for r in ingr]
+    )
     store.bulk_load_rels("TOOL", "ProtoAction", "ToolClass", [{"from": r["key"], "to": r["name"]} for r in tools])
     store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", [{"from": p.key, "to": p.verb} for p in protos])
 
@@ -274,10 +303,11 @@ class ParsedRows:
     times faster (measured on 2,000 recipes: 0.16 s in all against 0.53 s, most of it unpickling in the
     one thread that also loads).
     """
+
     steps: list[dict] = field(default_factory=list)
     nexts: list[dict] = field(default_factory=list)
     protos: dict[str, ProtoAction] = field(default_factory=dict)  # key -> proto-action, once each
-    marks: list[dict] = field(default_factory=list)               # {"id", "n"}: n actions became steps
+    marks: list[dict] = field(default_factory=list)  # {"id", "n"}: n actions became steps
 
     @classmethod
     def of(cls, parsed: Sequence[ParsedRecipe]) -> ParsedRows:
@@ -310,8 +340,9 @@ class ParsedRows:
         return sum(1 for m in self.marks if m["n"])
 
 
-def load_parsed(store: GraphStore, parsed: Sequence[ParsedRecipe] | ParsedRows, batch_size: int = 5000,
-                mode: str = "auto") -> int:
+def load_parsed(
+    store: GraphStore, parsed: Sequence[ParsedRecipe] | ParsedRows, batch_size: int = 5000, mode: str = "auto"
+) -> int:
     """Steps, order edges and proto-actions of parsed recipes; marks each recipe parsed last (checkpoint)."""
     rows = parsed if isinstance(parsed, ParsedRows) else ParsedRows.of(parsed)
     with store.bulk_session():  # embedded: the COPYs below become durable together, before the marks

@@ -4,6 +4,7 @@ Pipeline: split the recipe into steps and clauses (keeping offsets into the orig
 clause, tag glossary verbs / ingredients / tools, attach objects to verbs, then resolve omitted objects by
 inheriting the previous action's ingredients (CRG §4.1 counts 3.3 omissions per recipe).
 """
+
 from __future__ import annotations
 
 import re
@@ -30,8 +31,8 @@ class RecipeParser:
         self._tools = dict(glossary.tool)
         self._max_noun = max((len(f) for t in (self._ingr, self._tools) for f in t), default=1)
         self._max_verb = max((len(f) for f in self._verbs), default=1)
-        self._words: dict[str, tuple] = {}                # word -> its glossary facts (``_word_facts``)
-        self._protos: dict[tuple, ProtoAction] = {}       # surface triple -> proto-action (``proto``)
+        self._words: dict[str, tuple] = {}  # word -> its glossary facts (``_word_facts``)
+        self._protos: dict[tuple, ProtoAction] = {}  # surface triple -> proto-action (``proto``)
 
     @property
     def name(self) -> str:
@@ -62,7 +63,7 @@ class RecipeParser:
         verbs, longest = self._verbs, self._max_verb
         for i in range(len(text)):
             for k in range(1, min(longest, len(text) - i) + 1):
-                if text[i:i + k] in verbs:
+                if text[i : i + k] in verbs:
                     return True
         return False
 
@@ -84,8 +85,13 @@ class RecipeParser:
             if len(self._words) >= _WORD_MEMO:
                 self._words.clear()
             verb = self._verb_of(word)
-            facts = (verb, self._noun_kind(word), self._incorporated_object(word) if verb else None,
-                     word in self._verbs, tuple(self._split_nouns(word, 0)))
+            facts = (
+                verb,
+                self._noun_kind(word),
+                self._incorporated_object(word) if verb else None,
+                word in self._verbs,
+                tuple(self._split_nouns(word, 0)),
+            )
             self._words[word] = facts
         return facts
 
@@ -103,9 +109,9 @@ class RecipeParser:
         i, out = 0, []
         while i < len(core):
             for k in range(min(len(core) - i, self._max_noun), 0, -1):
-                kind = self._noun_kind(core[i:i + k])
+                kind = self._noun_kind(core[i : i + k])
                 if kind:
-                    out.append((core[i:i + k], kind, offset + i))
+                    out.append((core[i : i + k], kind, offset + i))
                     i += k
                     break
             else:
@@ -157,7 +163,7 @@ class RecipeParser:
         m = _NUMERAL_PREFIX.match(word)
         if not m or m.end() == len(word):
             return None
-        rest = word[m.end():]
+        rest = word[m.end() :]
         kind = self._noun_kind(rest)
         return (rest, kind) if kind else None
 
@@ -175,8 +181,8 @@ class RecipeParser:
         if not verbs:
             return []
         owner: dict[int, list[int]] = {v: [] for v in verbs}
-        forward = False                      # inside a prepositional phrase waiting for its verb
-        in_pp: set[int] = set()              # verbs met inside a prepositional phrase
+        forward = False  # inside a prepositional phrase waiting for its verb
+        in_pp: set[int] = set()  # verbs met inside a prepositional phrase
         for i, (kind, _, _, _) in enumerate(items):
             if kind == "verb":
                 if forward:
@@ -214,8 +220,18 @@ class RecipeParser:
             a, b = min(span), max(span)
             ingr = _unique(items[o][1] for o in objs if items[o][0] == "ingredient")
             tools = _unique(items[o][1] for o in objs if items[o][0] == "tool")
-            out.append(Action(verb=form, ingredients=ingr, tools=tools, start=a, end=b, phrase=text[a:b],
-                              step=cl.step, clause=cl.index))
+            out.append(
+                Action(
+                    verb=form,
+                    ingredients=ingr,
+                    tools=tools,
+                    start=a,
+                    end=b,
+                    phrase=text[a:b],
+                    step=cl.step,
+                    clause=cl.index,
+                )
+            )
         return out
 
     # ------------------------------------------------------------ parsing
@@ -243,7 +259,7 @@ class RecipeParser:
         tokens = [cut.get(t, []) for t in flat]
         out, k = [], 0
         for text, clauses in zip(texts, per_text):
-            out.append(self._actions(text, clauses, tokens[k:k + len(clauses)]))
+            out.append(self._actions(text, clauses, tokens[k : k + len(clauses)]))
             k += len(clauses)
         return out
 
@@ -267,9 +283,11 @@ class RecipeParser:
         if proto is None:
             if len(self._protos) >= _WORD_MEMO:
                 self._protos.clear()
-            proto = ProtoAction(self._verbs.get(a.verb, a.verb),
-                                frozenset(self._ingr[i] for i in a.ingredients if i in self._ingr),
-                                frozenset(self._tools[t] for t in a.tools if t in self._tools))
+            proto = ProtoAction(
+                self._verbs.get(a.verb, a.verb),
+                frozenset(self._ingr[i] for i in a.ingredients if i in self._ingr),
+                frozenset(self._tools[t] for t in a.tools if t in self._tools),
+            )
             self._protos[triple] = proto
         return proto
 
@@ -277,7 +295,8 @@ class RecipeParser:
 Parser = RecipeParser | DependencyParser
 
 PARSERS: Registry[Callable[..., Parser]] = Registry(
-    "parser", doc="recipe text → actions (--parser): glossary rules, or a dependency parser with a local model")
+    "parser", doc="recipe text → actions (--parser): glossary rules, or a dependency parser with a local model"
+)
 
 
 @PARSERS.named("rules")
@@ -295,6 +314,7 @@ def first_dependency_parser(glossary: Glossary, segmenter: str | Segmenter = "au
 def _dependency_parser(backend: str) -> Callable[..., Parser]:
     """The factory of one backend's parser (every parser factory takes ``segmenter``; a dependency parser
     segments with its own model and ignores it)."""
+
     def build(glossary: Glossary, segmenter: str | Segmenter = "auto") -> Parser:
         return DependencyParser(glossary, backend)
 
@@ -303,8 +323,11 @@ def _dependency_parser(backend: str) -> Callable[..., Parser]:
 
 
 for _backend in depparse_backends.entries():
-    PARSERS.add(_backend.name, _dependency_parser(_backend.name),
-                doc=f"The released CRG code's method on {_backend.name}: {_backend.description}")
+    PARSERS.add(
+        _backend.name,
+        _dependency_parser(_backend.name),
+        doc=f"The released CRG code's method on {_backend.name}: {_backend.description}",
+    )
 
 
 def make_parser(glossary: Glossary, parser="rules", segmenter: str | Segmenter = "auto"):

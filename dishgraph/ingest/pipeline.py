@@ -4,6 +4,7 @@ Resumable by construction: a recipe is marked ``parsed`` only after its steps ar
 is a MERGE on a stable key, and parsing is deterministic; so an ingest killed at any point and re-run
 ends with exactly the counts of an uninterrupted run.
 """
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -63,14 +64,20 @@ class ParseStats:
 
 
 def progress_bar(disable: bool = False) -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                    disable=disable)
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        disable=disable,
+    )
 
 
 def _chunks(todo: list, workers: int) -> list[list]:
     size = max(1, len(todo) // (workers * 4))
-    return [todo[i:i + size] for i in range(0, len(todo), size)]
+    return [todo[i : i + size] for i in range(0, len(todo), size)]
 
 
 # Parsed recipes held before one load: each embedded load ends in one checkpoint whose cost grows with the
@@ -103,10 +110,21 @@ def durable_every(store: GraphStore, durable: int, load_batch: int, mode: str = 
     return max(load_batch, min(int(DURABLE_FRACTION * durable), DURABLE_MAX))
 
 
-def parse_and_load(store: GraphStore, recipes: Iterable[RecipeRecord], glossary: Glossary, *,
-                   segmenter: str = "auto", parser="rules", workers: int = 1, batch_size: int = 2000,
-                   load_batch: int | None = None, total: int | None = None, show_progress: bool = True,
-                   mode: str = "auto", on_progress: Callable[[ParseStats], None] | None = None) -> ParseStats:
+def parse_and_load(
+    store: GraphStore,
+    recipes: Iterable[RecipeRecord],
+    glossary: Glossary,
+    *,
+    segmenter: str = "auto",
+    parser="rules",
+    workers: int = 1,
+    batch_size: int = 2000,
+    load_batch: int | None = None,
+    total: int | None = None,
+    show_progress: bool = True,
+    mode: str = "auto",
+    on_progress: Callable[[ParseStats], None] | None = None,
+) -> ParseStats:
     """Parse recipes not yet marked parsed and load their steps; ``workers`` > 1 parses in processes.
 
     With workers, up to ``PARSE_AHEAD`` batches are parsed while this thread loads (it alone touches the
@@ -181,8 +199,9 @@ def _stop_parsers(pool, pending: deque[_Job]) -> None:
     pool.join()
 
 
-def _submit(store: GraphStore, batch: list[RecipeRecord], pending: deque[_Job], loads: _Loads, pool,
-            workers: int) -> _Job:
+def _submit(
+    store: GraphStore, batch: list[RecipeRecord], pending: deque[_Job], loads: _Loads, pool, workers: int
+) -> _Job:
     """Start parsing the batch's recipes that are neither marked parsed, nor in flight, nor waiting to load."""
     ids = [r.id for r in batch]
     in_flight = {rid for job in pending for rid in job.ids}  # a repeat waits for these

@@ -2,10 +2,12 @@
 
 `pickle.load` calls whatever global a file names, so a tampered `pivot_actions.pkl` could run
 `os.system`. The released pickles only need numpy scalar reconstruction (their verbs are `numpy.str_`),
-`numpy.dtype`, `frozenset`/`set` and plain containers (plus latin-1 bytes literals of old protocols), so `find_class` allows exactly those and refuses
+`numpy.dtype`, `frozenset`/`set` and plain containers (plus latin-1 bytes literals of old protocols), so
+`find_class` allows exactly those and refuses
 everything else *before* calling it. numpy scalars in the result become plain Python values, so callers
 (and JSON dumps) never see numpy types.
 """
+
 from __future__ import annotations
 
 import io
@@ -14,8 +16,20 @@ from pathlib import Path
 from typing import Any
 
 # Plain builtins a pickle may legitimately name (sets have no opcode below protocol 4).
-_BUILTINS = {"frozenset", "set", "list", "dict", "tuple", "str", "bytes", "bytearray", "int", "float",
-             "complex", "bool"}
+_BUILTINS = {
+    "frozenset",
+    "set",
+    "list",
+    "dict",
+    "tuple",
+    "str",
+    "bytes",
+    "bytearray",
+    "int",
+    "float",
+    "complex",
+    "bool",
+}
 _NUMPY_SCALAR = {("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar")}
 # numpy dtype kinds with no object references: bool, ints, floats, complex, str, bytes.
 _SAFE_DTYPE_KINDS = set("biufcUS")
@@ -26,8 +40,10 @@ class UnsafePickleError(pickle.UnpicklingError):
 
     def __init__(self, path: str, module: str, name: str):
         self.path, self.module, self.name = path, module, name
-        super().__init__(f"{path}: refused to load global {module}.{name} "
-                         "(only numpy scalars/dtypes, sets and plain containers are allowed)")
+        super().__init__(
+            f"{path}: refused to load global {module}.{name} "
+            "(only numpy scalars/dtypes, sets and plain containers are allowed)"
+        )
 
 
 def _numpy_dtype(obj, align=False, copy=False):

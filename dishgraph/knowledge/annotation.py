@@ -5,14 +5,15 @@ annotators fill the ``answer`` column (one file each, or several ``answer_*`` co
 ``import_answers`` pools the votes, takes the majority (more than half), and records the decision as
 an ``annotated`` PIVOT edge carrying the vote counts, which overrides the mined kind of that action.
 """
+
 from __future__ import annotations
 
 import csv
 import json
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from dishgraph.actions import ProtoAction
 from dishgraph.graph.base import GraphStore
@@ -21,13 +22,39 @@ from dishgraph.knowledge.pivots import ANNOTATED, MINED, pair_info, parse_pair, 
 ANSWERS = ("does not occur", "rarely", "sometimes", "always")
 _ALIASES = {
     **{a: a for a in ANSWERS},
-    "0": "does not occur", "1": "rarely", "2": "sometimes", "3": "always",
-    "never": "does not occur", "no": "does not occur", "not": "does not occur", "none": "does not occur",
-    "不出现": "does not occur", "没有": "does not occur", "很少": "rarely", "偶尔": "rarely",
-    "有时": "sometimes", "经常": "sometimes", "总是": "always", "一定": "always",
+    "0": "does not occur",
+    "1": "rarely",
+    "2": "sometimes",
+    "3": "always",
+    "never": "does not occur",
+    "no": "does not occur",
+    "not": "does not occur",
+    "none": "does not occur",
+    "不出现": "does not occur",
+    "没有": "does not occur",
+    "很少": "rarely",
+    "偶尔": "rarely",
+    "有时": "sometimes",
+    "经常": "sometimes",
+    "总是": "always",
+    "一定": "always",
 }
-COLUMNS = ["pair", "base", "target", "action", "action_text", "candidate", "side", "fb", "ft", "question",
-           "example_1", "example_2", "example_3", "answer"]
+COLUMNS = [
+    "pair",
+    "base",
+    "target",
+    "action",
+    "action_text",
+    "candidate",
+    "side",
+    "fb",
+    "ft",
+    "question",
+    "example_1",
+    "example_2",
+    "example_3",
+    "answer",
+]
 N_EXAMPLES = 3
 
 
@@ -40,7 +67,9 @@ def _side(fb: float, ft: float) -> str:
     return "base" if fb > ft else "target"
 
 
-def examples(store: GraphStore, keys: Sequence[str], dishes: Sequence[str], n: int = N_EXAMPLES) -> dict[str, list[str]]:
+def examples(
+    store: GraphStore, keys: Sequence[str], dishes: Sequence[str], n: int = N_EXAMPLES
+) -> dict[str, list[str]]:
     """Up to n distinct example phrases per action, from the pair's own recipes first."""
     out: dict[str, list[str]] = {k: [] for k in keys}
     if not keys:
@@ -65,13 +94,23 @@ def export_questions(store: GraphStore, pair: str, out: str | Path, *, include_m
         for p in cands:
             text = str(ProtoAction.from_key(p.action))
             phr = ex[p.action] + [""] * N_EXAMPLES
-            w.writerow({
-                "pair": key, "base": base, "target": target, "action": p.action, "action_text": text,
-                "candidate": p.kind, "side": _side(p.fb or 0.0, p.ft or 0.0), "fb": p.fb, "ft": p.ft,
-                "question": f"How often does {text} occur in recipes of {target}? "
-                            f"Answer one of: {' / '.join(ANSWERS)}",
-                **{f"example_{i + 1}": phr[i] for i in range(N_EXAMPLES)}, "answer": "",
-            })
+            w.writerow(
+                {
+                    "pair": key,
+                    "base": base,
+                    "target": target,
+                    "action": p.action,
+                    "action_text": text,
+                    "candidate": p.kind,
+                    "side": _side(p.fb or 0.0, p.ft or 0.0),
+                    "fb": p.fb,
+                    "ft": p.ft,
+                    "question": f"How often does {text} occur in recipes of {target}? "
+                    f"Answer one of: {' / '.join(ANSWERS)}",
+                    **{f"example_{i + 1}": phr[i] for i in range(N_EXAMPLES)},
+                    "answer": "",
+                }
+            )
     return len(cands)
 
 
@@ -80,7 +119,7 @@ class Decision:
     pair: str
     action: str
     side: str
-    kind: str          # remove | insert | none
+    kind: str  # remove | insert | none
     votes: dict[str, int]
     n: int
 
@@ -91,8 +130,11 @@ class ImportReport:
     skipped: list[dict] = field(default_factory=list)  # too few annotators
 
     def to_dict(self) -> dict:
-        return {"decisions": [asdict(d) for d in self.decisions], "skipped": self.skipped,
-                "added": {k: sum(d.kind == k for d in self.decisions) for k in ("remove", "insert", "none")}}
+        return {
+            "decisions": [asdict(d) for d in self.decisions],
+            "skipped": self.skipped,
+            "added": {k: sum(d.kind == k for d in self.decisions) for k in ("remove", "insert", "none")},
+        }
 
 
 def decide(side: str, votes: Counter) -> str:
@@ -120,17 +162,24 @@ def read_answers(paths: Iterable[str | Path]) -> dict[tuple[str, str], dict]:
                 raise ValueError(f"{path}:1: header needs pair, action and answer column(s); got {cols}")
             for row in reader:
                 line = reader.line_num
-                q = pooled.setdefault((row["pair"], row["action"]), {
-                    "side": row.get("side") or "", "fb": _float(row.get("fb")), "ft": _float(row.get("ft")),
-                    "votes": Counter()})
+                q = pooled.setdefault(
+                    (row["pair"], row["action"]),
+                    {
+                        "side": row.get("side") or "",
+                        "fb": _float(row.get("fb")),
+                        "ft": _float(row.get("ft")),
+                        "votes": Counter(),
+                    },
+                )
                 for c in answer_cols:
                     cell = (row.get(c) or "").strip()
                     if not cell:
                         continue
                     ans = normalize_answer(cell)
                     if ans is None:
-                        raise ValueError(f"{path}:{line}: answer {cell!r} in column {c!r} is not one of "
-                                         f"{', '.join(ANSWERS)}")
+                        raise ValueError(
+                            f"{path}:{line}: answer {cell!r} in column {c!r} is not one of {', '.join(ANSWERS)}"
+                        )
                     q["votes"][ans] += 1
     return pooled
 
@@ -164,8 +213,17 @@ def import_answers(store: GraphStore, paths: Sequence[str | Path], *, min_annota
         votes = {a: q["votes"][a] for a in ANSWERS}
         kind = decide(side, q["votes"])
         rep.decisions.append(Decision(pair, action, side, kind, votes, n))
-        rows.append({"pair": pair, "key": action, "kind": kind, "source": ANNOTATED, "fb": fb, "ft": ft,
-                     "votes": json.dumps(votes, ensure_ascii=False)})
+        rows.append(
+            {
+                "pair": pair,
+                "key": action,
+                "kind": kind,
+                "source": ANNOTATED,
+                "fb": fb,
+                "ft": ft,
+                "votes": json.dumps(votes, ensure_ascii=False),
+            }
+        )
     for r in rows:
         store.query("pivot_clear_action", pair=r["pair"], key=r["key"], source=ANNOTATED)
     store.write("pivot_write_annotated", rows)

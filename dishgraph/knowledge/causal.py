@@ -16,6 +16,7 @@ a 0/1 column in one of two windows:
 DoWhy's model machinery (same LogisticRegression, same ball-tree nearest neighbours, same ATT/ATC
 weighting), equal to DoWhy to float rounding, and both can run many dishes in parallel processes.
 """
+
 from __future__ import annotations
 
 import logging
@@ -42,7 +43,7 @@ class DishSequences:
     dish: str
     recipes: list[str]
     actions: list[str]
-    first: np.ndarray   # (n_recipes, n_actions) int64
+    first: np.ndarray  # (n_recipes, n_actions) int64
     last: np.ndarray
     length: np.ndarray  # (n_recipes,) number of steps
 
@@ -89,8 +90,9 @@ class DishSequences:
         return self.present.sum(axis=0) / n
 
 
-def candidate_pairs(ds: DishSequences, focus: Iterable[str], min_support: int = 2,
-                    support: np.ndarray | None = None) -> list[tuple[str, str]]:
+def candidate_pairs(
+    ds: DishSequences, focus: Iterable[str], min_support: int = 2, support: np.ndarray | None = None
+) -> list[tuple[str, str]]:
     """(cause, effect) pairs around focus actions: every x before a focus a (A_p), every y after it (A_s)."""
     s = ds.support() if support is None else support
     col = {a: j for j, a in enumerate(ds.actions)}
@@ -114,8 +116,9 @@ class PairFrame:
     confounders: list[str]
 
 
-def pair_frame(ds: DishSequences, cause: str, effect: str, window: str = "paper",
-               support: np.ndarray | None = None) -> PairFrame:
+def pair_frame(
+    ds: DishSequences, cause: str, effect: str, window: str = "paper", support: np.ndarray | None = None
+) -> PairFrame:
     if window not in WINDOWS:
         raise ValueError(f"window {window!r} is not one of {WINDOWS}")
     col = {a: j for j, a in enumerate(ds.actions)}
@@ -196,7 +199,8 @@ def naive_ate(t: np.ndarray, y: np.ndarray) -> float:
 Estimator = Callable[[np.ndarray, np.ndarray, np.ndarray], float]  # (X, t, y) -> ATE
 
 ESTIMATORS: Registry[Estimator] = Registry(
-    "estimator", doc="propensity-score-matching ATE of one action pair (--estimator)")
+    "estimator", doc="propensity-score-matching ATE of one action pair (--estimator)"
+)
 ESTIMATORS.add("fast", psm_fast, doc="DoWhy's propensity score matching step for step on plain arrays; the default.")
 ESTIMATORS.add("dowhy", psm_dowhy, doc="DoWhy 0.14 itself (CausalModel, maximal adjustment); slower, same values.")
 
@@ -210,7 +214,7 @@ class Estimate:
     n_treated: int
     n_control: int
     n_confounders: int
-    estimator: str        # fast | dowhy | naive (no confounders)
+    estimator: str  # fast | dowhy | naive (no confounders)
     window: str
     skipped: str | None = None
 
@@ -218,8 +222,15 @@ class Estimate:
         return asdict(self)
 
 
-def estimate_pair(ds: DishSequences, cause: str, effect: str, *, estimator: str = "fast", window: str = "paper",
-                  support: np.ndarray | None = None) -> Estimate:
+def estimate_pair(
+    ds: DishSequences,
+    cause: str,
+    effect: str,
+    *,
+    estimator: str = "fast",
+    window: str = "paper",
+    support: np.ndarray | None = None,
+) -> Estimate:
     estimate_ate = ESTIMATORS.lookup(estimator)  # an unknown name: UnknownName (a ValueError) listing them
     estimator = estimate_ate.name
     f = pair_frame(ds, cause, effect, window, support)
@@ -254,8 +265,9 @@ class DishResult:
 def run_task(task: DishTask) -> DishResult:
     t0 = time.perf_counter()
     s = task.ds.support()
-    ests = [estimate_pair(task.ds, c, e, estimator=task.estimator, window=task.window, support=s)
-            for c, e in task.pairs]
+    ests = [
+        estimate_pair(task.ds, c, e, estimator=task.estimator, window=task.window, support=s) for c, e in task.pairs
+    ]
     return DishResult(task.ds.dish, ests, time.perf_counter() - t0)
 
 
@@ -264,8 +276,9 @@ def _init_worker() -> None:
     _quiet()
 
 
-def run_tasks(tasks: Sequence[DishTask], workers: int = 1,
-              on_done: Callable[[DishResult], None] | None = None) -> list[DishResult]:
+def run_tasks(
+    tasks: Sequence[DishTask], workers: int = 1, on_done: Callable[[DishResult], None] | None = None
+) -> list[DishResult]:
     """Estimate every dish's pairs, one dish per job; ``workers`` > 1 runs dishes in parallel processes."""
     results: list[DishResult] = []
     if workers <= 1 or len(tasks) <= 1:
@@ -297,9 +310,13 @@ def recovery_auc(estimates: Iterable[Estimate], truth: dict[str, set[tuple[str, 
             continue
         scores.append(e.ate)
         labels.append(int((e.cause, e.effect) in truth.get(e.dish, set())))
-    out = {"pairs": len(scores), "positives": int(sum(labels)), "auc": None,
-           "mean_ate_pos": float(np.mean([s for s, p in zip(scores, labels) if p])) if any(labels) else None,
-           "mean_ate_neg": float(np.mean([s for s, p in zip(scores, labels) if not p])) if not all(labels) else None}
+    out = {
+        "pairs": len(scores),
+        "positives": int(sum(labels)),
+        "auc": None,
+        "mean_ate_pos": float(np.mean([s for s, p in zip(scores, labels) if p])) if any(labels) else None,
+        "mean_ate_neg": float(np.mean([s for s, p in zip(scores, labels) if not p])) if not all(labels) else None,
+    }
     if 0 < sum(labels) < len(labels):
         out["auc"] = float(roc_auc_score(labels, scores))
     return out

@@ -22,6 +22,7 @@ with provenance ``(:Dish)-[:COMPOSED_FROM {role, atom, weight, recipes}]->(:Dish
 in Cypher (``pivot_mine_composed``) as ``PIVOT {source: "composed"}``, and order constraints are transferred
 from the contributing dishes as ``MUST_PRECEDE {source: "composed"}``.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -83,9 +84,21 @@ class Composition:
         return sorted(self.freq.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
 
     def summary(self) -> dict:
-        return {"target": self.target, "actions": len(self.freq), "total_weight": round(self.total_weight, 3),
-                "sources": [{"kind": s.kind, "atom": s.atom, "recipes": s.recipes, "dishes": len(s.dishes),
-                             "weight": round(self.weights[_sid(s)], 3)} for s in self.sources]}
+        return {
+            "target": self.target,
+            "actions": len(self.freq),
+            "total_weight": round(self.total_weight, 3),
+            "sources": [
+                {
+                    "kind": s.kind,
+                    "atom": s.atom,
+                    "recipes": s.recipes,
+                    "dishes": len(s.dishes),
+                    "weight": round(self.weights[_sid(s)], 3),
+                }
+                for s in self.sources
+            ],
+        }
 
 
 def _sid(s: Source) -> str:
@@ -130,14 +143,14 @@ def _pool(store: GraphStore, kind: str, name: str, dishes_query: str, pool_query
 
 def component_source(store: GraphStore, kind: str, atom: str, exclude: Sequence[str]) -> Source | None:
     """Pooled recipes of every dish (but ``exclude``) whose name has DiNeR component ``atom``."""
-    return _pool(store, kind, atom, "compose_component_dishes", "compose_pool_by_component", atom=atom,
-                 exclude=list(exclude))
+    return _pool(
+        store, kind, atom, "compose_component_dishes", "compose_pool_by_component", atom=atom, exclude=list(exclude)
+    )
 
 
 def class_source(store: GraphStore, cls: str, exclude: Sequence[str]) -> Source | None:
     """Recipes of every dish (but ``exclude``) that handle ingredient class ``cls``."""
-    return _pool(store, "class", cls, "compose_class_dishes", "compose_pool_by_class", cls=cls,
-                 exclude=list(exclude))
+    return _pool(store, "class", cls, "compose_class_dishes", "compose_pool_by_class", cls=cls, exclude=list(exclude))
 
 
 def own_source(store: GraphStore, dish: str) -> Source | None:
@@ -173,12 +186,12 @@ class TargetSpec:
     """What composition needs to know of a target: its name parts, the dishes to leave out, the classes."""
 
     target: str
-    atoms: tuple[str, ...]               # DiNeR component keys type:cluster
-    exclude: tuple[str, ...]             # dishes whose recipes must not count (base, target, held-out)
+    atoms: tuple[str, ...]  # DiNeR component keys type:cluster
+    exclude: tuple[str, ...]  # dishes whose recipes must not count (base, target, held-out)
     base: str | None = None
     old_cls: str | None = None
     new_cls: str | None = None
-    classes: tuple[str, ...] = ()        # ingredient classes for the class pool
+    classes: tuple[str, ...] = ()  # ingredient classes for the class pool
     own: bool = True
 
 
@@ -204,8 +217,12 @@ def gather_sources(store: GraphStore, spec: TargetSpec) -> list[Source]:
     return out
 
 
-def compose_spec(store: GraphStore, spec: TargetSpec, settings: ComposeSettings = ComposeSettings(),
-                 sources: list[Source] | None = None) -> Composition:
+def compose_spec(
+    store: GraphStore,
+    spec: TargetSpec,
+    settings: ComposeSettings = ComposeSettings(),
+    sources: list[Source] | None = None,
+) -> Composition:
     sources = gather_sources(store, spec) if sources is None else sources
     freq, weights, total = mix(sources, settings)
     return Composition(spec.target, freq, sources, weights, total)
@@ -234,8 +251,9 @@ def corpus_recipes(store: GraphStore) -> int:
     return int(store.query("compose_parsed_recipes")[0]["recipes"] or 0)
 
 
-def write_composition(store: GraphStore, comp: Composition, *, min_freq: float = 0.0,
-                      recipes_now: int | None = None) -> int:
+def write_composition(
+    store: GraphStore, comp: Composition, *, min_freq: float = 0.0, recipes_now: int | None = None
+) -> int:
     """Replace the target's COMPOSED_USES / COMPOSED_FROM edges with ``comp`` (proto-actions created as needed:
     a swapped key may name an action no recipe has done yet)."""
     from dishgraph.ingest.loader import load_proto_actions
@@ -244,15 +262,34 @@ def write_composition(store: GraphStore, comp: Composition, *, min_freq: float =
     store.query("compose_clear", dishes=[comp.target])
     keep = {a: f for a, f in comp.freq.items() if f > min_freq}
     load_proto_actions(store, [ProtoAction.from_key(a) for a in sorted(keep)], mode="merge")
-    n = store.write("compose_write_uses", ({"dish": comp.target, "action": a, "freq": float(f),
-                                            "weight": float(comp.total_weight), "source": COMPOSED,
-                                            "corpus_recipes": recipes_now} for a, f in sorted(keep.items())))
+    n = store.write(
+        "compose_write_uses",
+        (
+            {
+                "dish": comp.target,
+                "action": a,
+                "freq": float(f),
+                "weight": float(comp.total_weight),
+                "source": COMPOSED,
+                "corpus_recipes": recipes_now,
+            }
+            for a, f in sorted(keep.items())
+        ),
+    )
     rows = []
     for s in comp.sources:
         w = comp.weights[_sid(s)] / comp.total_weight if comp.total_weight else 0.0
         for dish, n_d in s.dishes:
-            rows.append({"target": comp.target, "dish": dish, "role": s.kind, "atom": s.atom,
-                         "weight": float(w * n_d / s.recipes) if s.recipes else 0.0, "recipes": int(n_d)})
+            rows.append(
+                {
+                    "target": comp.target,
+                    "dish": dish,
+                    "role": s.kind,
+                    "atom": s.atom,
+                    "weight": float(w * n_d / s.recipes) if s.recipes else 0.0,
+                    "recipes": int(n_d),
+                }
+            )
     store.write("compose_write_from", rows)
     return n
 
@@ -275,9 +312,11 @@ def ensure_fresh(store: GraphStore) -> dict:
     if not state["dishes"]:
         raise StaleKnowledge("no composed knowledge in the graph: run `dishgraph pivots mine --knowledge composed`")
     if state["stale"]:
-        raise StaleKnowledge(f"composed knowledge of {len(state['stale'])} dish(es) predates the "
-                             f"{state['recipes_now']} parsed recipes now in the graph: run "
-                             "`dishgraph pivots mine --knowledge composed` again")
+        raise StaleKnowledge(
+            f"composed knowledge of {len(state['stale'])} dish(es) predates the "
+            f"{state['recipes_now']} parsed recipes now in the graph: run "
+            "`dishgraph pivots mine --knowledge composed` again"
+        )
     return state
 
 
@@ -310,13 +349,22 @@ def default_glossaries(store: GraphStore | None = None):
     from dishgraph.diner.names import EXTRA_GLOSSARY, DinerGlossary
     from dishgraph.ingest.glossary import Glossary
 
-    return DinerGlossary.load(None, [EXTRA_GLOSSARY]), Glossary.load(config.data_dir() / "counterfactual" /
-                                                                      "glossary.json")
+    return DinerGlossary.load(None, [EXTRA_GLOSSARY]), Glossary.load(
+        config.data_dir() / "counterfactual" / "glossary.json"
+    )
 
 
-def compose_pairs(store: GraphStore, pairs: Sequence[str] | None = None, settings: ComposeSettings = ComposeSettings(),
-                  thresholds=None, *, diner_glossary=None, glossary=None, constraints: bool = True,
-                  progress: Callable[[], None] | None = None) -> ComposeReport:
+def compose_pairs(
+    store: GraphStore,
+    pairs: Sequence[str] | None = None,
+    settings: ComposeSettings = ComposeSettings(),
+    thresholds=None,
+    *,
+    diner_glossary=None,
+    glossary=None,
+    constraints: bool = True,
+    progress: Callable[[], None] | None = None,
+) -> ComposeReport:
     """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints."""
     import time
 
@@ -362,22 +410,32 @@ class ComposedThresholds:
     tau_new: float = 0.03
 
 
-def mine_composed(store: GraphStore, pair: str, thresholds: ComposedThresholds | None = None,
-                  new_cls: str | None = None) -> list[dict]:
+def mine_composed(
+    store: GraphStore, pair: str, thresholds: ComposedThresholds | None = None, new_cls: str | None = None
+) -> list[dict]:
     """Mine and store the pair's ``PIVOT {source: composed}`` edges from base USES and target COMPOSED_USES
     (``new_cls``: the new ingredient's class, whose own actions need only ``tau_new``)."""
     t = thresholds or ComposedThresholds()
     store.query("pivot_clear", pair=pair, source=COMPOSED)
-    return store.query("pivot_mine_composed", pair=pair, alpha=float(t.alpha), tau_r=float(t.tau_r),
-                       tau_i=float(t.tau_i), min_fb=float(t.min_fb), source=COMPOSED, new_cls=new_cls or "",
-                       tau_new=float(t.tau_new))
+    return store.query(
+        "pivot_mine_composed",
+        pair=pair,
+        alpha=float(t.alpha),
+        tau_r=float(t.tau_r),
+        tau_i=float(t.tau_i),
+        min_fb=float(t.min_fb),
+        source=COMPOSED,
+        new_cls=new_cls or "",
+        tau_new=float(t.tau_new),
+    )
 
 
 # ---------------------------------------------------------------------------------------------- constraints
 
 
-def transfer_constraints(store: GraphStore, spec: TargetSpec, comp: Composition, *, min_freq: float = 0.05,
-                         min_share: float = 0.3) -> int:
+def transfer_constraints(
+    store: GraphStore, spec: TargetSpec, comp: Composition, *, min_freq: float = 0.05, min_share: float = 0.3
+) -> int:
     """Order constraints of the target, transferred from the contributing dishes' estimated ones.
 
     A constraint (cause → effect) estimated on a contributing dish (class-swapped for the base) is kept when
@@ -408,18 +466,29 @@ def transfer_constraints(store: GraphStore, spec: TargetSpec, comp: Composition,
     covered = sum(weight_of[d] for d in have)
     out = []
     for (c, e), v in votes.items():
-        if covered and v / covered >= min_share and comp.freq.get(c, 0) >= min_freq \
-                and comp.freq.get(e, 0) >= min_freq:
-            out.append({"cause": c, "effect": e, "dish": spec.target, "ate": sum(ates[(c, e)]) / len(ates[(c, e)]),
-                        "n_treated": 0, "n_control": 0, "estimator": "transfer", "source": COMPOSED,
-                        "window": COMPOSED})
+        if covered and v / covered >= min_share and comp.freq.get(c, 0) >= min_freq and comp.freq.get(e, 0) >= min_freq:
+            out.append(
+                {
+                    "cause": c,
+                    "effect": e,
+                    "dish": spec.target,
+                    "ate": sum(ates[(c, e)]) / len(ates[(c, e)]),
+                    "n_treated": 0,
+                    "n_control": 0,
+                    "estimator": "transfer",
+                    "source": COMPOSED,
+                    "window": COMPOSED,
+                }
+            )
     store.query("compose_clear_constraints", dish=spec.target, source=COMPOSED)
     if out:
         from dishgraph.ingest.loader import load_proto_actions
 
-        load_proto_actions(store, [ProtoAction.from_key(k) for k in sorted({x for r in out for x in
-                                                                              (r["cause"], r["effect"])})],
-                           mode="merge")
+        load_proto_actions(
+            store,
+            [ProtoAction.from_key(k) for k in sorted({x for r in out for x in (r["cause"], r["effect"])})],
+            mode="merge",
+        )
         store.write("order_write_constraints", out)
     return len(out)
 
@@ -461,17 +530,25 @@ class ValidationReport:
 
     def means(self) -> dict:
         n = len(self.dishes)
-        return {"dishes": n,
-                "weighted_jaccard": sum(d.weighted_jaccard for d in self.dishes) / n if n else None,
-                "top20": sum(d.top20 for d in self.dishes) / n if n else None}
+        return {
+            "dishes": n,
+            "weighted_jaccard": sum(d.weighted_jaccard for d in self.dishes) / n if n else None,
+            "top20": sum(d.top20 for d in self.dishes) / n if n else None,
+        }
 
     def to_dict(self) -> dict:
-        return {"means": self.means(), "settings": self.settings, "corpus_recipes": self.corpus_recipes,
-                "seconds": self.seconds, "dishes": [asdict(d) for d in self.dishes]}
+        return {
+            "means": self.means(),
+            "settings": self.settings,
+            "corpus_recipes": self.corpus_recipes,
+            "seconds": self.seconds,
+            "dishes": [asdict(d) for d in self.dishes],
+        }
 
 
-def holdout_specs(store: GraphStore, min_recipes: int = 10, min_components: int = 2, *, diner_glossary=None,
-                  glossary=None) -> list[tuple[TargetSpec, int]]:
+def holdout_specs(
+    store: GraphStore, min_recipes: int = 10, min_components: int = 2, *, diner_glossary=None, glossary=None
+) -> list[tuple[TargetSpec, int]]:
     """Corpus dishes to hide one at a time: enough parsed recipes and a name of enough DiNeR components.
     The class pool uses the glossary classes of the name's food components (the stand-in for the new
     ingredient of a pair)."""
@@ -488,15 +565,28 @@ def holdout_specs(store: GraphStore, min_recipes: int = 10, min_components: int 
         parse = parse_name(dish, diner_glossary)
         if not parse.ok or len(parse.atoms) < min_components:
             continue
-        classes = tuple(sorted({glossary.ingredient[c.surface] for c in parse.components
-                                if c.type == "food" and c.surface in glossary.ingredient}))
+        classes = tuple(
+            sorted(
+                {
+                    glossary.ingredient[c.surface]
+                    for c in parse.components
+                    if c.type == "food" and c.surface in glossary.ingredient
+                }
+            )
+        )
         out.append((TargetSpec(dish, tuple(sorted(parse.atoms)), (dish,), classes=classes, own=False), n))
     return out
 
 
-def leave_one_dish_out(store: GraphStore, min_recipes: int = 10, min_components: int = 2,
-                       settings: ComposeSettings = ComposeSettings(), *, progress: Callable[[], None] | None = None,
-                       cache: dict | None = None) -> ValidationReport:
+def leave_one_dish_out(
+    store: GraphStore,
+    min_recipes: int = 10,
+    min_components: int = 2,
+    settings: ComposeSettings = ComposeSettings(),
+    *,
+    progress: Callable[[], None] | None = None,
+    cache: dict | None = None,
+) -> ValidationReport:
     """Hide each qualifying dish, compose it from the others, and compare with its real USES frequencies
     (weighted Jaccard; share of its 20 most frequent actions among the composed top 20). ``cache`` keeps the
     gathered sources per dish, so a weight search re-mixes without re-querying."""
@@ -516,8 +606,11 @@ def leave_one_dish_out(store: GraphStore, min_recipes: int = 10, min_components:
             cache[spec.target] = (gather_sources(store, spec), truth.freq if truth else {})
         sources, truth = cache[spec.target]
         freq, _, _ = mix(sources, settings)
-        rep.dishes.append(DishValidation(spec.target, n, list(spec.atoms), len(sources),
-                                         weighted_jaccard(freq, truth), top_overlap(freq, truth)))
+        rep.dishes.append(
+            DishValidation(
+                spec.target, n, list(spec.atoms), len(sources), weighted_jaccard(freq, truth), top_overlap(freq, truth)
+            )
+        )
         if progress:
             progress()
     rep.seconds = round(time.perf_counter() - t0, 2)

@@ -6,6 +6,7 @@ runs after every ingest (the CLI's and the demo's) and re-derives exactly what w
 reads frequencies that silently lag behind the recipes; commands that read composed knowledge also check it
 (``compose.ensure_fresh``) and say what to run when someone ingested through a path that did not refresh.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -22,8 +23,10 @@ class DerivedRefresh:
         return asdict(self)
 
     def summary(self) -> str:
-        return (f"USES refreshed for {len(self.uses_dishes)} dish(es); composed knowledge of "
-                f"{len(self.recomposed_pairs)} pair(s) recomposed")
+        return (
+            f"USES refreshed for {len(self.uses_dishes)} dish(es); composed knowledge of "
+            f"{len(self.recomposed_pairs)} pair(s) recomposed"
+        )
 
 
 def composed_pairs(store: GraphStore, targets: set[str]) -> list[str]:

@@ -3,9 +3,10 @@
 Everything downstream (pivot mining, the focus actions of order estimation, ``DishGraph.actions``) reads
 these edges, so they are computed once in Cypher (``uses_materialize``) rather than re-counted in Python.
 """
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from dishgraph.graph.base import GraphStore
 

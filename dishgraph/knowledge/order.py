@@ -4,6 +4,7 @@ Estimation reads each dish's recipes with one named query (``order_dish_sequence
 every candidate pair around the dish's frequent actions (``causal``), and stores the pairs with
 ψ > τ_c as ``(:ProtoAction)-[:MUST_PRECEDE {dish, ate, …, source: "estimated", window}]->(:ProtoAction)``.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,11 +23,11 @@ ESTIMATED = "estimated"
 
 @dataclass(frozen=True)
 class OrderSettings:
-    estimator: str = "fast"       # fast | dowhy
-    window: str = "paper"         # paper | pretreatment
-    tau_c: float = causal.TAU_C   # ψ above this makes a constraint
-    min_freq: float = 0.1         # focus actions: f_d(a) >= min_freq
-    min_support: int = 2          # candidate pair: x before y in at least this many recipes
+    estimator: str = "fast"  # fast | dowhy
+    window: str = "paper"  # paper | pretreatment
+    tau_c: float = causal.TAU_C  # ψ above this makes a constraint
+    min_freq: float = 0.1  # focus actions: f_d(a) >= min_freq
+    min_support: int = 2  # candidate pair: x before y in at least this many recipes
 
 
 @dataclass
@@ -49,10 +50,14 @@ class OrderReport:
     seconds: float = 0.0
 
     def to_dict(self, with_estimates: bool = False) -> dict:
-        d = {"settings": asdict(self.settings), "dishes": [asdict(x) for x in self.dishes],
-             "totals": {k: sum(getattr(x, k) for x in self.dishes)
-                        for k in ("pairs", "estimated", "skipped", "constraints")},
-             "seconds": self.seconds}
+        d = {
+            "settings": asdict(self.settings),
+            "dishes": [asdict(x) for x in self.dishes],
+            "totals": {
+                k: sum(getattr(x, k) for x in self.dishes) for k in ("pairs", "estimated", "skipped", "constraints")
+            },
+            "seconds": self.seconds,
+        }
         if with_estimates:
             d["estimates"] = [e.to_dict() for e in self.estimates]
         return d
@@ -66,9 +71,15 @@ def focus_actions(store: GraphStore, dish: str, min_freq: float) -> list[str]:
     return [r["action"] for r in dish_actions(store, dish, top=1_000_000, min_freq=min_freq)]
 
 
-def estimate_order(store: GraphStore, dishes: Sequence[str] | None = None, settings: OrderSettings = OrderSettings(),
-                   *, workers: int = 1, write: bool = True,
-                   on_dish: Callable[[causal.DishResult], None] | None = None) -> OrderReport:
+def estimate_order(
+    store: GraphStore,
+    dishes: Sequence[str] | None = None,
+    settings: OrderSettings = OrderSettings(),
+    *,
+    workers: int = 1,
+    write: bool = True,
+    on_dish: Callable[[causal.DishResult], None] | None = None,
+) -> OrderReport:
     """Estimate and store order constraints of ``dishes`` (default: every dish with parsed recipes)."""
     if settings.estimator not in causal.ESTIMATORS:
         raise ValueError(f"estimator {settings.estimator!r} is not one of {causal.ESTIMATORS}")
@@ -86,23 +97,47 @@ def estimate_order(store: GraphStore, dishes: Sequence[str] | None = None, setti
         ds = dish_sequences(store, d)
         focus = focus_actions(store, d, settings.min_freq)
         focus_n[d] = len(focus)
-        tasks.append(causal.DishTask(ds, causal.candidate_pairs(ds, focus, settings.min_support),
-                                     settings.estimator, settings.window))
+        tasks.append(
+            causal.DishTask(
+                ds, causal.candidate_pairs(ds, focus, settings.min_support), settings.estimator, settings.window
+            )
+        )
     results = causal.run_tasks(tasks, workers=workers, on_done=on_dish)
     rep = OrderReport(settings)
     for task, res in zip(tasks, results):
         kept = [e for e in res.estimates if e.ate is not None and e.ate > settings.tau_c]
         if write:
             store.query("order_clear_estimated", dish=res.dish, source=ESTIMATED, window=settings.window)
-            store.write("order_write_constraints", [
-                {"cause": e.cause, "effect": e.effect, "dish": e.dish, "ate": e.ate, "n_treated": e.n_treated,
-                 "n_control": e.n_control, "estimator": e.estimator, "source": ESTIMATED, "window": e.window}
-                for e in kept])
+            store.write(
+                "order_write_constraints",
+                [
+                    {
+                        "cause": e.cause,
+                        "effect": e.effect,
+                        "dish": e.dish,
+                        "ate": e.ate,
+                        "n_treated": e.n_treated,
+                        "n_control": e.n_control,
+                        "estimator": e.estimator,
+                        "source": ESTIMATED,
+                        "window": e.window,
+                    }
+                    for e in kept
+                ],
+            )
         rep.estimates.extend(res.estimates)
-        rep.dishes.append(DishOrderReport(
-            res.dish, len(task.ds.recipes), focus_n[res.dish], len(task.pairs),
-            sum(e.ate is not None for e in res.estimates), sum(e.skipped is not None for e in res.estimates),
-            len(kept), res.seconds))
+        rep.dishes.append(
+            DishOrderReport(
+                res.dish,
+                len(task.ds.recipes),
+                focus_n[res.dish],
+                len(task.pairs),
+                sum(e.ate is not None for e in res.estimates),
+                sum(e.skipped is not None for e in res.estimates),
+                len(kept),
+                res.seconds,
+            )
+        )
     rep.seconds = time.perf_counter() - t0
     return rep
 
@@ -138,6 +173,7 @@ def resolve_action(action: str | ProtoAction | Mapping) -> str:
     if m:
         inner = m.group(2)
         ingr, _, tools = inner.partition(";")
+
         def split(s: str) -> frozenset[str]:
             return frozenset(x.strip() for x in re.split(r"[,，+]", s) if x.strip())
 
@@ -149,12 +185,15 @@ def _constraints(rows: Iterable[dict], source: str | None) -> list[Constraint]:
     return [Constraint(**r) for r in rows if source is None or r["source"] == source]
 
 
-def order_constraints(store: GraphStore, dish: str, action, source: str | None = None
-                      ) -> tuple[list[Constraint], list[Constraint]]:
+def order_constraints(
+    store: GraphStore, dish: str, action, source: str | None = None
+) -> tuple[list[Constraint], list[Constraint]]:
     """(must precede the action, must follow it) in the dish, from every source unless one is named."""
     key = resolve_action(action)
-    return (_constraints(store.query("action_must_precede", dish=dish, action=key), source),
-            _constraints(store.query("action_must_follow", dish=dish, action=key), source))
+    return (
+        _constraints(store.query("action_must_precede", dish=dish, action=key), source),
+        _constraints(store.query("action_must_follow", dish=dish, action=key), source),
+    )
 
 
 def dish_constraints(store: GraphStore, dish: str, source: str | None = None) -> list[Constraint]:
@@ -165,8 +204,8 @@ def dish_constraints(store: GraphStore, dish: str, source: str | None = None) ->
 class Violation:
     cause: str
     effect: str
-    cause_pos: int        # first occurrence of the cause (0-based index in the action sequence)
-    effect_pos: int       # first occurrence of the effect, which comes before any cause
+    cause_pos: int  # first occurrence of the cause (0-based index in the action sequence)
+    effect_pos: int  # first occurrence of the effect, which comes before any cause
     ate: float | None
     sources: list[str]
     cause_phrase: str = ""
@@ -176,8 +215,9 @@ class Violation:
         return asdict(self)
 
 
-def check_sequence(constraints: Sequence[Constraint], keys: Sequence[str],
-                   phrases: Sequence[str] | None = None) -> list[Violation]:
+def check_sequence(
+    constraints: Sequence[Constraint], keys: Sequence[str], phrases: Sequence[str] | None = None
+) -> list[Violation]:
     """Constraints c -> e violated by the sequence: e occurs, c occurs too, but only after e's first place."""
     first: dict[str, int] = {}
     for i, k in enumerate(keys):
@@ -189,8 +229,15 @@ def check_sequence(constraints: Sequence[Constraint], keys: Sequence[str],
             if v is None:
                 i, j = first[c.cause], first[c.effect]
                 merged[(c.cause, c.effect)] = Violation(
-                    c.cause, c.effect, i, j, c.ate, [c.source or ""],
-                    phrases[i] if phrases else "", phrases[j] if phrases else "")
+                    c.cause,
+                    c.effect,
+                    i,
+                    j,
+                    c.ate,
+                    [c.source or ""],
+                    phrases[i] if phrases else "",
+                    phrases[j] if phrases else "",
+                )
             else:
                 v.sources.append(c.source or "")
                 if v.ate is None:
@@ -198,8 +245,7 @@ def check_sequence(constraints: Sequence[Constraint], keys: Sequence[str],
     return sorted(merged.values(), key=lambda v: (v.effect_pos, v.cause_pos, v.cause))
 
 
-def action_sequence(actions_or_text, parser_factory: Callable[[], object] | None = None
-                    ) -> tuple[list[str], list[str]]:
+def action_sequence(actions_or_text, parser_factory: Callable[[], object] | None = None) -> tuple[list[str], list[str]]:
     """(keys, phrases) from recipe text (parsed), Actions, ProtoActions, keys or display strings."""
     if isinstance(actions_or_text, str):
         parser = parser_factory() if parser_factory else None
@@ -220,15 +266,22 @@ def action_sequence(actions_or_text, parser_factory: Callable[[], object] | None
     return keys, phrases
 
 
-def compare_constraints(store: GraphStore, dish: str, ours: str = ESTIMATED, reference: str = crg.SOURCE,
-                        window: str | None = None) -> dict:
+def compare_constraints(
+    store: GraphStore, dish: str, ours: str = ESTIMATED, reference: str = crg.SOURCE, window: str | None = None
+) -> dict:
     """Precision / recall of our cause->effect pairs against the reference pairs of the same dish."""
     cons = dish_constraints(store, dish)
     a = {(c.cause, c.effect) for c in cons if c.source == ours and (window is None or c.window == window)}
     b = {(c.cause, c.effect) for c in cons if c.source == reference}
     tp = len(a & b)
-    return {"dish": dish, "ours": len(a), "reference": len(b), "overlap": tp,
-            "precision": tp / len(a) if a else None, "recall": tp / len(b) if b else None}
+    return {
+        "dish": dish,
+        "ours": len(a),
+        "reference": len(b),
+        "overlap": tp,
+        "precision": tp / len(a) if a else None,
+        "recall": tp / len(b) if b else None,
+    }
 
 
 def dishes_with_constraints(store: GraphStore) -> list[dict]:

@@ -3,6 +3,7 @@
 The rules run in Cypher (``pivot_mine``) over USES frequencies; Python only passes thresholds and the
 pair. ``classify`` is the same rule in Python, the oracle for planted corpora and boundary tests.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -54,9 +55,15 @@ class MineResult:
         return {k: sum(p.kind == k for p in self.pivots) for k in KINDS}
 
     def to_dict(self) -> dict:
-        return {"pair": self.pair, "base": self.base, "target": self.target, "base_recipes": self.base_recipes,
-                "target_recipes": self.target_recipes, "counts": self.counts(),
-                "pivots": [p.to_dict() for p in self.pivots]}
+        return {
+            "pair": self.pair,
+            "base": self.base,
+            "target": self.target,
+            "base_recipes": self.base_recipes,
+            "target_recipes": self.target_recipes,
+            "counts": self.counts(),
+            "pivots": [p.to_dict() for p in self.pivots],
+        }
 
 
 def classify(fb: float, ft: float, thr: PivotThresholds = PivotThresholds()) -> str | None:
@@ -103,13 +110,22 @@ def ensure_pair(store: GraphStore, base: str, target: str) -> str:
     missing = [d for d in (base, target) if d not in have]
     if missing:
         raise KeyError(f"no parsed recipes for {missing} (a new pair needs recipes on both sides)")
-    store.write("load_pairs", [{"key": key, "base": base, "target": target, "change_from": "", "change_to": "",
-                                "change_kind": "adhoc"}])
+    store.write(
+        "load_pairs",
+        [{"key": key, "base": base, "target": target, "change_from": "", "change_to": "", "change_kind": "adhoc"}],
+    )
     return key
 
 
-def mine_pivots(store: GraphStore, base: str, target: str, thresholds: PivotThresholds = PivotThresholds(), *,
-                refresh_frequencies: bool = True, create: bool = False) -> MineResult:
+def mine_pivots(
+    store: GraphStore,
+    base: str,
+    target: str,
+    thresholds: PivotThresholds = PivotThresholds(),
+    *,
+    refresh_frequencies: bool = True,
+    create: bool = False,
+) -> MineResult:
     """Mine and store a pair's pivots (source "mined"), replacing earlier mined edges of that pair.
 
     ``create``: make the DishPair first if the graph has none (both dishes need parsed recipes)."""
@@ -118,14 +134,27 @@ def mine_pivots(store: GraphStore, base: str, target: str, thresholds: PivotThre
     if refresh_frequencies:
         materialize_uses(store, [base, target])
     store.query("pivot_clear", pair=key, source=MINED)
-    rows = store.query("pivot_mine", pair=key, alpha=float(thresholds.alpha), tau_r=float(thresholds.tau_r),
-                       tau_i=float(thresholds.tau_i), source=MINED)
-    return MineResult(key, info["base"], info["target"], info["base_recipes"], info["target_recipes"],
-                      [Pivot(r["action"], r["kind"], r["fb"], r["ft"]) for r in rows])
+    rows = store.query(
+        "pivot_mine",
+        pair=key,
+        alpha=float(thresholds.alpha),
+        tau_r=float(thresholds.tau_r),
+        tau_i=float(thresholds.tau_i),
+        source=MINED,
+    )
+    return MineResult(
+        key,
+        info["base"],
+        info["target"],
+        info["base_recipes"],
+        info["target_recipes"],
+        [Pivot(r["action"], r["kind"], r["fb"], r["ft"]) for r in rows],
+    )
 
 
-def mine_all(store: GraphStore, thresholds: PivotThresholds = PivotThresholds(), pairs: list[str] | None = None,
-             progress=None) -> list[MineResult]:
+def mine_all(
+    store: GraphStore, thresholds: PivotThresholds = PivotThresholds(), pairs: list[str] | None = None, progress=None
+) -> list[MineResult]:
     """Mine every DishPair (frequencies computed once for all dishes first)."""
     pairs = pairs if pairs is not None else all_pairs(store)
     materialize_uses(store)
@@ -141,8 +170,11 @@ def mine_all(store: GraphStore, thresholds: PivotThresholds = PivotThresholds(),
 def pivots(store: GraphStore, base: str, target: str, source: str | None = None) -> list[Pivot]:
     """Stored pivot edges of a pair (every source unless one is named), ordered by source, kind, action."""
     rows = store.query("pivot_edges", pair=pair_key(base, target))
-    return [Pivot(r["action"], r["kind"], r["fb"], r["ft"], r["source"], r["votes"])
-            for r in rows if source is None or r["source"] == source]
+    return [
+        Pivot(r["action"], r["kind"], r["fb"], r["ft"], r["source"], r["votes"])
+        for r in rows
+        if source is None or r["source"] == source
+    ]
 
 
 def side_by_side(store: GraphStore, base: str, target: str) -> list[dict]:
@@ -183,8 +215,7 @@ def compare_pivots(store: GraphStore, base: str, target: str, reference: str = R
         p = tp / len(a) if a else None
         r = tp / len(b) if b else None
         f = 2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
-        out["kinds"][kind] = {source: len(a), "reference": len(b), "overlap": tp, "precision": p, "recall": r,
-                              "f1": f}
+        out["kinds"][kind] = {source: len(a), "reference": len(b), "overlap": tp, "precision": p, "recall": r, "f1": f}
     return out
 
 

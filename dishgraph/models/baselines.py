@@ -4,6 +4,7 @@
 already mention the new ingredient). *replace* is the "surface edit" a model could learn without any
 knowledge of cooking: swap mentions of the replaced ingredient for the new one and change nothing else.
 """
+
 from __future__ import annotations
 
 import re
@@ -34,8 +35,7 @@ class ReplaceGenerator:
     replaced form (e.g. 蛋糕 around 蛋) are left intact. "add" pairs are returned unchanged.
     """
 
-    def __init__(self, glossary: Glossary | None = None, synonyms: str = "class",
-                 data_dir: str | Path | None = None):
+    def __init__(self, glossary: Glossary | None = None, synonyms: str = "class", data_dir: str | Path | None = None):
         if synonyms not in SYNONYM_MODES:
             raise ValueError(f"synonyms must be one of {SYNONYM_MODES}, got {synonyms!r}")
         if glossary is None:
@@ -71,5 +71,9 @@ class ReplaceGenerator:
         return pattern.sub(lambda m: new if m.group(0) in targets else m.group(0), text)
 
     def generate(self, batch: list[Instance]) -> list[str]:
-        return [self.replace(inst.base_recipe, inst.old, inst.new) if inst.change_kind == REPLACE and inst.old
-                else inst.base_recipe for inst in batch]
+        return [
+            self.replace(inst.base_recipe, inst.old, inst.new)
+            if inst.change_kind == REPLACE and inst.old
+            else inst.base_recipe
+            for inst in batch
+        ]

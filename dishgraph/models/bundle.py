@@ -21,15 +21,16 @@ Hold-out: a recipe is dropped when its dish is a target dish of any pair (the gr
 dish names are lightly cleaned titles ("家常麻婆豆腐"), which the exact rule would let through. Both counts are
 reported. This module imports nothing heavy: the GPU side imports it to read the bundle.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import random
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 TRAIN_FILE = "corpus/train.jsonl"
 VAL_FILE = "corpus/val.jsonl"
@@ -49,15 +50,21 @@ class CorpusRecipe:
 @dataclass
 class HoldOut:
     """Which recipes were dropped and why (`exact`: dish is a target; `contains`: a target occurs in the dish)."""
+
     targets: list[str]
     exact: int = 0
     contains: int = 0
-    contains_examples: dict[str, list[str]] = field(default_factory=dict)   # target -> dish names dropped
+    contains_examples: dict[str, list[str]] = field(default_factory=dict)  # target -> dish names dropped
     by_source: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"targets": self.targets, "dropped_exact": self.exact, "dropped_contains": self.contains,
-                "dropped_by_source": self.by_source, "contains_dishes": self.contains_examples}
+        return {
+            "targets": self.targets,
+            "dropped_exact": self.exact,
+            "dropped_contains": self.contains,
+            "dropped_by_source": self.by_source,
+            "contains_dishes": self.contains_examples,
+        }
 
 
 def source_of(recipe_id: str | None) -> str:
@@ -137,9 +144,15 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def write_bundle(out: str | Path, recipes: Iterable[CorpusRecipe], targets: Iterable[str],
-                 crg_data: str | Path | None = None, val_fraction: float = 0.05, seed: int = 0,
-                 origin: dict | None = None) -> dict:
+def write_bundle(
+    out: str | Path,
+    recipes: Iterable[CorpusRecipe],
+    targets: Iterable[str],
+    crg_data: str | Path | None = None,
+    val_fraction: float = 0.05,
+    seed: int = 0,
+    origin: dict | None = None,
+) -> dict:
     """Write the bundle to `out` (see the module docstring); returns the manifest."""
     from dishgraph.eval.outputs import crg_dir, load_instances
     from dishgraph.models import prompts
@@ -164,13 +177,27 @@ def write_bundle(out: str | Path, recipes: Iterable[CorpusRecipe], targets: Iter
     instances = load_instances(out)
     missing_targets = sorted({i.target for i in instances} - set(report.targets))
     if missing_targets:
-        raise ValueError(f"{len(missing_targets)} target dishes of the release are not held out by the graph "
-                         f"(e.g. {missing_targets[0]!r}): ingest the release into this database first")
-    _write_jsonl(out / INSTANCES_FILE, (
-        {"index": i.index, "base": i.base, "target": i.target, "base_recipe": i.base_recipe,
-         "change_kind": i.change_kind, "old": i.old, "new": i.new,
-         "prompt_d": prompts.dish_prompt(i.target),
-         "prompt_dr": prompts.rewrite_prompt(i.base, i.target, i.base_recipe)} for i in instances))
+        raise ValueError(
+            f"{len(missing_targets)} target dishes of the release are not held out by the graph "
+            f"(e.g. {missing_targets[0]!r}): ingest the release into this database first"
+        )
+    _write_jsonl(
+        out / INSTANCES_FILE,
+        (
+            {
+                "index": i.index,
+                "base": i.base,
+                "target": i.target,
+                "base_recipe": i.base_recipe,
+                "change_kind": i.change_kind,
+                "old": i.old,
+                "new": i.new,
+                "prompt_d": prompts.dish_prompt(i.target),
+                "prompt_dr": prompts.rewrite_prompt(i.base, i.target, i.base_recipe),
+            }
+            for i in instances
+        ),
+    )
 
     def count(rows):
         c: dict[str, int] = {}
@@ -181,12 +208,22 @@ def write_bundle(out: str | Path, recipes: Iterable[CorpusRecipe], targets: Iter
     files = sorted(p for p in out.rglob("*") if p.is_file() and p.name != MANIFEST_FILE)
     manifest = {
         "origin": origin or {},
-        "recipes_read": read, "duplicates_dropped": duplicates,
-        "held_out": {"targets": len(report.targets), "dropped_exact": report.exact,
-                     "dropped_contains": report.contains, "dropped_by_source": report.by_source},
-        "train_recipes": len(train), "val_recipes": len(val), "val_fraction": val_fraction, "seed": seed,
-        "train_by_source": count(train), "val_by_source": count(val),
-        "train_chars": sum(len(r.text) for r in train), "instances": len(instances),
+        "recipes_read": read,
+        "duplicates_dropped": duplicates,
+        "held_out": {
+            "targets": len(report.targets),
+            "dropped_exact": report.exact,
+            "dropped_contains": report.contains,
+            "dropped_by_source": report.by_source,
+        },
+        "train_recipes": len(train),
+        "val_recipes": len(val),
+        "val_fraction": val_fraction,
+        "seed": seed,
+        "train_by_source": count(train),
+        "val_by_source": count(val),
+        "train_chars": sum(len(r.text) for r in train),
+        "instances": len(instances),
         "files": {str(p.relative_to(out)): {"bytes": p.stat().st_size, "sha256": _sha256(p)} for p in files},
     }
     manifest["bytes"] = sum(f["bytes"] for f in manifest["files"].values())
@@ -195,6 +232,7 @@ def write_bundle(out: str | Path, recipes: Iterable[CorpusRecipe], targets: Iter
 
 
 # ----------------------------------------------------------------------------------------- reading
+
 
 def _read_jsonl(path: Path) -> list[tuple[str, str]]:
     from dishgraph.jsonl import json_objects

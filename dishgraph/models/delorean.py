@@ -20,6 +20,7 @@ which is not reproduced). Deviations: instances are decoded in lockstep batches 
 reference decodes one at a time, numerically the same); o1 is embedded directly instead of as one-hot
 logits at temperature 1e-5 (identical up to rounding); Chinese sentence ends (。！？；) replace ". ".
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,7 +38,7 @@ def first_sentence(text: str) -> str:
     """Text up to and including the first sentence end (after at least one character)."""
     for i, ch in enumerate(text):
         if i > 0 and ch in prompts.SENTENCE_END:
-            return text[:i + 1]
+            return text[: i + 1]
     return text
 
 
@@ -45,10 +46,22 @@ def first_sentence(text: str) -> str:
 class Delorean:
     """DeLorean: backward (toward the base recipe) / forward (LM under the target dish) logit refinement."""
 
-    def __init__(self, model: str | Path | None = None, device: str | None = None, dtype: str = "float32",
-                 max_new_tokens: int = 512, seed: int = 0, mix_rate: float = 0.92, stepsize: float = 0.0004,
-                 num_passes: int = 5, num_backward_iters: int = 5, temperature_forward: float = 1.0,
-                 soft_temperature: float = 0.1, extra_tokens: int = 20, max_sentence_chars: int = 80):
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        device: str | None = None,
+        dtype: str = "float32",
+        max_new_tokens: int = 512,
+        seed: int = 0,
+        mix_rate: float = 0.92,
+        stepsize: float = 0.0004,
+        num_passes: int = 5,
+        num_backward_iters: int = 5,
+        temperature_forward: float = 1.0,
+        soft_temperature: float = 0.1,
+        extra_tokens: int = 20,
+        max_sentence_chars: int = 80,
+    ):
         import torch
 
         self.lm = load_causal_lm(model, device, dtype)
@@ -70,8 +83,7 @@ class Delorean:
         generated: list[list[int]] = [[] for _ in batch]
         texts: list[list[str]] = [[] for _ in batch]
         for r in range(max((len(s) for s in sentences), default=0)):
-            rows = [b for b in range(len(batch)) if r < len(sentences[b])
-                    and len(generated[b]) < self.max_new_tokens]
+            rows = [b for b in range(len(batch)) if r < len(sentences[b]) and len(generated[b]) < self.max_new_tokens]
             o2 = {b: encode_plain(tok, sentences[b][r]) for b in rows}
             rows = [b for b in rows if o2[b]]
             if not rows:
@@ -99,7 +111,7 @@ class Delorean:
         emb = model.get_input_embeddings()
         lengths = torch.tensor([len(x) for x in o2], device=dev)
         n_max = int(lengths.max())
-        valid = (torch.arange(n_max, device=dev)[None, :] < lengths[:, None])          # [B, N]
+        valid = torch.arange(n_max, device=dev)[None, :] < lengths[:, None]  # [B, N]
         target = torch.tensor([x + [0] * (n_max - len(x)) for x in o2], device=dev)
 
         # 1. initialisation: teacher-forced logits of the base sentence after the new context
@@ -109,7 +121,7 @@ class Delorean:
         width = ids.shape[1]
         h = torch.zeros(len(o2), n_max, logits.shape[-1], device=dev)
         for b, n in enumerate(lengths.tolist()):
-            h[b, :n] = logits[b, width - n - 1:width - 1]
+            h[b, :n] = logits[b, width - n - 1 : width - 1]
 
         text = [""] * len(o2)
         for t in range(self.num_passes):
@@ -139,7 +151,7 @@ class Delorean:
                 pert = h + delta
                 ce = torch.nn.functional.cross_entropy(pert.transpose(1, 2), target, reduction="none")  # [B, N]
                 loss = ((ce * valid).sum(1) / valid.sum(1)).sum()  # per-row mean, rows independent
-                grad, = torch.autograd.grad(loss, delta)
+                (grad,) = torch.autograd.grad(loss, delta)
             grad = grad * vmask
             g_norm = grad.flatten(1).norm(dim=1) + SMALL_CONST
             l_norm = (pert.detach() * vmask).flatten(1).norm(dim=1)
@@ -160,17 +172,22 @@ class Delorean:
         banned = torch.zeros(h.shape[-1], dtype=torch.bool, device=h.device)
         banned[[t for t in tok.all_special_ids if t < h.shape[-1]]] = True
         for i in range(steps):
-            out = model(inputs_embeds=inputs, attention_mask=cur_mask, position_ids=next_pos,
-                        past_key_values=past, use_cache=True)
+            out = model(
+                inputs_embeds=inputs,
+                attention_mask=cur_mask,
+                position_ids=next_pos,
+                past_key_values=past,
+                use_cache=True,
+            )
             past = out.past_key_values
             lm_logits = out.logits[:, -1].float() / self.temperature_forward
             if i < n_max:
                 mix = self.mix_rate * lm_logits + (1 - self.mix_rate) * h[:, i]
-                step_logits = torch.where(valid[:, i:i + 1], mix, lm_logits)
+                step_logits = torch.where(valid[:, i : i + 1], mix, lm_logits)
                 mixed.append(step_logits)  # kept finite: the backward pass normalises by their norm
                 # no end-of-text (or other special token) inside a rewritten sentence: a small LM puts
                 # [SEP] first after "。", which would end every sentence before it starts
-                step_logits = step_logits.masked_fill(banned[None, :] & valid[:, i:i + 1], float("-inf"))
+                step_logits = step_logits.masked_fill(banned[None, :] & valid[:, i : i + 1], float("-inf"))
             else:
                 step_logits = lm_logits
             chosen.append(step_logits.argmax(-1))
@@ -182,8 +199,8 @@ class Delorean:
         eos = end_id(tok)
         texts = []
         for b, n in enumerate(lengths.tolist()):
-            row = chosen_ids[b][:n + self.extra_tokens]
+            row = chosen_ids[b][: n + self.extra_tokens]
             if eos in row:
-                row = row[:row.index(eos)]
+                row = row[: row.index(eos)]
             texts.append(first_sentence(prompts.clean_generated(tok.decode(row, skip_special_tokens=True))))
         return torch.stack(mixed, dim=1), texts

@@ -26,6 +26,7 @@ the sentence was already masked for deletion, is applied before masking; chains 
 lockstep (one batched MLM call and one batched LM call per iteration), each with its own RNG seeded by
 (seed, instance index) so results do not depend on batching.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,17 +47,18 @@ REPLACE, INSERT, DELETE = 0, 1, 2
 @dataclass
 class _Chain:
     """One instance's MCMC state for its current sentence."""
+
     rng: np.random.Generator
-    cf_ctx: list[int]           # LM ids: [CLS] + target intro + edited sentences so far
-    init_ctx: list[int]         # LM ids: [CLS] + base intro + original sentences so far
+    cf_ctx: list[int]  # LM ids: [CLS] + target intro + edited sentences so far
+    init_ctx: list[int]  # LM ids: [CLS] + base intro + original sentences so far
     ending: list[int] = field(default_factory=list)
-    score: float = -math.inf    # log π(ending)
-    tok_cf: np.ndarray | None = None     # per-token log p under the counterfactual context
-    tok_init: np.ndarray | None = None   # … under the initial context
-    outputs: dict = field(default_factory=dict)   # tuple(ending) -> log π, accepted after burn-in
+    score: float = -math.inf  # log π(ending)
+    tok_cf: np.ndarray | None = None  # per-token log p under the counterfactual context
+    tok_init: np.ndarray | None = None  # … under the initial context
+    outputs: dict = field(default_factory=dict)  # tuple(ending) -> log π, accepted after burn-in
     # the pending proposal
     proposal: list[int] | None = None
-    log_q_ratio: float = 0.0    # log Q(x|x') - log Q(x'|x)
+    log_q_ratio: float = 0.0  # log Q(x|x') - log Q(x'|x)
     action: int = REPLACE
     pos: int = 0
 
@@ -65,12 +67,25 @@ class _Chain:
 class EduCat:
     """EduCat: MCMC token edits of the base recipe (conflict detection + MLM proposals + MH acceptance)."""
 
-    def __init__(self, model: str | Path | None = None, mlm: str | Path | None = None,
-                 device: str | None = None, dtype: str = "float32", seed: int = 1111,
-                 sample_time: int = 100, drop_time: int = 60, search_size: int = 100, threshold: float = 0.1,
-                 annealing_parameter: float = 0.95, min_length: int = 2,
-                 action_prob: tuple[float, float, float] = (0.34, 0.33, 0.33), coherence_type: str = "lm",
-                 causal_token_finding: bool = True, mlm_window: int = 100, max_sentence_chars: int = 80):
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        mlm: str | Path | None = None,
+        device: str | None = None,
+        dtype: str = "float32",
+        seed: int = 1111,
+        sample_time: int = 100,
+        drop_time: int = 60,
+        search_size: int = 100,
+        threshold: float = 0.1,
+        annealing_parameter: float = 0.95,
+        min_length: int = 2,
+        action_prob: tuple[float, float, float] = (0.34, 0.33, 0.33),
+        coherence_type: str = "lm",
+        causal_token_finding: bool = True,
+        mlm_window: int = 100,
+        max_sentence_chars: int = 80,
+    ):
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
         if coherence_type not in ("lm", "null"):
@@ -80,10 +95,13 @@ class EduCat:
         self.lm = load_causal_lm(model, device, dtype)
         self.mlm_tokenizer = AutoTokenizer.from_pretrained(str(mlm))
         if self.mlm_tokenizer.get_vocab() != self.lm.tokenizer.get_vocab():
-            raise ValueError(f"masked LM {mlm} and causal LM {model} have different vocabularies; EduCat "
-                             "scores MLM proposals with the causal LM, so they must share one")
-        self.mlm = AutoModelForMaskedLM.from_pretrained(str(mlm), dtype=torch_dtype(dtype)).to(
-            resolve_device(device)).eval()
+            raise ValueError(
+                f"masked LM {mlm} and causal LM {model} have different vocabularies; EduCat "
+                "scores MLM proposals with the causal LM, so they must share one"
+            )
+        self.mlm = (
+            AutoModelForMaskedLM.from_pretrained(str(mlm), dtype=torch_dtype(dtype)).to(resolve_device(device)).eval()
+        )
         self.mask_id = self.mlm_tokenizer.mask_token_id
         self.special_ids = sorted(set(self.mlm_tokenizer.all_special_ids) | set(self.lm.tokenizer.all_special_ids))
         self.mlm_positions = int(getattr(self.mlm.config, "max_position_embeddings", 512))
@@ -99,12 +117,18 @@ class EduCat:
         import torch
 
         tok = self.lm.tokenizer
-        sentences = [[encode_plain(tok, s) for s in prompts.split_sentences(i.base_recipe, self.max_sentence_chars)]
-                     for i in batch]
-        chains = [_Chain(rng=np.random.default_rng([self.seed, inst.index]),
-                         cf_ctx=[start_id(tok)] + encode_plain(tok, prompts.dish_prompt(inst.target)),
-                         init_ctx=[start_id(tok)] + encode_plain(tok, prompts.dish_prompt(inst.base)))
-                  for inst in batch]
+        sentences = [
+            [encode_plain(tok, s) for s in prompts.split_sentences(i.base_recipe, self.max_sentence_chars)]
+            for i in batch
+        ]
+        chains = [
+            _Chain(
+                rng=np.random.default_rng([self.seed, inst.index]),
+                cf_ctx=[start_id(tok)] + encode_plain(tok, prompts.dish_prompt(inst.target)),
+                init_ctx=[start_id(tok)] + encode_plain(tok, prompts.dish_prompt(inst.base)),
+            )
+            for inst in batch
+        ]
         edited: list[list[int]] = [[] for _ in batch]
         with torch.no_grad():
             for r in range(max((len(s) for s in sentences), default=0)):
@@ -155,7 +179,7 @@ class EduCat:
             rows.append((init, x))
         logps = self._continuation_logprobs(rows)
         out = []
-        for k, (c, x) in enumerate(items):
+        for k in range(len(items)):
             lp_cf, lp_init = logps[2 * k], logps[2 * k + 1]
             fluency = float(lp_cf.sum())
             score = fluency
@@ -169,7 +193,7 @@ class EduCat:
     @staticmethod
     def _fit(ctx: list[int], cont_len: int, room: int) -> list[int]:
         keep = max(1, room - cont_len)
-        return ctx if len(ctx) <= keep else ctx[:1] + ctx[len(ctx) - keep + 1:]
+        return ctx if len(ctx) <= keep else ctx[:1] + ctx[len(ctx) - keep + 1 :]
 
     def _continuation_logprobs(self, rows: list[tuple[list[int], list[int]]]) -> list[np.ndarray]:
         """log p(cont_j | ctx, cont_<j) for each (ctx, cont), one right-padded forward pass."""
@@ -185,7 +209,7 @@ class EduCat:
         out = []
         for b, (ctx, cont) in enumerate(rows):
             start = len(ctx) - 1
-            lp = torch.log_softmax(logits[b, start:start + len(cont)].float(), dim=-1)
+            lp = torch.log_softmax(logits[b, start : start + len(cont)].float(), dim=-1)
             tgt = torch.tensor(cont, device=dev)
             out.append(lp.gather(1, tgt[:, None])[:, 0].cpu().numpy())
         return out
@@ -207,7 +231,7 @@ class EduCat:
         m = len(c.cf_ctx) - 1 + mask_at
         w = self.mlm_window
         lo = 0 if m < w else m - w // 2
-        window = body[lo:lo + w]
+        window = body[lo : lo + w]
         return [self.mlm_tokenizer.cls_token_id] + window + [self.mlm_tokenizer.sep_token_id], m - lo + 1
 
     def _step(self, chains: list[_Chain], it: int) -> None:
@@ -224,9 +248,9 @@ class EduCat:
             if c.pos == n - 1:
                 c.action = REPLACE  # the sentence end can only be replaced
             if c.action == INSERT:
-                masked = c.ending[:c.pos] + [self.mask_id] + c.ending[c.pos:]
+                masked = c.ending[: c.pos] + [self.mask_id] + c.ending[c.pos :]
             else:  # replace, or delete (masking in place gives the reverse insertion's proposal)
-                masked = c.ending[:c.pos] + [self.mask_id] + c.ending[c.pos + 1:]
+                masked = c.ending[: c.pos] + [self.mask_id] + c.ending[c.pos + 1 :]
             mlm_rows.append(self._mlm_input(c, masked, c.pos))
 
         # 2. one batched MLM call: proposal distributions at the masked positions
@@ -253,16 +277,16 @@ class EduCat:
             p = np.asarray(p, dtype=float)
             p = p / p.sum() if p.sum() > 0 else np.full(len(p), 1.0 / len(p))
             if c.action == DELETE:
-                c.proposal = c.ending[:c.pos] + c.ending[c.pos + 1:]
+                c.proposal = c.ending[: c.pos] + c.ending[c.pos + 1 :]
                 c.log_q_ratio = math.log(p[cand.index(old)] + 1e-30)
                 continue
             choice = int(c.rng.choice(len(cand), p=p))
             new_tok = int(cand[choice])
             if c.action == REPLACE:
-                c.proposal = c.ending[:c.pos] + [new_tok] + c.ending[c.pos + 1:]
+                c.proposal = c.ending[: c.pos] + [new_tok] + c.ending[c.pos + 1 :]
                 c.log_q_ratio = math.log(p[cand.index(old)] + 1e-30) - math.log(p[choice] + 1e-30)
             else:
-                c.proposal = c.ending[:c.pos] + [new_tok] + c.ending[c.pos:]
+                c.proposal = c.ending[: c.pos] + [new_tok] + c.ending[c.pos :]
                 c.log_q_ratio = -math.log(p[choice] + 1e-30)
 
         # 4. one batched LM call: target scores; Metropolis–Hastings with annealing and the threshold

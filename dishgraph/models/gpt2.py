@@ -5,6 +5,7 @@ target dish name, (D+R) also the base recipe and an instruction to rewrite it. P
 padding; the base recipe (never the frame around it) is cut from the end when the prompt would not leave
 room for `max_new_tokens` within the model's context.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -70,18 +71,33 @@ def encode_plain(tokenizer, text: str) -> list[int]:
 class _PromptedGPT2:
     """Shared machinery: build one prompt per instance, generate continuations in one padded batch."""
 
-    def __init__(self, model: str | Path | None = None, device: str | None = None, dtype: str = "float32",
-                 max_new_tokens: int = 256, min_new_tokens: int = 8, seed: int = 0, do_sample: bool = True,
-                 top_k: int = 0,
-                 top_p: float = 0.9, temperature: float = 1.0, repetition_penalty: float = 1.0):
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        device: str | None = None,
+        dtype: str = "float32",
+        max_new_tokens: int = 256,
+        min_new_tokens: int = 8,
+        seed: int = 0,
+        do_sample: bool = True,
+        top_k: int = 0,
+        top_p: float = 0.9,
+        temperature: float = 1.0,
+        repetition_penalty: float = 1.0,
+    ):
         self.lm = load_causal_lm(model, device, dtype)
         self.max_new_tokens = max_new_tokens
         # an end-of-text right after the prompt (likely for a small LM: "。" often precedes [SEP]) would
         # make an empty recipe; HF's min_new_tokens masks [SEP] for the first few tokens
         self.min_new_tokens = min(min_new_tokens, max_new_tokens)
         self.seed = seed
-        self.gen_kwargs = dict(do_sample=do_sample, top_k=top_k or None, top_p=top_p, temperature=temperature,
-                               repetition_penalty=repetition_penalty)
+        self.gen_kwargs = dict(
+            do_sample=do_sample,
+            top_k=top_k or None,
+            top_p=top_p,
+            temperature=temperature,
+            repetition_penalty=repetition_penalty,
+        )
         if not do_sample:
             self.gen_kwargs = dict(do_sample=False, repetition_penalty=repetition_penalty)
         self._calls = 0
@@ -95,8 +111,10 @@ class _PromptedGPT2:
         tok, model = self.lm.tokenizer, self.lm.model
         budget = self.lm.max_positions - self.max_new_tokens
         if budget < 8:
-            raise ValueError(f"max_new_tokens={self.max_new_tokens} leaves no room for a prompt in a "
-                             f"{self.lm.max_positions}-token model")
+            raise ValueError(
+                f"max_new_tokens={self.max_new_tokens} leaves no room for a prompt in a "
+                f"{self.lm.max_positions}-token model"
+            )
         ids = [self.prompt_ids(inst, budget) for inst in batch]
         width = max(len(x) for x in ids)
         pad = tok.pad_token_id
@@ -106,15 +124,21 @@ class _PromptedGPT2:
         torch.manual_seed(self.seed + self._calls)
         self._calls += 1
         with torch.no_grad():
-            out = model.generate(input_ids=input_ids, attention_mask=attention, max_new_tokens=self.max_new_tokens,
-                                 min_new_tokens=self.min_new_tokens, eos_token_id=end_id(tok), pad_token_id=pad,
-                                 **self.gen_kwargs)
+            out = model.generate(
+                input_ids=input_ids,
+                attention_mask=attention,
+                max_new_tokens=self.max_new_tokens,
+                min_new_tokens=self.min_new_tokens,
+                eos_token_id=end_id(tok),
+                pad_token_id=pad,
+                **self.gen_kwargs,
+            )
         return [self._decode(row[width:].tolist()) for row in out]
 
     def _decode(self, new_ids: list[int]) -> str:
         eos = end_id(self.lm.tokenizer)
         if eos in new_ids:
-            new_ids = new_ids[:new_ids.index(eos)]
+            new_ids = new_ids[: new_ids.index(eos)]
         return prompts.clean_generated(self.lm.tokenizer.decode(new_ids, skip_special_tokens=True))
 
 
@@ -124,7 +148,7 @@ class GPT2DishPrompt(_PromptedGPT2):
 
     def prompt_ids(self, inst: Instance, budget: int) -> list[int]:
         tok = self.lm.tokenizer
-        return [start_id(tok)] + encode_plain(tok, prompts.dish_prompt(inst.target))[:budget - 1]
+        return [start_id(tok)] + encode_plain(tok, prompts.dish_prompt(inst.target))[: budget - 1]
 
 
 @register("gpt2-dr")
@@ -136,5 +160,5 @@ class GPT2DishRecipePrompt(_PromptedGPT2):
         head, tail = prompts.rewrite_prompt_parts(inst.base, inst.target)
         head_ids, tail_ids = encode_plain(tok, head), encode_plain(tok, tail)
         room = budget - 1 - len(head_ids) - len(tail_ids)
-        recipe_ids = encode_plain(tok, inst.base_recipe)[:max(0, room)]
+        recipe_ids = encode_plain(tok, inst.base_recipe)[: max(0, room)]
         return [start_id(tok)] + head_ids + recipe_ids + tail_ids

@@ -7,6 +7,7 @@ alone (benchmarks/gpu_table3.sh), and its outputs are scored here with `dishgrap
 turns the fetched training logs and generation summaries into benchmarks/results/generators_gpu.json and
 the validation-loss PNG; it needs only matplotlib, so the GPU side runs it too for a first look.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,15 @@ from dishgraph.graph.base import GraphStore
 GENERATOR_LABELS = {"gpt2-d": "GPT-2 (D)", "gpt2-dr": "GPT-2 (D+R)", "delorean": "DeLorean", "educat": "EduCat"}
 
 
-def bundle_from_store(store: GraphStore, out: Path, *, crg_data: str | None = None, val_fraction: float = 0.02,
-                      seed: int = 0, origin: dict | None = None) -> dict:
+def bundle_from_store(
+    store: GraphStore,
+    out: Path,
+    *,
+    crg_data: str | None = None,
+    val_fraction: float = 0.02,
+    seed: int = 0,
+    origin: dict | None = None,
+) -> dict:
     """Write the bundle of every recipe of the graph (targets held out) to ``out``; returns its manifest.
     A graph without recipes is a ValueError saying what to ingest."""
     from dishgraph.models.bundle import CorpusRecipe, source_of, write_bundle
@@ -27,11 +35,14 @@ def bundle_from_store(store: GraphStore, out: Path, *, crg_data: str | None = No
     rows = store.query("lm_training_recipes")
     targets = [r["name"] for r in store.query("lm_heldout_targets")]
     if not rows:
-        raise ValueError("the graph has no recipes: run `dishgraph ingest counterfactual` (and `ingest corpus` "
-                         "for more recipes) first")
+        raise ValueError(
+            "the graph has no recipes: run `dishgraph ingest counterfactual` (and `ingest corpus` "
+            "for more recipes) first"
+        )
     recipes = [CorpusRecipe(r["dish"], r.get("text") or "", source_of(r.get("id"))) for r in rows]
-    return write_bundle(out, recipes, targets, crg_data=crg_data, val_fraction=val_fraction, seed=seed,
-                        origin=origin or {})
+    return write_bundle(
+        out, recipes, targets, crg_data=crg_data, val_fraction=val_fraction, seed=seed, origin=origin or {}
+    )
 
 
 def _load_json(path: Path):
@@ -65,8 +76,9 @@ def gather(dirs: list[Path]) -> dict:
             if not isinstance(chunks, list):
                 raise ValueError(f"{p}: expected a list of `generate --json` summaries")
             for c in chunks:
-                g = gens.setdefault(c["generator"], {"instances": 0, "seconds": 0.0, "chunks": 0,
-                                                     "options": c.get("options", {})})
+                g = gens.setdefault(
+                    c["generator"], {"instances": 0, "seconds": 0.0, "chunks": 0, "options": c.get("options", {})}
+                )
                 g["instances"] += int(c["instances"])
                 g["seconds"] += float(c["seconds"])
                 g["chunks"] += 1
@@ -78,15 +90,27 @@ def gather(dirs: list[Path]) -> dict:
 
 def train_row(name: str, log: dict) -> dict:
     s, cfg = log["summary"], log.get("config", {})
-    return {"run": name, "objective": cfg.get("objective", "causal"),
-            "shape": f"{cfg.get('n_layer')}x{cfg.get('n_embd')}, {cfg.get('n_head')} heads",
-            "parameters": s.get("parameters"), "steps": s.get("steps"), "epochs": s.get("epochs_done"),
-            "minutes": round(s.get("seconds", 0) / 60, 2), "tokens": s.get("tokens"),
-            "tokens_per_s": s.get("tokens_per_s"), "train_recipes": s.get("train_recipes"),
-            "val_recipes": s.get("val_recipes"), "val_loss": s.get("val_loss"),
-            "best_val_loss": s.get("best_val_loss"), "best_step": s.get("best_step"),
-            "batch_size": cfg.get("batch_size"), "block": cfg.get("max_length"), "lr": cfg.get("lr"),
-            "dtype": cfg.get("dtype"), "device": cfg.get("device")}
+    return {
+        "run": name,
+        "objective": cfg.get("objective", "causal"),
+        "shape": f"{cfg.get('n_layer')}x{cfg.get('n_embd')}, {cfg.get('n_head')} heads",
+        "parameters": s.get("parameters"),
+        "steps": s.get("steps"),
+        "epochs": s.get("epochs_done"),
+        "minutes": round(s.get("seconds", 0) / 60, 2),
+        "tokens": s.get("tokens"),
+        "tokens_per_s": s.get("tokens_per_s"),
+        "train_recipes": s.get("train_recipes"),
+        "val_recipes": s.get("val_recipes"),
+        "val_loss": s.get("val_loss"),
+        "best_val_loss": s.get("best_val_loss"),
+        "best_step": s.get("best_step"),
+        "batch_size": cfg.get("batch_size"),
+        "block": cfg.get("max_length"),
+        "lr": cfg.get("lr"),
+        "dtype": cfg.get("dtype"),
+        "device": cfg.get("device"),
+    }
 
 
 def plot_validation(train: dict, path: Path) -> Path:
@@ -128,9 +152,16 @@ def score_rows(scores: dict, labels: dict[str, str]) -> list[dict]:
     return out
 
 
-def gpu_report(dirs: Sequence[Path], *, scores: Path | None = None, chosen: str | None = None,
-               note: str | None = None, bundle_dir: Path | None = None, plot: Path | None = None,
-               out: Path | None = None) -> dict:
+def gpu_report(
+    dirs: Sequence[Path],
+    *,
+    scores: Path | None = None,
+    chosen: str | None = None,
+    note: str | None = None,
+    bundle_dir: Path | None = None,
+    plot: Path | None = None,
+    out: Path | None = None,
+) -> dict:
     """Gather a GPU run (device, training runs, recipes/s per generator), relabel the CRG ``scores`` with the
     model that produced them (``chosen`` run, default: the causal run with the lowest validation loss), plot
     the validation loss to ``plot`` and write the result JSON to ``out``; returns the result."""
@@ -145,14 +176,21 @@ def gpu_report(dirs: Sequence[Path], *, scores: Path | None = None, chosen: str 
     if base:
         corpora = " + ".join(sorted(manifest.get("train_by_source", {}))) or "bundle"
         where = "GPU" if (got["device"] or {}).get("cuda") else "CPU dry run"
-        what = (f"{base['parameters'] / 1e6:.1f}M char GPT-2 ({base['shape']}), {base['train_recipes']} recipes "
-                f"of {corpora} (targets held out), {base['minutes']:.1f} min")
+        what = (
+            f"{base['parameters'] / 1e6:.1f}M char GPT-2 ({base['shape']}), {base['train_recipes']} recipes "
+            f"of {corpora} (targets held out), {base['minutes']:.1f} min"
+        )
         labels = {k: f"{v}, {where}: {what}" for k, v in GENERATOR_LABELS.items()}
-    result = {"note": note, "device": got["device"], "chosen_lm": pick,
-              "bundle": {k: manifest.get(k) for k in ("train_recipes", "val_recipes", "train_by_source",
-                                                      "held_out", "bytes")} if manifest else None,
-              "training": train_rows,
-              "generators": got["generators"]}
+    result = {
+        "note": note,
+        "device": got["device"],
+        "chosen_lm": pick,
+        "bundle": {k: manifest.get(k) for k in ("train_recipes", "val_recipes", "train_by_source", "held_out", "bytes")}
+        if manifest
+        else None,
+        "training": train_rows,
+        "generators": got["generators"],
+    }
     if score_data is not None:
         result["scores"] = score_rows(score_data, labels)
     if plot:
@@ -189,14 +227,22 @@ def device_info() -> dict:
     import torch
     import transformers
 
-    info = {"cuda": torch.cuda.is_available(), "torch": torch.__version__,
-            "transformers": transformers.__version__, "python": platform.python_version(),
-            "cpu_count": os.cpu_count()}
+    info = {
+        "cuda": torch.cuda.is_available(),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+    }
     if torch.cuda.is_available():
         props = torch.cuda.get_device_properties(0)
-        info.update(name=torch.cuda.get_device_name(0), memory_gib=round(props.total_memory / 2**30, 1),
-                    capability=f"{props.major}.{props.minor}", cuda_version=torch.version.cuda,
-                    bf16=torch.cuda.is_bf16_supported())
+        info.update(
+            name=torch.cuda.get_device_name(0),
+            memory_gib=round(props.total_memory / 2**30, 1),
+            capability=f"{props.major}.{props.minor}",
+            cuda_version=torch.version.cuda,
+            bf16=torch.cuda.is_bf16_supported(),
+        )
     else:
         info.update(name=f"CPU ({platform.machine()}, no GPU)")
     return info

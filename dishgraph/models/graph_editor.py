@@ -13,6 +13,7 @@ re-parsing the text with the project parser: an edit is kept only if its parsed 
 simple replacements. It is a probe of the L2 metric, not a recipe-quality rule: L2 averages F1 over the recipes
 with changes only, so abstaining where guesses would be scored 0 raises L2 F1 (reported separately, never as a win).
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,28 @@ _CLAUSE_PUNCT = "，,、"
 _SENT_PUNCT = "。！？!?；;"
 KNOWLEDGE_MODES = ("pivots", "association", "composed")
 # Shape/part suffixes: 豆腐丝, 鸡胸肉, 年糕片 name the replaced ingredient itself, unlike 鸡精 or 鸡蛋.
-HEAD_SUFFIXES = ("丁", "片", "块", "丝", "条", "段", "末", "粒", "泥", "梗", "皮", "根", "头", "胸肉", "腿", "腿肉",
-                 "翅", "肉", "心", "叶")
+HEAD_SUFFIXES = (
+    "丁",
+    "片",
+    "块",
+    "丝",
+    "条",
+    "段",
+    "末",
+    "粒",
+    "泥",
+    "梗",
+    "皮",
+    "根",
+    "头",
+    "胸肉",
+    "腿",
+    "腿肉",
+    "翅",
+    "肉",
+    "心",
+    "叶",
+)
 
 
 class HeadReplacer(ReplaceGenerator):
@@ -50,8 +71,11 @@ class HeadReplacer(ReplaceGenerator):
 
     def forms_to_replace(self, old: str) -> list[str]:
         forms = set(super().forms_to_replace(old))
-        forms |= {f for f in self.glossary.ingredient
-                  if f != old and (f.endswith(old) or (f.startswith(old) and f[len(old):] in HEAD_SUFFIXES))}
+        forms |= {
+            f
+            for f in self.glossary.ingredient
+            if f != old and (f.endswith(old) or (f.startswith(old) and f[len(old) :] in HEAD_SUFFIXES))
+        }
         return sorted(forms, key=lambda f: (-len(f), f))
 
 
@@ -101,21 +125,37 @@ class _Draft:
 class GraphEditor:
     """Graph-guided editor: replace the ingredient, drop its specific clauses, insert the new one's (pivots)."""
 
-    def __init__(self, glossary: Glossary | None = None, data_dir: str | Path | None = None,
-                 db: str | None = None, uri: str | None = None, store=None, synonyms: str = "heads",
-                 knowledge: str = "pivots", pivot_sources: tuple[str, ...] = PIVOT_SOURCES,
-                 segmenter: str = "auto", max_phrases: int = 3, max_positions: int = 4,
-                 max_inserts: int | None = None, max_insert_ratio: float | None = 0.5,
-                 assoc_inserts: int = ASSOC_INSERTS, assoc_removals: bool = True, abstain: bool = False,
-                 ensure_change: bool = True):
+    def __init__(
+        self,
+        glossary: Glossary | None = None,
+        data_dir: str | Path | None = None,
+        db: str | None = None,
+        uri: str | None = None,
+        store=None,
+        synonyms: str = "heads",
+        knowledge: str = "pivots",
+        pivot_sources: tuple[str, ...] = PIVOT_SOURCES,
+        segmenter: str = "auto",
+        max_phrases: int = 3,
+        max_positions: int = 4,
+        max_inserts: int | None = None,
+        max_insert_ratio: float | None = 0.5,
+        assoc_inserts: int = ASSOC_INSERTS,
+        assoc_removals: bool = True,
+        abstain: bool = False,
+        ensure_change: bool = True,
+    ):
         from dishgraph.eval.outputs import crg_dir
         from dishgraph.ingest.segment import make_segmenter
 
         if knowledge not in KNOWLEDGE_MODES:
             raise ValueError(f"knowledge must be one of {KNOWLEDGE_MODES}, got {knowledge!r}")
         self.glossary = glossary or Glossary.load(crg_dir(data_dir) / "glossary.json")
-        self.replacer = HeadReplacer(self.glossary, synonyms="form") if synonyms == "heads" else \
-            ReplaceGenerator(self.glossary, synonyms=synonyms)
+        self.replacer = (
+            HeadReplacer(self.glossary, synonyms="form")
+            if synonyms == "heads"
+            else ReplaceGenerator(self.glossary, synonyms=synonyms)
+        )
         self._class_swapper = ReplaceGenerator(self.glossary, synonyms="class")
         self.parser = RecipeParser(self.glossary, CachedSegmenter(make_segmenter(segmenter, self.glossary)))
         self._own_store = store is None
@@ -154,8 +194,9 @@ class GraphEditor:
         key = (inst.base, inst.target)
         if key not in self._pairs:
             sources = {"association": (), "composed": (COMPOSED,)}.get(self.knowledge, self.pivot_sources)
-            self._pairs[key] = load_pair_knowledge(self.store, inst.base, inst.target, self.cls(inst.old),
-                                                   self.cls(inst.new), sources)
+            self._pairs[key] = load_pair_knowledge(
+                self.store, inst.base, inst.target, self.cls(inst.old), self.cls(inst.new), sources
+            )
         return self._pairs[key]
 
     def _pivots_for(self, pk: PairKnowledge, base_actions: list[Action]) -> list[tuple[ProtoAction, str]]:
@@ -172,8 +213,9 @@ class GraphEditor:
     def _objective(self, inst, base_actions, text, pivots, pk) -> tuple[float, list[Action]]:
         """Hard L2 F1 of `text` against the pair's graph pivots (NaN, i.e. no change, counts as 0)."""
         gen = self.parse(text)
-        res = score_instance(inst, base_actions, gen, pivots, pk.constraints, None,
-                             lambda s: self.glossary.ingredient.get(s, s))
+        res = score_instance(
+            inst, base_actions, gen, pivots, pk.constraints, None, lambda s: self.glossary.ingredient.get(s, s)
+        )
         f1 = res.all[2]
         return (0.0 if math.isnan(f1) else f1), gen
 
@@ -227,8 +269,10 @@ class GraphEditor:
                 forms = self.glossary.synonyms("ingredient", c)
                 if forms:
                     ingr.append(forms[-1])
-        tools = [t if t in self.glossary.tool else (self.glossary.synonyms("tool", t) or [t])[-1]
-                 for t in sorted(proto.tools)]
+        tools = [
+            t if t in self.glossary.tool else (self.glossary.synonyms("tool", t) or [t])[-1]
+            for t in sorted(proto.tools)
+        ]
         obj = "和".join(ingr)
         out = []
         for v in verbs:
@@ -319,8 +363,12 @@ class GraphEditor:
         pivots = self._pivots_for(pk, base_actions)
         job = _EditJob(inst, pk, base_actions, pivots)
         draft = _Draft(text, *self._objective(inst, base_actions, text, pivots, pk))
-        if self.abstain and pk.pivot_source == "association" and inst.new in text \
-                and not self._exposed(inst, base_actions, draft.gen):
+        if (
+            self.abstain
+            and pk.pivot_source == "association"
+            and inst.new in text
+            and not self._exposed(inst, base_actions, draft.gen)
+        ):
             return text  # the swap alone reads as no change to L2: abstain (see _exposed and the module doc)
         self._remove_pivots(job, draft)
         self._insert_pivots(job, draft)
@@ -365,8 +413,11 @@ class GraphEditor:
                 break  # every inserted clause costs preservation (BLEU): keep the most telling ones
             if any(a.proto == proto for a in draft.gen):
                 continue
-            budget = None if self.max_insert_ratio is None else \
-                self.max_insert_ratio * len(job.inst.base_recipe) - inserted_chars
+            budget = (
+                None
+                if self.max_insert_ratio is None
+                else self.max_insert_ratio * len(job.inst.base_recipe) - inserted_chars
+            )
             phrase = self._insert_one(job, draft, proto, budget)
             if phrase is not None:
                 self.stats.inserted += 1

@@ -8,6 +8,7 @@ a recipe, and real example phrases of the actions to insert. No target recipe is
 The fair *association* mode (``sources=()``) reads no PIVOT edge and no released constraint: only USES
 statistics, the base dish's own estimated MUST_PRECEDE constraints and how other dishes handle the new class.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -34,7 +35,7 @@ ASSOC_INSERTS = 8
 ASSOC_REMOVE_MIN_FREQ = 0.1
 ASSOC_REMOVE_RATIO = 4.0
 MIN_PROXY_RECIPES = 5
-FALLBACK_INSERTS = 6       # composed mode: candidates for a recipe whose edit changed nothing L2 counts
+FALLBACK_INSERTS = 6  # composed mode: candidates for a recipe whose edit changed nothing L2 counts
 FALLBACK_MIN_FREQ = 0.1  # fewer recipes handling the new class say too little about the target: no removals
 
 
@@ -43,7 +44,7 @@ class Association:
     """P(verb | ingredient class) over all dishes, from USES edges (``editor_class_verb_association``), and
     the association mode's contrast of the base dish with other dishes' recipes handling the new class."""
 
-    uses: dict[str, dict[str, int]] = field(default_factory=dict)     # class -> verb -> recipes
+    uses: dict[str, dict[str, int]] = field(default_factory=dict)  # class -> verb -> recipes
     # (verb, {new class}) actions in other dishes' recipes, most recipes first (``editor_new_class_actions``)
     new_actions: list[ProtoAction] = field(default_factory=list)
     # base-dish habits rare elsewhere and rarer still where the new class is used (``contrast_removals``)
@@ -61,13 +62,13 @@ class PairKnowledge:
     target: str
     old_cls: str | None
     new_cls: str | None
-    pivots: list[tuple[ProtoAction, str]]          # (proto, remove|insert) from the best available source
+    pivots: list[tuple[ProtoAction, str]]  # (proto, remove|insert) from the best available source
     pivot_source: str | None
-    constraints: list[OrderConstraint]             # MUST_PRECEDE of the target dish (flat pairs)
+    constraints: list[OrderConstraint]  # MUST_PRECEDE of the target dish (flat pairs)
     association: Association
-    positions: dict[str, float]                    # proto key -> mean relative position in real recipes
-    verb_positions: dict[str, float]               # verb class -> mean relative position
-    examples: dict[str, list[str]]                 # proto key -> real example phrases (other dishes first)
+    positions: dict[str, float]  # proto key -> mean relative position in real recipes
+    verb_positions: dict[str, float]  # verb class -> mean relative position
+    examples: dict[str, list[str]]  # proto key -> real example phrases (other dishes first)
     # composed mode: the target's likeliest actions beyond its pivots, most telling first, for a recipe whose
     # edit would otherwise change nothing L2 counts (an unchanged recipe is an abstention, not an answer)
     fallback: list[ProtoAction] = field(default_factory=list)
@@ -76,19 +77,28 @@ class PairKnowledge:
         return self.positions.get(proto.key, self.verb_positions.get(proto.verb, 0.5))
 
 
-def _pivots(store: GraphStore, base: str, target: str, sources: tuple[str, ...]
-            ) -> tuple[list[tuple[ProtoAction, str]], str | None]:
+def _pivots(
+    store: GraphStore, base: str, target: str, sources: tuple[str, ...]
+) -> tuple[list[tuple[ProtoAction, str]], str | None]:
     rows = store.query("pivot_edges", pair=pair_key(base, target))
     for source in sources:
-        picked = [(ProtoAction.from_key(r["action"]), r["kind"]) for r in rows
-                  if r["source"] == source and r["kind"] in (REMOVE, INSERT)]
+        picked = [
+            (ProtoAction.from_key(r["action"]), r["kind"])
+            for r in rows
+            if r["source"] == source and r["kind"] in (REMOVE, INSERT)
+        ]
         if picked:
             return sorted(set(picked), key=lambda t: (t[1], t[0].key)), source
     return [], None
 
 
-def association_pivots(assoc: Association, new_cls: str | None, base_protos: set[ProtoAction] | None = None,
-                       max_inserts: int = ASSOC_INSERTS, removals: bool = True) -> list[tuple[ProtoAction, str]]:
+def association_pivots(
+    assoc: Association,
+    new_cls: str | None,
+    base_protos: set[ProtoAction] | None = None,
+    max_inserts: int = ASSOC_INSERTS,
+    removals: bool = True,
+) -> list[tuple[ProtoAction, str]]:
     """Pseudo-pivots for a pair without pivot edges, pivot-style contrast of the base dish with a stand-in for
     the target (other dishes' recipes handling the new class): the base recipe's actions that are habits of the
     base dish only are removed; the new class's most common single-ingredient actions that the base recipe
@@ -103,9 +113,13 @@ def association_pivots(assoc: Association, new_cls: str | None, base_protos: set
     return out
 
 
-def contrast_removals(store: GraphStore, base: str, new_cls: str | None,
-                      min_freq: float = ASSOC_REMOVE_MIN_FREQ, ratio: float = ASSOC_REMOVE_RATIO
-                      ) -> list[ProtoAction]:
+def contrast_removals(
+    store: GraphStore,
+    base: str,
+    new_cls: str | None,
+    min_freq: float = ASSOC_REMOVE_MIN_FREQ,
+    ratio: float = ASSOC_REMOVE_RATIO,
+) -> list[ProtoAction]:
     """Base-dish actions (share of its recipes >= min_freq, not on the new class) at least `ratio` times more
     frequent in the base dish than in other dishes' recipes and than in those handling the new class (none
     when fewer than MIN_PROXY_RECIPES recipes handle it)."""
@@ -120,12 +134,17 @@ def contrast_removals(store: GraphStore, base: str, new_cls: str | None,
     n_proxy, n_others = int(size["proxy"] or 0), max(int(size["others"] or 0), 1)
     if n_proxy < MIN_PROXY_RECIPES:
         return []
-    fp = {r["action"]: int(r["recipes"]) / n_proxy
-          for r in store.query("editor_proxy_actions", cls=new_cls, base=base, keys=keys)}
-    fo = {r["action"]: int(r["recipes"]) / n_others
-          for r in store.query("editor_other_dish_actions", base=base, keys=keys)}
-    return [ProtoAction.from_key(k) for k in keys
-            if fb[k] >= ratio * fp.get(k, 0.0) and fb[k] >= ratio * fo.get(k, 0.0)]
+    fp = {
+        r["action"]: int(r["recipes"]) / n_proxy
+        for r in store.query("editor_proxy_actions", cls=new_cls, base=base, keys=keys)
+    }
+    fo = {
+        r["action"]: int(r["recipes"]) / n_others
+        for r in store.query("editor_other_dish_actions", base=base, keys=keys)
+    }
+    return [
+        ProtoAction.from_key(k) for k in keys if fb[k] >= ratio * fp.get(k, 0.0) and fb[k] >= ratio * fo.get(k, 0.0)
+    ]
 
 
 def new_class_actions(store: GraphStore, new_cls: str | None, base: str) -> list[ProtoAction]:
@@ -136,19 +155,31 @@ def new_class_actions(store: GraphStore, new_cls: str | None, base: str) -> list
     single = frozenset({new_cls})
     rows = store.query("editor_new_class_actions", cls=new_cls, base=base)
     protos = [(ProtoAction.from_key(r["action"]), int(r["recipes"])) for r in rows]
-    return [p for p, _ in sorted(((p, n) for p, n in protos if p.ingredients == single and not p.tools),
-                                 key=lambda t: (-t[1], t[0].key))]
+    return [
+        p
+        for p, _ in sorted(
+            ((p, n) for p, n in protos if p.ingredients == single and not p.tools), key=lambda t: (-t[1], t[0].key)
+        )
+    ]
 
 
-def load_pair_knowledge(store: GraphStore, base: str, target: str, old_cls: str | None, new_cls: str | None,
-                        sources: tuple[str, ...] = PIVOT_SOURCES) -> PairKnowledge:
+def load_pair_knowledge(
+    store: GraphStore,
+    base: str,
+    target: str,
+    old_cls: str | None,
+    new_cls: str | None,
+    sources: tuple[str, ...] = PIVOT_SOURCES,
+) -> PairKnowledge:
     pivots, source = _pivots(store, base, target, sources) if sources else ([], None)
     if sources == (COMPOSED,):  # fair composed mode: constraints transferred to the target, and the base's own
-        cons_rows = store.query("editor_base_constraints", dish=target, source=COMPOSED) + \
-            store.query("editor_base_constraints", dish=base, source=ESTIMATED)
+        cons_rows = store.query("editor_base_constraints", dish=target, source=COMPOSED) + store.query(
+            "editor_base_constraints", dish=base, source=ESTIMATED
+        )
     elif sources:  # pivot modes: the target dish's constraints (released ones included), else the base dish's
-        cons_rows = store.query("order_dish_constraints", dish=target) or \
-            store.query("order_dish_constraints", dish=base)
+        cons_rows = store.query("order_dish_constraints", dish=target) or store.query(
+            "order_dish_constraints", dish=base
+        )
     else:  # fair mode: only what `dishgraph order estimate` learnt from the base dish's own recipes
         cons_rows = store.query("editor_base_constraints", dish=base, source=ESTIMATED)
     flat = list(dict.fromkeys((r["cause"], r["effect"]) for r in cons_rows))
@@ -167,34 +198,52 @@ def load_pair_knowledge(store: GraphStore, base: str, target: str, old_cls: str 
         pivots, source = association_pivots(assoc, new_cls), "association"
     inserts = [p for p, k in pivots if k == INSERT]
     if source == "association":  # a recipe already doing some of them gets the next ones: phrase those too
-        inserts += [p for p in assoc.new_actions[:3 * ASSOC_INSERTS] if p not in inserts]
+        inserts += [p for p in assoc.new_actions[: 3 * ASSOC_INSERTS] if p not in inserts]
     fallback = composed_fallback(store, base, target, set(inserts)) if sources == (COMPOSED,) else []
     inserts += fallback
     keys = [p.key for p in inserts]
-    positions = {r["action"]: float(r["rel_pos"]) for r in store.query("editor_action_positions", keys=keys)} \
-        if keys else {}
+    positions = (
+        {r["action"]: float(r["rel_pos"]) for r in store.query("editor_action_positions", keys=keys)} if keys else {}
+    )
     verbs = sorted({p.verb for p in inserts})
-    verb_positions = {r["verb"]: float(r["rel_pos"]) for r in store.query("editor_verb_positions", verbs=verbs)} \
-        if verbs else {}
+    verb_positions = (
+        {r["verb"]: float(r["rel_pos"]) for r in store.query("editor_verb_positions", verbs=verbs)} if verbs else {}
+    )
     counts: dict[str, Counter] = defaultdict(Counter)
     if keys:
         for r in store.query("pivot_examples", keys=keys, dishes=[base]):
             if r["phrase"]:
                 counts[r["action"]][r["phrase"]] += 1
     # Most frequent phrasing first, shorter first among equals: the plainest real way to say the action.
-    examples = {k: [t for t, _ in sorted(c.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))][:MAX_EXAMPLES]
-                for k, c in counts.items()}
-    return PairKnowledge(base, target, old_cls, new_cls, pivots, source, constraints, assoc, positions,
-                         verb_positions, examples, fallback)
+    examples = {
+        k: [t for t, _ in sorted(c.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))][:MAX_EXAMPLES]
+        for k, c in counts.items()
+    }
+    return PairKnowledge(
+        base,
+        target,
+        old_cls,
+        new_cls,
+        pivots,
+        source,
+        constraints,
+        assoc,
+        positions,
+        verb_positions,
+        examples,
+        fallback,
+    )
 
 
-def composed_fallback(store: GraphStore, base: str, target: str, skip: set[ProtoAction],
-                      n: int = FALLBACK_INSERTS) -> list[ProtoAction]:
+def composed_fallback(
+    store: GraphStore, base: str, target: str, skip: set[ProtoAction], n: int = FALLBACK_INSERTS
+) -> list[ProtoAction]:
     """The target's composed actions (share >= FALLBACK_MIN_FREQ) not among ``skip``, by how much more the
     target does them than the base dish (ties by key): the next-best inserts after the pivots."""
     ft = {r["action"]: float(r["freq"]) for r in store.query("compose_dish_uses", dish=target, top=200)}
-    fb = {r["action"]: float(r["freq"]) for r in store.query("uses_dish_actions", dish=base, min_freq=0.0,
-                                                              top=100_000)}
-    ranked = sorted((k for k, f in ft.items() if f >= FALLBACK_MIN_FREQ and f > fb.get(k, 0.0)),
-                    key=lambda k: (-(ft[k] - fb.get(k, 0.0)), k))
+    fb = {r["action"]: float(r["freq"]) for r in store.query("uses_dish_actions", dish=base, min_freq=0.0, top=100_000)}
+    ranked = sorted(
+        (k for k, f in ft.items() if f >= FALLBACK_MIN_FREQ and f > fb.get(k, 0.0)),
+        key=lambda k: (-(ft[k] - fb.get(k, 0.0)), k),
+    )
     return [p for p in (ProtoAction.from_key(k) for k in ranked) if p not in skip][:n]

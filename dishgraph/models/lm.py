@@ -7,6 +7,7 @@ of held-out dishes — the target dishes of the evaluation pairs — are dropped
 linear decay) with a checkpoint every `save_every` steps that `resume=True` continues exactly: the
 per-epoch shuffle is a function of (seed, epoch), so a resumed run skips the batches it already took.
 """
+
 from __future__ import annotations
 
 import json
@@ -44,11 +45,14 @@ def load_trainer_state(path: Path) -> dict:
     if not isinstance(state, dict) or "optimizer" not in state:
         raise InputError(f"{path}: not a dishgraph trainer state")
     return state
+
+
 LOG_FILE = "train_log.json"
 PLOT_FILE = "loss.png"
 
 
 # ----------------------------------------------------------------------------------------------- data
+
 
 def recipes_from_store(store) -> list[tuple[str, str]]:
     """(dish, recipe text) for every recipe in the graph, in recipe-id order."""
@@ -81,15 +85,16 @@ def split_held_out(recipes: Iterable[tuple[str, str]], held_out: set[str]) -> tu
 
 # ---------------------------------------------------------------------------------------------- config
 
+
 @dataclass
 class TrainConfig:
     out: str
-    init: str | None = None          # local dir or hub id; None = from scratch with a character vocabulary
+    init: str | None = None  # local dir or hub id; None = from scratch with a character vocabulary
     epochs: float = 3.0
-    max_steps: int | None = None     # stop after this many optimizer steps (overrides epochs when smaller)
+    max_steps: int | None = None  # stop after this many optimizer steps (overrides epochs when smaller)
     max_seconds: float | None = None  # wall-time budget: checkpoint and stop once exceeded (CPU runs)
-    pack: bool = False               # concatenate recipes into full max_length blocks (no padding waste)
-    objective: str = "causal"        # causal (GPT-2) | masked (BERT MLM, for EduCat's proposals)
+    pack: bool = False  # concatenate recipes into full max_length blocks (no padding waste)
+    objective: str = "causal"  # causal (GPT-2) | masked (BERT MLM, for EduCat's proposals)
     tokenizer_from: str | None = None  # masked from scratch: reuse this LM's vocabulary (EduCat needs one)
     mask_prob: float = 0.15
     lr: float = 5e-5
@@ -101,10 +106,10 @@ class TrainConfig:
     eval_every: int = 200
     save_every: int = 200
     device: str | None = None
-    dtype: str = "float32"           # float32 | bfloat16 | float16 (autocast on CUDA; bf16 also on CPU)
+    dtype: str = "float32"  # float32 | bfloat16 | float16 (autocast on CUDA; bf16 also on CPU)
     seed: int = 0
     resume: bool = False
-    keep_best: bool = False          # also save the lowest-validation-loss weights to out/best (long GPU runs)
+    keep_best: bool = False  # also save the lowest-validation-loss weights to out/best (long GPU runs)
     # sizes of a from-scratch GPT-2
     n_layer: int = 2
     n_embd: int = 128
@@ -126,7 +131,7 @@ class TrainResult:
     val_ppl: float | None
     seconds: float
     parameters: int
-    tokens: int = 0                  # training tokens (non-padding) processed by this run
+    tokens: int = 0  # training tokens (non-padding) processed by this run
     tokens_per_s: float | None = None
     best_val_loss: float | None = None
     best_step: int | None = None
@@ -140,6 +145,7 @@ class TrainResult:
 
 # -------------------------------------------------------------------------------------------- training
 
+
 def _encode(tokenizer, dish: str, text: str, max_length: int) -> list[int]:
     body = tokenizer.encode(prompts.training_text(dish, text), add_special_tokens=False)
     return ([start_id(tokenizer)] + body + [end_id(tokenizer)])[:max_length]
@@ -148,7 +154,7 @@ def _encode(tokenizer, dish: str, text: str, max_length: int) -> list[int]:
 def _batches(examples: Sequence[list[int]], batch_size: int, seed: int, epoch: int) -> list[list[int]]:
     order = list(range(len(examples)))
     random.Random(seed * 1_000_003 + epoch).shuffle(order)
-    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
 def _pack(examples: Sequence[list[int]], block: int, seed: int) -> list[list[int]]:
@@ -160,7 +166,7 @@ def _pack(examples: Sequence[list[int]], block: int, seed: int) -> list[list[int
     order = list(range(len(examples)))
     random.Random(seed).shuffle(order)
     stream = [t for i in order for t in examples[i]]
-    return [stream[i:i + block] for i in range(0, len(stream), block) if len(stream[i:i + block]) > 1]
+    return [stream[i : i + block] for i in range(0, len(stream), block) if len(stream[i : i + block]) > 1]
 
 
 def _collate(examples: Sequence[list[int]], idx: list[int], pad_id: int, device: str, masking=None):
@@ -170,8 +176,8 @@ def _collate(examples: Sequence[list[int]], idx: list[int], pad_id: int, device:
     ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(idx), width), dtype=torch.long)
     for row, i in enumerate(idx):
-        ids[row, :len(examples[i])] = torch.tensor(examples[i])
-        mask[row, :len(examples[i])] = 1
+        ids[row, : len(examples[i])] = torch.tensor(examples[i])
+        mask[row, : len(examples[i])] = 1
     labels = ids.masked_fill(mask == 0, -100)
     if masking is not None:
         ids, labels = _mask_tokens(ids, labels, *masking)
@@ -208,10 +214,19 @@ def _load_or_create(config: TrainConfig, texts: list[str], start_dir: Path | Non
         src = start_dir or config.init
         if src is not None:
             return AutoModelForMaskedLM.from_pretrained(str(src)), AutoTokenizer.from_pretrained(str(src))
-        tokenizer = (AutoTokenizer.from_pretrained(config.tokenizer_from) if config.tokenizer_from
-                     else build_char_tokenizer([*texts, prompts.rewrite_prompt("", "", "")]))
-        model = new_bert_mlm(tokenizer, seed=config.seed, n_layer=config.n_layer, n_embd=config.n_embd,
-                             n_head=config.n_head, n_positions=min(config.n_positions, 512))
+        tokenizer = (
+            AutoTokenizer.from_pretrained(config.tokenizer_from)
+            if config.tokenizer_from
+            else build_char_tokenizer([*texts, prompts.rewrite_prompt("", "", "")])
+        )
+        model = new_bert_mlm(
+            tokenizer,
+            seed=config.seed,
+            n_layer=config.n_layer,
+            n_embd=config.n_embd,
+            n_head=config.n_head,
+            n_positions=min(config.n_positions, 512),
+        )
         return model, tokenizer
     if config.objective != "causal":
         raise ValueError(f"objective must be 'causal' or 'masked', got {config.objective!r}")
@@ -223,8 +238,14 @@ def _load_or_create(config: TrainConfig, texts: list[str], start_dir: Path | Non
         return model, tokenizer
     frame = prompts.rewrite_prompt("", "", "")  # the prompt characters must be in the vocabulary
     tokenizer = build_char_tokenizer([*texts, frame])
-    model = new_gpt2(tokenizer, seed=config.seed, n_layer=config.n_layer, n_embd=config.n_embd,
-                     n_head=config.n_head, n_positions=config.n_positions)
+    model = new_gpt2(
+        tokenizer,
+        seed=config.seed,
+        n_layer=config.n_layer,
+        n_embd=config.n_embd,
+        n_head=config.n_head,
+        n_positions=config.n_positions,
+    )
     return model, tokenizer
 
 
@@ -237,8 +258,7 @@ def _val_loss(model, examples, idx_batches, pad_id, device, autocast, masking=No
     total, count = 0.0, 0
     with torch.no_grad(), autocast():
         for idx in idx_batches:
-            ids, mask, labels = _collate(examples, idx, pad_id, device,
-                                         masking and (*masking, idx[0]))
+            ids, mask, labels = _collate(examples, idx, pad_id, device, masking and (*masking, idx[0]))
             out = model(input_ids=ids, attention_mask=mask, labels=labels)
             n = int((labels[:, 1:] != -100).sum()) if masking is None else int((labels != -100).sum())
             total += float(out.loss) * n
@@ -247,9 +267,13 @@ def _val_loss(model, examples, idx_batches, pad_id, device, autocast, masking=No
     return total / max(count, 1)
 
 
-def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: TrainConfig,
-             progress: Callable[[int, int, float], None] | None = None,
-             val_recipes: Iterable[tuple[str, str]] | None = None) -> TrainResult:
+def train_lm(
+    recipes: Iterable[tuple[str, str]],
+    held_out: set[str],
+    config: TrainConfig,
+    progress: Callable[[int, int, float], None] | None = None,
+    val_recipes: Iterable[tuple[str, str]] | None = None,
+) -> TrainResult:
     """Train the recipe LM on `recipes` minus `held_out` dishes; writes the model, log and loss plot to out.
 
     `val_recipes` is a fixed validation set (a GPU bundle's val.jsonl, so models of different sizes are
@@ -263,18 +287,26 @@ def train_lm(recipes: Iterable[tuple[str, str]], held_out: set[str], config: Tra
     run.train(progress, t0)
     val = run.finish()
     result = run.result(val, dropped, t0)
-    log = {"summary": result.summary(), "config": asdict(config), "losses": run.losses,
-           "val_history": run.val_history, "held_out_dishes": sorted(held_out),
-           "trained_dishes": sorted({d for d, _ in train_pairs}),
-           "validation_dishes": sorted({d for d, _ in val_pairs})}
+    log = {
+        "summary": result.summary(),
+        "config": asdict(config),
+        "losses": run.losses,
+        "val_history": run.val_history,
+        "held_out_dishes": sorted(held_out),
+        "trained_dishes": sorted({d for d, _ in train_pairs}),
+        "validation_dishes": sorted({d for d, _ in val_pairs}),
+    }
     (out / LOG_FILE).write_text(json.dumps(log, ensure_ascii=False, indent=1), encoding="utf-8")
     plot_losses(run.losses, run.val_history, out / PLOT_FILE)
     return result
 
 
-def _train_val_split(recipes: Iterable[tuple[str, str]], held_out: set[str], config: TrainConfig,
-                     val_recipes: Iterable[tuple[str, str]] | None
-                     ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], int]:
+def _train_val_split(
+    recipes: Iterable[tuple[str, str]],
+    held_out: set[str],
+    config: TrainConfig,
+    val_recipes: Iterable[tuple[str, str]] | None,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], int]:
     """(training recipes, validation recipes, how many held-out recipes were dropped from both)."""
     kept, dropped = split_held_out(recipes, held_out)
     if not kept:
@@ -296,8 +328,9 @@ class _TrainingRun:
     order a resumed run depends on.
     """
 
-    def __init__(self, config: TrainConfig, out: Path, train_pairs: list[tuple[str, str]],
-                 val_pairs: list[tuple[str, str]]):
+    def __init__(
+        self, config: TrainConfig, out: Path, train_pairs: list[tuple[str, str]], val_pairs: list[tuple[str, str]]
+    ):
         import torch
 
         from dishgraph.models.gpt2 import resolve_device, torch_dtype
@@ -307,8 +340,9 @@ class _TrainingRun:
         self.device, self.dtype = resolve_device(config.device), torch_dtype(config.dtype)
         self.train_pairs = train_pairs
         resuming = config.resume and (self.ckpt / STATE_FILE).exists()
-        self.model, self.tokenizer = _load_or_create(config, [prompts.training_text(d, t) for d, t in train_pairs],
-                                                     self.ckpt if resuming else None)
+        self.model, self.tokenizer = _load_or_create(
+            config, [prompts.training_text(d, t) for d, t in train_pairs], self.ckpt if resuming else None
+        )
         self._encode_examples(train_pairs, val_pairs)
         self.model.to(self.device).train()
         self.per_epoch = math.ceil(len(self.train_ex) / config.batch_size)
@@ -319,8 +353,10 @@ class _TrainingRun:
         self.step, self.losses, self.val_history = 0, [], []
         if resuming:
             self._restore(load_trainer_state(self.ckpt / STATE_FILE))
-        self.val_batches = [list(range(i, min(i + config.batch_size, len(self.val_ex))))
-                            for i in range(0, len(self.val_ex), config.batch_size)]
+        self.val_batches = [
+            list(range(i, min(i + config.batch_size, len(self.val_ex))))
+            for i in range(0, len(self.val_ex), config.batch_size)
+        ]
         self.pad_id = self.tokenizer.pad_token_id
         self.masking = (self.tokenizer, config.mask_prob) if config.objective == "masked" else None
         self.tokens, self.train_seconds = 0, 0.0  # optimizer steps only (validation and checkpoints excluded)
@@ -365,14 +401,23 @@ class _TrainingRun:
     def save_checkpoint(self) -> None:
         self.model.save_pretrained(self.ckpt)
         self.tokenizer.save_pretrained(self.ckpt)
-        self._torch.save({"optimizer": self.opt.state_dict(), "scheduler": self.sched.state_dict(),
-                          "step": self.step, "losses": self.losses, "val_history": self.val_history,
-                          "torch_rng": self._torch.get_rng_state(), "config": asdict(self.config)},
-                         self.ckpt / STATE_FILE)
+        self._torch.save(
+            {
+                "optimizer": self.opt.state_dict(),
+                "scheduler": self.sched.state_dict(),
+                "step": self.step,
+                "losses": self.losses,
+                "val_history": self.val_history,
+                "torch_rng": self._torch.get_rng_state(),
+                "config": asdict(self.config),
+            },
+            self.ckpt / STATE_FILE,
+        )
 
     def validate(self) -> float | None:
-        return _val_loss(self.model, self.val_ex, self.val_batches, self.pad_id, self.device, self.autocast,
-                         self.masking)
+        return _val_loss(
+            self.model, self.val_ex, self.val_batches, self.pad_id, self.device, self.autocast, self.masking
+        )
 
     def record_val(self, value: float | None) -> None:
         self.val_history.append([self.step, value])
@@ -385,8 +430,13 @@ class _TrainingRun:
         """One batch forward, backward and update; the batch's loss (synchronised, so its time is real)."""
         torch, config = self._torch, self.config
         t_step = time.perf_counter()
-        ids, mask, labels = _collate(self.train_ex, idx, self.pad_id, self.device,
-                                     self.masking and (*self.masking, config.seed * 1_000_003 + self.step))
+        ids, mask, labels = _collate(
+            self.train_ex,
+            idx,
+            self.pad_id,
+            self.device,
+            self.masking and (*self.masking, config.seed * 1_000_003 + self.step),
+        )
         self.tokens += sum(len(self.train_ex[i]) for i in idx)
         with self.autocast():
             loss = self.model(input_ids=ids, attention_mask=mask, labels=labels).loss
@@ -440,14 +490,24 @@ class _TrainingRun:
     def result(self, val: float | None, dropped: int, t0: float) -> TrainResult:
         losses, tokens = self.losses, self.tokens
         return TrainResult(
-            out=str(self.out), steps=self.step, epochs_done=round(self.step / self.per_epoch, 3),
-            train_recipes=len(self.train_pairs), train_rows=len(self.train_ex), dropped_held_out=dropped,
-            val_recipes=len(self.val_ex), final_train_loss=(sum(losses[-20:]) / len(losses[-20:])) if losses else None,
-            val_loss=val, val_ppl=math.exp(val) if val is not None else None,
+            out=str(self.out),
+            steps=self.step,
+            epochs_done=round(self.step / self.per_epoch, 3),
+            train_recipes=len(self.train_pairs),
+            train_rows=len(self.train_ex),
+            dropped_held_out=dropped,
+            val_recipes=len(self.val_ex),
+            final_train_loss=(sum(losses[-20:]) / len(losses[-20:])) if losses else None,
+            val_loss=val,
+            val_ppl=math.exp(val) if val is not None else None,
             seconds=round(time.perf_counter() - t0, 2),
-            parameters=sum(p.numel() for p in self.model.parameters()), tokens=tokens,
+            parameters=sum(p.numel() for p in self.model.parameters()),
+            tokens=tokens,
             tokens_per_s=round(tokens / self.train_seconds, 1) if self.train_seconds > 0 and tokens else None,
-            best_val_loss=self.best[0], best_step=self.best[1], losses=losses)
+            best_val_loss=self.best[0],
+            best_step=self.best[1],
+            losses=losses,
+        )
 
 
 def plot_losses(losses: list[float], val_history: list, path: str | Path) -> Path:
@@ -462,8 +522,10 @@ def plot_losses(losses: list[float], val_history: list, path: str | Path) -> Pat
     ax.plot(steps, losses, color="#bbbbbb", linewidth=0.8, label="train (per step)")
     window = max(1, len(losses) // 50)
     if window > 1:
-        smooth = [sum(losses[max(0, i - window + 1):i + 1]) / len(losses[max(0, i - window + 1):i + 1])
-                  for i in range(len(losses))]
+        smooth = [
+            sum(losses[max(0, i - window + 1) : i + 1]) / len(losses[max(0, i - window + 1) : i + 1])
+            for i in range(len(losses))
+        ]
         ax.plot(steps, smooth, color="#1f77b4", label=f"train (mean of {window})")
     if val_history:
         ax.plot([s for s, _ in val_history], [v for _, v in val_history], "o-", color="#d62728", label="validation")

@@ -6,6 +6,7 @@ tiny one; naming them keeps the script, the docs and the results table in agreem
 depend on the character vocabulary built from the corpus, so `approx_parameters` is only an estimate; the
 training log records the exact number.
 """
+
 from __future__ import annotations
 
 PRESETS: dict[str, dict[str, int]] = {

@@ -3,6 +3,7 @@
 Training text is "[Dish Name]的做法如下。[Recipe]"; GPT-2 (D) is prompted with the first half, GPT-2 (D+R)
 additionally with the base dish's recipe and an instruction to rewrite it.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,5 +47,5 @@ def split_sentences(text: str, max_chars: int = 80) -> list[str]:
     for s in _SENTENCE.findall(text):
         if not s:
             continue
-        out.extend(s[i:i + max_chars] for i in range(0, len(s), max_chars))
+        out.extend(s[i : i + max_chars] for i in range(0, len(s), max_chars))
     return out

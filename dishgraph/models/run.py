@@ -4,6 +4,7 @@ generate` (the commands only parse options and print the summary this returns).
     from dishgraph.models.run import run_generator
     summary = run_generator("replace", "out.jsonl", instances="first-per-pair")
 """
+
 from __future__ import annotations
 
 import time
@@ -34,7 +35,7 @@ def select_instances(instances: Sequence, spec: str = "all", limit: int | None =
             keyed.append((k, n))
         chosen = [instances[n] for _, n in sorted(keyed)]
     elif spec.startswith("every:"):
-        chosen = list(instances[::max(1, int(spec.split(":", 1)[1]))])
+        chosen = list(instances[:: max(1, int(spec.split(":", 1)[1]))])
     else:
         chosen = [instances[i] for i in sorted(_indices(spec, len(instances)))]
     return chosen[:limit] if limit is not None else chosen
@@ -46,8 +47,10 @@ def _indices(spec: str, n: int) -> set[int]:
     for part in filter(None, (p.strip() for p in spec.split(","))):
         lo, _, hi = part.partition("-")
         if not lo.isdigit() or (hi and not hi.isdigit()):
-            raise ValueError(f"--instances: cannot read {part!r} (want 'all', 'first-per-pair', 'every:K' "
-                             "or indices/ranges like 0,5-9)")
+            raise ValueError(
+                f"--instances: cannot read {part!r} (want 'all', 'first-per-pair', 'every:K' "
+                "or indices/ranges like 0,5-9)"
+            )
         wanted.update(range(int(lo), int(hi or lo) + 1))
     bad = sorted(i for i in wanted if i >= n)
     if bad:
@@ -55,9 +58,17 @@ def _indices(spec: str, n: int) -> set[int]:
     return wanted
 
 
-def run_generator(name: str, out: Path, data: str | None = None, batch_size: int = 32,
-                  instances: str = "all", limit: int | None = None, max_minutes: float | None = None,
-                  progress: Callable[[int, int], None] | None = None, **options) -> dict:
+def run_generator(
+    name: str,
+    out: Path,
+    data: str | None = None,
+    batch_size: int = 32,
+    instances: str = "all",
+    limit: int | None = None,
+    max_minutes: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **options,
+) -> dict:
     """Generate with generator `name` for the selected instances and write `out`; returns a summary
     including the generation time and throughput (model loading excluded).
 
@@ -73,8 +84,10 @@ def run_generator(name: str, out: Path, data: str | None = None, batch_size: int
     if not chosen:
         raise ValueError("no instances selected")
     if (len(chosen) < len(everything) or max_minutes is not None) and Path(out).suffix.lower() not in JSONL_SUFFIXES:
-        raise ValueError(f"a subset of {len(chosen)} instances must be written as JSONL (records carry their "
-                         f"index, so `dishgraph eval` can align them); got --out {out}")
+        raise ValueError(
+            f"a subset of {len(chosen)} instances must be written as JSONL (records carry their "
+            f"index, so `dishgraph eval` can align them); got --out {out}"
+        )
     glossary = Glossary.load(crg_dir(data) / "glossary.json")
     gen = registry.create(name, glossary=glossary, data_dir=data, **options)
     advance = (lambda k: progress(k, len(chosen))) if progress else None
@@ -86,11 +99,17 @@ def run_generator(name: str, out: Path, data: str | None = None, batch_size: int
     done = sorted(zip(chosen, texts), key=lambda it: it[0].index)  # file order ('spread' is not)
     write_outputs(out, [t for _, t in done], [i for i, _ in done])
     changed = sum(t != i.base_recipe for i, t in done)
-    return {"generator": name, "out": str(out), "instances": len(done), "selected": len(chosen),
-            "max_minutes": max_minutes,
-            "changed": changed, "seconds": round(seconds, 2),
-            "recipes_per_s": round(len(done) / seconds, 4) if seconds else None,
-            "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool))}}
+    return {
+        "generator": name,
+        "out": str(out),
+        "instances": len(done),
+        "selected": len(chosen),
+        "max_minutes": max_minutes,
+        "changed": changed,
+        "seconds": round(seconds, 2),
+        "recipes_per_s": round(len(done) / seconds, 4) if seconds else None,
+        "options": {k: v for k, v in options.items() if isinstance(v, (str, int, float, bool))},
+    }
 
 
 def time_box(t0: float, max_minutes: float | None) -> Callable[[], bool] | None:

@@ -5,10 +5,11 @@ BERT vocabulary with ``[CLS] text [SEP]`` framing. Training from scratch with th
 special tokens, ``[SEP]`` doubling as end-of-text) keeps every generator indifferent to which of the two it
 was given, and lets a causal LM and a masked LM share one vocabulary, which EduCat needs.
 """
+
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
@@ -24,24 +25,34 @@ def build_char_tokenizer(texts: Iterable[str], min_freq: int = 1, max_size: int 
     counts = Counter(ch for t in texts for ch in t if not ch.isspace())
     chars = [c for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if n >= min_freq]
     if max_size is not None:
-        chars = chars[:max(0, max_size - len(SPECIAL_TOKENS))]
+        chars = chars[: max(0, max_size - len(SPECIAL_TOKENS))]
     vocab = {tok: i for i, tok in enumerate(SPECIAL_TOKENS)}
     for c in chars:
         vocab.setdefault(c, len(vocab))
 
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.WhitespaceSplit(),
-        pre_tokenizers.Split(Regex("."), behavior="isolated"),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.WhitespaceSplit(),
+            pre_tokenizers.Split(Regex("."), behavior="isolated"),
+        ]
+    )
     tok.decoder = decoders.Fuse()
     cls_id, sep_id = vocab["[CLS]"], vocab["[SEP]"]
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
-        special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)])
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]", special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)]
+    )
     return PreTrainedTokenizerFast(
-        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]",
-        mask_token="[MASK]", bos_token="[CLS]", eos_token="[SEP]", model_max_length=1024)
+        tokenizer_object=tok,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+        bos_token="[CLS]",
+        eos_token="[SEP]",
+        model_max_length=1024,
+    )
 
 
 def ensure_lm_special_tokens(tokenizer) -> None:

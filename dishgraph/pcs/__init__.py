@@ -6,6 +6,7 @@
 - ``baseline``: PCS-style tables derived from our parsed Chinese recipes;
 - ``t5``: fine-tuning and generation with ``T5ForConditionalGeneration``.
 """
+
 from dishgraph.pcs.tables import PCSFormatError, PCSRow, PCSTable, read_pcs, write_pcs
 
 __all__ = ["PCSFormatError", "PCSRow", "PCSTable", "read_pcs", "write_pcs"]

@@ -9,16 +9,18 @@ built from the verb and the base ingredients (``炒过的土豆、青椒``), exc
 with neither ingredients nor an inherited object (开火, 关火) are ``NA → NA`` rows. Outputs are reused
 verbatim as later inputs, so `dishgraph.pcs.graph` turns these tables into the same comestible DAG.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from dishgraph.actions import Action
 from dishgraph.pcs.tables import PCSRow, PCSTable
 
 # Glossary verb classes that move or handle food without transforming it (PCS keeps input = output).
-MOTION_VERBS = frozenset({"捞出", "放在", "翻", "准备", "用", "等待", "关", "开", "控", "称", "转", "盖上", "挂",
-                          "夹", "插"})
+MOTION_VERBS = frozenset(
+    {"捞出", "放在", "翻", "准备", "用", "等待", "关", "开", "控", "称", "转", "盖上", "挂", "夹", "插"}
+)
 LIST_SEP = "、"
 
 
@@ -31,7 +33,7 @@ def baseline_rows(actions: Sequence[Action], track_state: bool = True) -> list[P
     """PCS rows for parsed actions in reading order (see module doc). With ``track_state=False`` inputs
     are the raw ingredient forms (only inherited objects become the previous output)."""
     rows: list[PCSRow] = []
-    current: dict[str, str] = {}        # base ingredient -> comestible that now contains it
+    current: dict[str, str] = {}  # base ingredient -> comestible that now contains it
     bases_of: dict[str, tuple[str, ...]] = {}
     prev_output: str | None = None
     for a in actions:
@@ -60,8 +62,9 @@ def baseline_table(actions: Sequence[Action], recipe_id: str, title: str = "", t
     return PCSTable(id=recipe_id, title=title, rows=baseline_rows(actions, track_state))
 
 
-def recipe_table(store, recipe_id: str, parser=None, glossary=None, segmenter: str = "auto",
-                 track_state: bool = True) -> PCSTable:
+def recipe_table(
+    store, recipe_id: str, parser=None, glossary=None, segmenter: str = "auto", track_state: bool = True
+) -> PCSTable:
     """Read a recipe's text from the graph (`pcs_recipe_text`), parse it and build its baseline table."""
     found = store.query("pcs_recipe_text", id=recipe_id)
     if not found:

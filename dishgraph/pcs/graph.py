@@ -14,11 +14,12 @@ Loading is idempotent: ids are stable (recipe id = ``pcs:<release id>``), every 
 ``UNWIND $rows`` batches, and re-ingesting a recipe first drops its comestibles and any steps beyond its
 new length, so an edited table replaces the old one instead of leaving stale edges.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from dishgraph.pcs.tables import PCSFormatError, PCSRow, PCSTable, read_pcs
 
@@ -53,7 +54,7 @@ class GraphRows:
 
 def comestible_flow(recipe: str, rows: list[PCSRow]) -> tuple[list[dict], list[dict], list[dict]]:
     """(comestibles, input edges, output edges) of one recipe with versioned ids (see module doc)."""
-    latest: dict[str, int] = {}          # name -> latest version
+    latest: dict[str, int] = {}  # name -> latest version
     nodes: dict[str, dict] = {}
     inputs, outputs = [], []
 
@@ -78,12 +79,22 @@ def graph_rows(tables: Iterable[PCSTable], source: str = SOURCE) -> GraphRows:
     g = GraphRows()
     for t in tables:
         rid = recipe_id(t, source)
-        g.recipes.append({"id": rid, "dish": t.dish, "text": t.text, "source": f"{source}:{Path(t.source).name}"
-                          if t.source else source, "line": t.line, "parsed": True, "n_actions": len(t.rows),
-                          "n_steps": len(t.rows)})
+        g.recipes.append(
+            {
+                "id": rid,
+                "dish": t.dish,
+                "text": t.text,
+                "source": f"{source}:{Path(t.source).name}" if t.source else source,
+                "line": t.line,
+                "parsed": True,
+                "n_actions": len(t.rows),
+                "n_steps": len(t.rows),
+            }
+        )
         for pos, r in enumerate(t.rows):
-            g.steps.append({"id": step_id(rid, pos), "recipe": rid, "pos": pos, "instruction": r.instruction,
-                            "action": r.action})
+            g.steps.append(
+                {"id": step_id(rid, pos), "recipe": rid, "pos": pos, "instruction": r.instruction, "action": r.action}
+            )
             if pos:
                 g.next.append({"a": step_id(rid, pos - 1), "b": step_id(rid, pos)})
         nodes, ins, outs = comestible_flow(rid, t.rows)
@@ -121,8 +132,14 @@ def write_tables(store, tables: list[PCSTable], source: str = SOURCE) -> GraphRo
     return g
 
 
-def ingest_pcs(store, path: str | Path, source: str = SOURCE, strict: bool = False, chunk_size: int = 200,
-               progress: Callable[[int, int], None] | None = None) -> PCSIngestReport:
+def ingest_pcs(
+    store,
+    path: str | Path,
+    source: str = SOURCE,
+    strict: bool = False,
+    chunk_size: int = 200,
+    progress: Callable[[int, int], None] | None = None,
+) -> PCSIngestReport:
     """Load PCS tables from a file or directory. Bad tables are reported (file:line) and skipped, the good
     ones load; with ``strict`` the first bad table aborts before anything is written."""
     errors: list[PCSFormatError] | None = None if strict else []
@@ -131,13 +148,15 @@ def ingest_pcs(store, path: str | Path, source: str = SOURCE, strict: bool = Fal
     seen: dict[str, PCSTable] = {}
     for t in tables:  # the same id twice would silently merge two recipes: keep the first, report the rest
         if t.id in seen:
-            rep.errors.append(f"{t.source}:{t.line}: table id {t.id!r} already read from "
-                              f"{seen[t.id].source}:{seen[t.id].line}; skipped")
+            rep.errors.append(
+                f"{t.source}:{t.line}: table id {t.id!r} already read from "
+                f"{seen[t.id].source}:{seen[t.id].line}; skipped"
+            )
         else:
             seen[t.id] = t
     unique = list(seen.values())
     for start in range(0, len(unique), chunk_size):
-        chunk = unique[start:start + chunk_size]
+        chunk = unique[start : start + chunk_size]
         g = write_tables(store, chunk, source)
         rep.tables += len(chunk)
         rep.rows += len(g.steps)
@@ -155,9 +174,19 @@ def stored_table(store, recipe: str) -> PCSTable:
     if not meta:
         raise LookupError(f"no recipe with id {recipe!r} in the graph")
     rows = store.query("pcs_recipe_steps", recipe=recipe)
-    return PCSTable(id=recipe, title=meta[0]["dish"] or "", rows=[
-        PCSRow(instruction=r["instruction"] or "", action=r["action"] or "",
-               inputs=sorted(n for n in r["inputs"] if n), output=r["output"]) for r in rows])
+    return PCSTable(
+        id=recipe,
+        title=meta[0]["dish"] or "",
+        rows=[
+            PCSRow(
+                instruction=r["instruction"] or "",
+                action=r["action"] or "",
+                inputs=sorted(n for n in r["inputs"] if n),
+                output=r["output"],
+            )
+            for r in rows
+        ],
+    )
 
 
 def flow_edges(store, recipe: str) -> list[dict]:

@@ -11,14 +11,22 @@ Example (tokens)::
     source  preheat oven . <s> <in> <s> preheat <s> <out> <n> cut brie . <s> <in> <s> cut <s> <out>
     target  NA <s> NA <n> brie <s> sliced brie
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
-from dishgraph.pcs.tables import (COLUMNS, PCSRow, PCSTable, format_input_cell, format_output_cell,
-                                  parse_input_cell, parse_output_cell)
+from dishgraph.pcs.tables import (
+    COLUMNS,
+    PCSRow,
+    PCSTable,
+    format_input_cell,
+    format_output_cell,
+    parse_input_cell,
+    parse_output_cell,
+)
 
 CELL_SEP = "<s>"
 ROW_SEP = "<n>"
@@ -46,8 +54,8 @@ def markup_tokens(mask: str = "tokens") -> list[str]:
 class Example:
     source: str
     target: str
-    recipe: str      # table id
-    start: int       # rows [start, end) of the table
+    recipe: str  # table id
+    start: int  # rows [start, end) of the table
     end: int
 
 
@@ -57,8 +65,12 @@ def clean_cell(text: str) -> str:
 
 
 def _cells(row: PCSRow) -> dict[str, str]:
-    return {"instruction": row.instruction, "input": format_input_cell(row.inputs), "action": row.action,
-            "output": format_output_cell(row.output)}
+    return {
+        "instruction": row.instruction,
+        "input": format_input_cell(row.inputs),
+        "action": row.action,
+        "output": format_output_cell(row.output),
+    }
 
 
 def linearize(rows: Sequence[PCSRow]) -> str:
@@ -71,13 +83,20 @@ def parse_linearized(text: str) -> list[PCSRow]:
     rows = []
     for chunk in _split(text, ROW_SEP):
         cells = (_split(chunk, CELL_SEP) + ["", "", "", ""])[:4]
-        rows.append(PCSRow(instruction=cells[0], inputs=parse_input_cell(cells[1]), action=cells[2],
-                           output=parse_output_cell(cells[3])))
+        rows.append(
+            PCSRow(
+                instruction=cells[0],
+                inputs=parse_input_cell(cells[1]),
+                action=cells[2],
+                output=parse_output_cell(cells[3]),
+            )
+        )
     return rows
 
 
-def serialize_rows(rows: Sequence[PCSRow], mask: str = "tokens", fields: Sequence[str] = FIELDS,
-                   prefix: str = "") -> tuple[str, str]:
+def serialize_rows(
+    rows: Sequence[PCSRow], mask: str = "tokens", fields: Sequence[str] = FIELDS, prefix: str = ""
+) -> tuple[str, str]:
     """(source, target) for rows with the ``fields`` cells masked."""
     _check_mask(mask)
     fields = _check_fields(fields)
@@ -108,14 +127,15 @@ def serialize_rows(rows: Sequence[PCSRow], mask: str = "tokens", fields: Sequenc
     return source, target
 
 
-def serialize_table(table: PCSTable, mask: str = "tokens", fields: Sequence[str] = FIELDS,
-                    max_rows: int | None = None, prefix: str = "") -> list[Example]:
+def serialize_table(
+    table: PCSTable, mask: str = "tokens", fields: Sequence[str] = FIELDS, max_rows: int | None = None, prefix: str = ""
+) -> list[Example]:
     """One example per table, or per window of ``max_rows`` rows (long recipes exceed model lengths)."""
     n = len(table.rows)
     size = max_rows or n or 1
     out = []
     for start in range(0, max(n, 1), size):
-        rows = table.rows[start:start + size]
+        rows = table.rows[start : start + size]
         src, tgt = serialize_rows(rows, mask, fields, prefix)
         out.append(Example(src, tgt, table.id, start, start + len(rows)))
     return out

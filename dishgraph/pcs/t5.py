@@ -7,28 +7,28 @@ the markup is one token each and survives decoding. Training is a plain AdamW lo
 extra dependencies); generation decodes without dropping special tokens, because the sentinels are
 special tokens in T5 vocabularies and `serialize.parse_target` needs them.
 """
+
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
-from dishgraph.pcs.serialize import (FIELDS, fill_rows, markup_tokens, parse_target, serialize_rows,
-                                     serialize_table)
+from dishgraph.pcs.serialize import FIELDS, fill_rows, markup_tokens, parse_target, serialize_rows, serialize_table
 from dishgraph.pcs.tables import PCSTable
 
 
 @dataclass
 class T5Config:
-    model: str                        # local path or hub id
-    output_dir: str | None = None     # where the fine-tuned model and tokenizer are saved
-    mask: str = "tokens"              # tokens | sentinel (see serialize)
-    max_rows: int | None = None       # rows per example (None: whole table)
-    prefix: str = ""                  # optional task prefix, e.g. "pcs:"
+    model: str  # local path or hub id
+    output_dir: str | None = None  # where the fine-tuned model and tokenizer are saved
+    mask: str = "tokens"  # tokens | sentinel (see serialize)
+    max_rows: int | None = None  # rows per example (None: whole table)
+    prefix: str = ""  # optional task prefix, e.g. "pcs:"
     epochs: int = 3
-    max_steps: int | None = None      # stop after this many optimizer steps
+    max_steps: int | None = None  # stop after this many optimizer steps
     batch_size: int = 8
     lr: float = 3e-4
     max_source_len: int = 512
@@ -36,7 +36,7 @@ class T5Config:
     max_new_tokens: int = 256
     num_beams: int = 1
     seed: int = 0
-    device: str = "auto"              # auto | cpu | cuda
+    device: str = "auto"  # auto | cpu | cuda
 
 
 def load_model(path_or_id: str, mask: str = "tokens", device: str = "cpu"):
@@ -80,8 +80,12 @@ def _pad(seqs: list[list[int]], value: int):
     return torch.tensor([s + [value] * (width - len(s)) for s in seqs], dtype=torch.long)
 
 
-def train_t5(train: Sequence[PCSTable], config: T5Config, dev: Sequence[PCSTable] | None = None,
-             progress: Callable[[int, int, float], None] | None = None) -> dict:
+def train_t5(
+    train: Sequence[PCSTable],
+    config: T5Config,
+    dev: Sequence[PCSTable] | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> dict:
     """Fine-tune on ``train`` tables; save to ``config.output_dir``; score ``dev`` with the PCS metrics."""
     import torch
 
@@ -105,7 +109,7 @@ def train_t5(train: Sequence[PCSTable], config: T5Config, dev: Sequence[PCSTable
     while step < total:
         random.shuffle(order)
         for b in range(0, len(order), config.batch_size):
-            idx = order[b:b + config.batch_size]
+            idx = order[b : b + config.batch_size]
             input_ids = _pad([sources[i] for i in idx], pad).to(device)
             labels = _pad([targets[i] for i in idx], -100).to(device)
             loss = model(input_ids=input_ids, attention_mask=(input_ids != pad).long(), labels=labels).loss
@@ -123,9 +127,15 @@ def train_t5(train: Sequence[PCSTable], config: T5Config, dev: Sequence[PCSTable
         Path(config.output_dir).mkdir(parents=True, exist_ok=True)
         model.save_pretrained(config.output_dir)
         tokenizer.save_pretrained(config.output_dir)
-    report = {"config": asdict(config), "device": device, "examples": len(examples), "steps": step,
-              "loss_first": losses[0], "loss_last": losses[-1],
-              "loss_last_epoch_mean": sum(losses[-per_epoch:]) / len(losses[-per_epoch:])}
+    report = {
+        "config": asdict(config),
+        "device": device,
+        "examples": len(examples),
+        "steps": step,
+        "loss_first": losses[0],
+        "loss_last": losses[-1],
+        "loss_last_epoch_mean": sum(losses[-per_epoch:]) / len(losses[-per_epoch:]),
+    }
     if dev:
         predicted = predict_tables(model, tokenizer, dev, config)
         report["dev"] = evaluate_tables(predicted, dev)
@@ -144,12 +154,16 @@ def predict_tables(model, tokenizer, tables: Sequence[PCSTable], config: T5Confi
         rows = []
         size = config.max_rows or len(t.rows) or 1
         for start in range(0, len(t.rows), size):
-            chunk = t.rows[start:start + size]
+            chunk = t.rows[start : start + size]
             src, _ = serialize_rows(chunk, config.mask, FIELDS, config.prefix)
             input_ids = _pad(_encode(tokenizer, [src], config.max_source_len), pad).to(device)
             with torch.no_grad():
-                gen = model.generate(input_ids=input_ids, attention_mask=(input_ids != pad).long(),
-                                     max_new_tokens=config.max_new_tokens, num_beams=config.num_beams)
+                gen = model.generate(
+                    input_ids=input_ids,
+                    attention_mask=(input_ids != pad).long(),
+                    max_new_tokens=config.max_new_tokens,
+                    num_beams=config.num_beams,
+                )
             text = tokenizer.decode(gen[0], skip_special_tokens=False)
             for tok in drop:
                 text = text.replace(tok, " ")
@@ -167,8 +181,12 @@ def evaluate_tables(predicted: Sequence[PCSTable], gold: Sequence[PCSTable]) -> 
     return evaluate_pcs(pred_rows, gold_rows)
 
 
-def train_pcs(train_path: str | Path, config: T5Config, dev_path: str | Path | None = None,
-              progress: Callable[[int, int, float], None] | None = None) -> dict:
+def train_pcs(
+    train_path: str | Path,
+    config: T5Config,
+    dev_path: str | Path | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> dict:
     """Read PCS tables from files/directories and fine-tune (the `dishgraph train pcs` entry point)."""
     from dishgraph.pcs.tables import read_pcs
 

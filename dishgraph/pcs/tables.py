@@ -8,6 +8,7 @@ cell is ``NA`` or one comestible. We read that format plus JSON lists, JSONL, CS
 and a directory of any of these. Cells are kept verbatim apart from surrounding whitespace and the set
 parentheses, because the comestible graph links an output to a later input only on the exact name.
 """
+
 from __future__ import annotations
 
 import csv
@@ -15,15 +16,22 @@ import hashlib
 import io
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 NA = "NA"
 _NA_FORMS = {"", "na", "n/a", "none", "null", "-"}
 COLUMNS = ("instruction", "input", "action", "output")
-_ALIASES = {"instructions": "instruction", "inputs": "input", "actions": "action", "outputs": "output",
-            "step": "instruction", "text": "instruction"}
+_ALIASES = {
+    "instructions": "instruction",
+    "inputs": "input",
+    "actions": "action",
+    "outputs": "output",
+    "step": "instruction",
+    "text": "instruction",
+}
 _GROUP_KEYS = ("recipe_id", "recipe", "title")
 _TABLE_KEYS = ("table", "rows", "steps")
 SUFFIXES = (".json", ".jsonl", ".txt", ".csv", ".tsv")
@@ -97,8 +105,12 @@ class PCSRow:
     line: int = 0  # line in the source file (0 = unknown)
 
     def cells(self, release: bool = False) -> dict[str, str]:
-        return {"instruction": self.instruction, "input": format_input_cell(self.inputs, release),
-                "action": self.action, "output": format_output_cell(self.output)}
+        return {
+            "instruction": self.instruction,
+            "input": format_input_cell(self.inputs, release),
+            "action": self.action,
+            "output": format_output_cell(self.output),
+        }
 
 
 @dataclass
@@ -106,8 +118,8 @@ class PCSTable:
     id: str
     title: str
     rows: list[PCSRow] = field(default_factory=list)
-    source: str = ""   # file it was read from
-    line: int = 0      # where the table starts in that file (0 = unknown)
+    source: str = ""  # file it was read from
+    line: int = 0  # where the table starts in that file (0 = unknown)
 
     @property
     def dish(self) -> str:
@@ -120,9 +132,19 @@ class PCSTable:
 
     def to_release(self) -> dict:
         """The release's JSON object (``instructions`` key, ``(a; b)`` input sets)."""
-        return {"title": self.title, "id": self.id,
-                "table": [{"instructions": r.instruction, "input": format_input_cell(r.inputs, True),
-                           "action": r.action, "output": format_output_cell(r.output)} for r in self.rows]}
+        return {
+            "title": self.title,
+            "id": self.id,
+            "table": [
+                {
+                    "instructions": r.instruction,
+                    "input": format_input_cell(r.inputs, True),
+                    "action": r.action,
+                    "output": format_output_cell(r.output),
+                }
+                for r in self.rows
+            ],
+        }
 
     def to_rows(self) -> list[dict[str, str]]:
         """Flat rows with canonical cells (``a; b``), the shape `dishgraph.eval.pcs_metrics` scores."""
@@ -142,8 +164,9 @@ def read_pcs(path: str | Path, errors: list[PCSFormatError] | None = None) -> li
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or directory")
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES) \
-        if path.is_dir() else [path]
+    files = (
+        sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES) if path.is_dir() else [path]
+    )
     out: list[PCSTable] = []
     for f in files:
         try:
@@ -193,8 +216,9 @@ def _from_json(path: Path, text: str, data: Any, errors) -> list[PCSTable]:
     row_lines = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(r'"(?:instructions?|step|text)"\s*:', text)]
     if isinstance(data, dict) and any(k in data for k in _TABLE_KEYS):
         objs = [data]
-    elif isinstance(data, list) and data and all(isinstance(d, dict) and any(k in d for k in _TABLE_KEYS)
-                                                 for d in data):
+    elif (
+        isinstance(data, list) and data and all(isinstance(d, dict) and any(k in d for k in _TABLE_KEYS) for d in data)
+    ):
         objs = data
     elif isinstance(data, list):
         return _group_rows(path, [(0, r) for r in data], errors)
@@ -286,8 +310,10 @@ def _group_rows(path: Path, numbered: list[tuple[int, Any]], errors) -> list[PCS
     out = []
     for key, rows in groups.items():
         first = rows[0][1]
-        meta = {"title": str(first.get("title") or first.get("dish") or key or path.stem),
-                "id": str(first.get("recipe_id") or "")}
+        meta = {
+            "title": str(first.get("title") or first.get("dish") or key or path.stem),
+            "id": str(first.get("recipe_id") or ""),
+        }
         try:
             out.append(_table(path, meta, rows, f"recipe {key!r}" if key else "table", line=rows[0][0]))
         except PCSFormatError as e:
@@ -312,9 +338,15 @@ def _table(path: Path, meta: dict, numbered: list[tuple[int, Any]], where: str, 
         instruction = str(row["instruction"] or "").strip()
         if not instruction:
             raise PCSFormatError(path, n, f"{where} row {k}: empty instruction")
-        rows.append(PCSRow(instruction=instruction, action=str(row["action"] or "").strip(),
-                           inputs=parse_input_cell(row["input"]), output=parse_output_cell(row["output"]),
-                           line=n))
+        rows.append(
+            PCSRow(
+                instruction=instruction,
+                action=str(row["action"] or "").strip(),
+                inputs=parse_input_cell(row["input"]),
+                output=parse_output_cell(row["output"]),
+                line=n,
+            )
+        )
     if not rows:
         raise PCSFormatError(path, line, f"{where}: no rows")
     tid = str(meta.get("id") or "").strip() or table_id(title, (r.instruction for r in rows))
@@ -331,8 +363,9 @@ def write_pcs(tables: list[PCSTable], path: str | Path) -> Path:
         data: Any = tables[0].to_release() if len(tables) == 1 else [t.to_release() for t in tables]
         path.write_text(json.dumps(data, ensure_ascii=False, indent=4) + "\n", encoding="utf-8")
     elif suffix == ".jsonl":
-        path.write_text("".join(json.dumps(t.to_release(), ensure_ascii=False) + "\n" for t in tables),
-                        encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(t.to_release(), ensure_ascii=False) + "\n" for t in tables), encoding="utf-8"
+        )
     elif suffix in (".csv", ".tsv"):
         with open(path, "w", encoding="utf-8", newline="") as fh:
             w = csv.DictWriter(fh, ["recipe_id", "title", *COLUMNS], delimiter="," if suffix == ".csv" else "\t")

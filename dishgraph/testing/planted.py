@@ -3,6 +3,7 @@
 Real recipes have no ground truth for pivots or causal order, so mining and estimation are verified on
 corpora whose answer is known by construction, then loaded through the ordinary loader like real data.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,8 @@ class PlantedCorpus:
 
     recipes: dict[str, list[list[ProtoAction]]] = field(default_factory=dict)
     pairs: list[tuple[str, str]] = field(default_factory=list)
-    pivots: dict[str, dict[str, str]] = field(default_factory=dict)     # pair key -> action key -> kind
-    edges: dict[str, set[tuple[str, str]]] = field(default_factory=dict)      # dish -> direct (cause, effect)
+    pivots: dict[str, dict[str, str]] = field(default_factory=dict)  # pair key -> action key -> kind
+    edges: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # dish -> direct (cause, effect)
     ancestors: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # dish -> transitive closure
 
     def n_recipes(self) -> int:
@@ -37,8 +38,9 @@ def proto(i: int, tag: str = "") -> ProtoAction:
     return ProtoAction(f"动作{tag}{i}", frozenset({f"食材{tag}{i}"}), frozenset())
 
 
-def recipes_from_counts(counts: dict[ProtoAction, int], n_recipes: int, rank: dict[ProtoAction, float],
-                        rng: np.random.Generator) -> list[list[ProtoAction]]:
+def recipes_from_counts(
+    counts: dict[ProtoAction, int], n_recipes: int, rank: dict[ProtoAction, float], rng: np.random.Generator
+) -> list[list[ProtoAction]]:
     """Recipes in which each action occurs in exactly ``counts[a]`` of them (so f_d(a) is exact)."""
     recipes: list[list[ProtoAction]] = [[] for _ in range(n_recipes)]
     for a, c in counts.items():
@@ -47,8 +49,9 @@ def recipes_from_counts(counts: dict[ProtoAction, int], n_recipes: int, rank: di
     return [sorted(r, key=lambda a: rank[a]) for r in recipes]
 
 
-def planted_pivot_corpus(n_pairs: int = 5, n_recipes: int = 50, seed: int = 0,
-                         thresholds: PivotThresholds = PivotThresholds()) -> PlantedCorpus:
+def planted_pivot_corpus(
+    n_pairs: int = 5, n_recipes: int = 50, seed: int = 0, thresholds: PivotThresholds = PivotThresholds()
+) -> PlantedCorpus:
     """Pairs of dishes whose action counts put each action clearly inside one pivot class (or none).
 
     Per pair: shared actions (ratio within alpha), remove actions (absent in target), insert actions
@@ -69,18 +72,18 @@ def planted_pivot_corpus(n_pairs: int = 5, n_recipes: int = 50, seed: int = 0,
             next_id += 1
             return proto(next_id)
 
-        for _ in range(int(rng.integers(6, 10))):           # shared, ratio <= 2
+        for _ in range(int(rng.integers(6, 10))):  # shared, ratio <= 2
             a, b = new(), int(rng.integers(n // 5, n // 2 + 1))
             cb[a], ct[a] = b, max(1, int(round(b * rng.uniform(0.5, 2.0))))
-        for _ in range(int(rng.integers(2, 5))):            # remove: frequent in base, absent in target
+        for _ in range(int(rng.integers(2, 5))):  # remove: frequent in base, absent in target
             a = new()
             cb[a], ct[a] = int(rng.integers(n // 5, n // 2 + 1)), 0
-        for _ in range(int(rng.integers(2, 5))):            # insert: absent in base, > tau_i in target
+        for _ in range(int(rng.integers(2, 5))):  # insert: absent in base, > tau_i in target
             a = new()
             cb[a], ct[a] = 0, int(rng.integers(max(math.ceil(2 * thresholds.tau_i * n), 1), n // 2 + 1))
-        a = new()                                             # manual (base side): ft >= tau_r
+        a = new()  # manual (base side): ft >= tau_r
         cb[a], ct[a] = int(0.8 * n), max(1, math.ceil(2 * thresholds.tau_r * n))
-        a = new()                                             # manual (target side): 0 < ft <= tau_i
+        a = new()  # manual (target side): 0 < ft <= tau_i
         cb[a], ct[a] = 0, max(1, int(thresholds.tau_i * n) // 2)
         rank = {a: float(rng.uniform()) for a in cb}
         corpus.recipes[base] = recipes_from_counts({a: c for a, c in cb.items() if c}, n, rank, rng)
@@ -95,8 +98,16 @@ def planted_pivot_corpus(n_pairs: int = 5, n_recipes: int = 50, seed: int = 0,
     return corpus
 
 
-def planted_order_corpus(n_dishes: int = 50, n_recipes: int = 50, n_actions: int = 25, seed: int = 0, *,
-                         max_parents: int = 2, effect: float = 3.0, order_noise: float = 2.0) -> PlantedCorpus:
+def planted_order_corpus(
+    n_dishes: int = 50,
+    n_recipes: int = 50,
+    n_actions: int = 25,
+    seed: int = 0,
+    *,
+    max_parents: int = 2,
+    effect: float = 3.0,
+    order_noise: float = 2.0,
+) -> PlantedCorpus:
     """Dishes whose recipes follow a planted causal DAG over actions, in a noisy canonical order.
 
     Action k's presence is Bernoulli(sigmoid(b_k + effect * #present parents)); parents come from earlier
@@ -148,18 +159,43 @@ def load_planted(store: GraphStore, corpus: PlantedCorpus) -> int:
     """Load a planted corpus through the ordinary loader (dishes, pairs, recipes, parsed steps); #recipes."""
     loader.load_dishes(store, list(corpus.recipes) + [n for p in corpus.pairs for n in p], SOURCE)
     if corpus.pairs:
-        store.write("load_pairs", [{"key": pair_key(b, t), "base": b, "target": t, "change_from": "",
-                                    "change_to": "", "change_kind": "planted"} for b, t in corpus.pairs])
+        store.write(
+            "load_pairs",
+            [
+                {
+                    "key": pair_key(b, t),
+                    "base": b,
+                    "target": t,
+                    "change_from": "",
+                    "change_to": "",
+                    "change_kind": "planted",
+                }
+                for b, t in corpus.pairs
+            ],
+        )
     records, parsed = [], []
     for dish, recipes in corpus.recipes.items():
         for j, steps in enumerate(recipes):
             rid = f"{SOURCE}:{dish}:{j}"
             text = "，".join(str(a) for a in steps) + "。"
             records.append(loader.RecipeRecord(rid, dish, text, SOURCE, j))
-            parsed.append(loader.ParsedRecipe(rid, [
-                Action(a.verb, sorted(a.ingredients), sorted(a.tools), proto=a,
-                       phrase=f"{a.verb}{''.join(sorted(a.ingredients))}", step=i, clause=i)
-                for i, a in enumerate(steps)]))
+            parsed.append(
+                loader.ParsedRecipe(
+                    rid,
+                    [
+                        Action(
+                            a.verb,
+                            sorted(a.ingredients),
+                            sorted(a.tools),
+                            proto=a,
+                            phrase=f"{a.verb}{''.join(sorted(a.ingredients))}",
+                            step=i,
+                            clause=i,
+                        )
+                        for i, a in enumerate(steps)
+                    ],
+                )
+            )
     loader.load_recipes(store, records)
     loader.load_parsed(store, parsed)
     return len(records)

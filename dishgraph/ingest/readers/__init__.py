@@ -21,6 +21,7 @@ One module per job: `report` (counting and raising), `lines` (bytes to lines, na
 text files and the release as a whole), `pivots` (pivot actions and order constraints), `corpus` (any recipe
 corpus). Import from here; the names below are the public surface.
 """
+
 from dishgraph.ingest.readers.corpus import CORPUS_FORMATS, CorpusRecipe, estimate_records, join_steps, read_corpus
 from dishgraph.ingest.readers.crg import (
     BaseRecipe,
@@ -45,8 +46,30 @@ from dishgraph.ingest.readers.pivots import PIVOT_KINDS, Constraints, Pivots, re
 from dishgraph.ingest.readers.report import ReadError, ReadReport
 
 __all__ = [
-    "CHUNK_BYTES", "CORPUS_FORMATS", "MAX_LINE_BYTES", "MAX_NAME_CHARS", "PIVOT_KINDS", "BaseRecipe", "Change",
-    "Constraints", "CorpusRecipe", "CrgRelease", "DishPair", "Pivots", "ReadError", "ReadReport", "check_encoding",
-    "clean_name", "detect_encoding", "estimate_records", "has_cjk", "join_steps", "read_base_recipes",
-    "read_changing_ingredients", "read_corpus", "read_crg_release", "read_dish_pairs", "read_pivots",
+    "CHUNK_BYTES",
+    "CORPUS_FORMATS",
+    "MAX_LINE_BYTES",
+    "MAX_NAME_CHARS",
+    "PIVOT_KINDS",
+    "BaseRecipe",
+    "Change",
+    "Constraints",
+    "CorpusRecipe",
+    "CrgRelease",
+    "DishPair",
+    "Pivots",
+    "ReadError",
+    "ReadReport",
+    "check_encoding",
+    "clean_name",
+    "detect_encoding",
+    "estimate_records",
+    "has_cjk",
+    "join_steps",
+    "read_base_recipes",
+    "read_changing_ingredients",
+    "read_corpus",
+    "read_crg_release",
+    "read_dish_pairs",
+    "read_pivots",
 ]

@@ -1,5 +1,6 @@
 """Any recipe corpus (JSONL, a top-level JSON array, or TSV; ``.gz`` too) as `CorpusRecipe` records, streamed
 in constant memory, with the XiaChuFang field names as fallbacks."""
+
 from __future__ import annotations
 
 import gzip
@@ -65,8 +66,15 @@ def join_steps(steps: Iterable[Any]) -> str:
 
 
 def _json_type(v: Any) -> str:
-    return {bool: "boolean", int: "number", float: "number", list: "list", dict: "object",
-            type(None): "null", str: "string"}.get(type(v), type(v).__name__)
+    return {
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        list: "list",
+        dict: "object",
+        type(None): "null",
+        str: "string",
+    }.get(type(v), type(v).__name__)
 
 
 CORPUS_FORMATS = ("auto", "jsonl", "json", "tsv")
@@ -146,8 +154,7 @@ class _Fields:
         if ident is not None and (isinstance(ident, bool) or not isinstance(ident, (str, int))):
             ctx.warn(line, "bad-id", f"id is a {_json_type(ident)}, not text or an integer; ignored")
             ident = None
-        return CorpusRecipe(dish, title or None, text, None if ident in (None, "") else str(ident),
-                            ctx.file, line)
+        return CorpusRecipe(dish, title or None, text, None if ident in (None, "") else str(ident), ctx.file, line)
 
 
 def _jsonl_records(ctx: ReadContext, max_line_bytes: int) -> Iterator[tuple[int, Any]]:
@@ -171,8 +178,9 @@ def _json_refusal(e: BaseException) -> str:
     return " ".join(str(e).split())[:120]
 
 
-def _json_array_records(ctx: ReadContext, max_record_chars: int, chunk_chars: int = 1 << 18
-                        ) -> Iterator[tuple[int, Any]]:
+def _json_array_records(
+    ctx: ReadContext, max_record_chars: int, chunk_chars: int = 1 << 18
+) -> Iterator[tuple[int, Any]]:
     """Elements of a top-level JSON array, parsed incrementally (memory ~ chunk + largest element)."""
     ctx.damaged = None
     scanner = _JsonArrayScanner(ctx, chunk_chars)
@@ -205,7 +213,7 @@ class _JsonArrayScanner:
                 self.pending_text += self.utf8.decode(b"", final=True)
                 break
             self.pending_text += self.utf8.decode(raw)
-        out, self.pending_text = self.pending_text[:self.chunk_chars], self.pending_text[self.chunk_chars:]
+        out, self.pending_text = self.pending_text[: self.chunk_chars], self.pending_text[self.chunk_chars :]
         return out
 
     def fill(self) -> bool:
@@ -216,7 +224,7 @@ class _JsonArrayScanner:
         if not chunk:
             self.eof = True
             return False
-        self.buf = self.buf[self.pos:] + chunk
+        self.buf = self.buf[self.pos :] + chunk
         self.pos = 0
         return True
 
@@ -241,8 +249,12 @@ class _JsonArrayScanner:
 
     def elements(self, max_record_chars: int) -> Iterator[tuple[int, Any]]:
         if self.skip_ws() != "[":
-            raise ReadError(self.ctx.file, self.line, "json", "a .json corpus must be one top-level array "
-                                                              "(or use JSONL: one object per line, --format jsonl)")
+            raise ReadError(
+                self.ctx.file,
+                self.line,
+                "json",
+                "a .json corpus must be one top-level array (or use JSONL: one object per line, --format jsonl)",
+            )
         self.pos += 1
         first = True
         while True:
@@ -277,8 +289,10 @@ class _JsonArrayScanner:
                     return value, end
             except json.JSONDecodeError as e:
                 if self.eof or len(self.buf) - self.pos > max_record_chars:
-                    self.stop(start_line + self.buf.count("\n", self.pos, e.pos),
-                              f"malformed JSON element, or one over {max_record_chars} characters ({e.msg})")
+                    self.stop(
+                        start_line + self.buf.count("\n", self.pos, e.pos),
+                        f"malformed JSON element, or one over {max_record_chars} characters ({e.msg})",
+                    )
                     return None
             except (ValueError, RecursionError) as e:
                 self.stop(start_line, f"JSON element this reader refuses ({_json_refusal(e)})")
@@ -303,8 +317,12 @@ def _tsv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[
                 continue
             yield line, dict(zip(header, cols))
         elif len(cols) != 2:
-            ctx.skip(line, "columns", f"expected 2 tab-separated columns (dish, text) or a header line "
-                                      f"naming {f.dish!r} and {f.text!r}; got {len(cols)}")
+            ctx.skip(
+                line,
+                "columns",
+                f"expected 2 tab-separated columns (dish, text) or a header line "
+                f"naming {f.dish!r} and {f.text!r}; got {len(cols)}",
+            )
         else:
             yield line, {f.dish: cols[0], f.text: cols[1]}
 
@@ -344,10 +362,21 @@ def estimate_records(path: str | Path, format: str = "auto") -> int | None:
         return sum(1 for line in fh if line.strip())
 
 
-def read_corpus(path: str | Path, format: str = "auto", dish_field: str = "dish", title_field: str | None = None,
-                text_field: str = "text", steps_field: str | None = None, id_field: str | None = None, *,
-                report: ReadReport | None = None, strict: bool = False, max_line_bytes: int = MAX_LINE_BYTES,
-                max_name_chars: int = MAX_NAME_CHARS, encoding: str = "auto") -> Iterator[CorpusRecipe]:
+def read_corpus(
+    path: str | Path,
+    format: str = "auto",
+    dish_field: str = "dish",
+    title_field: str | None = None,
+    text_field: str = "text",
+    steps_field: str | None = None,
+    id_field: str | None = None,
+    *,
+    report: ReadReport | None = None,
+    strict: bool = False,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_name_chars: int = MAX_NAME_CHARS,
+    encoding: str = "auto",
+) -> Iterator[CorpusRecipe]:
     """Stream recipes from JSONL, a top-level JSON array, or TSV (``.gz`` accepted).
 
     Each record needs a dish (``dish_field``) and a text: ``text_field``, or a list of steps

@@ -1,5 +1,6 @@
 """The CRG release's text files (base recipes, dish pairs, changing ingredients) and the whole release
 directory read at once (`read_crg_release`: the text files, the glossary and the pivots, aligned)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
@@ -53,9 +54,14 @@ class DishPair:
     change: Change | None = None  # filled by `read_crg_release`
 
 
-def read_base_recipes(path: str | Path, *, report: ReadReport | None = None, strict: bool = False,
-                      max_line_bytes: int = MAX_LINE_BYTES, max_name_chars: int = MAX_NAME_CHARS
-                      ) -> Iterator[BaseRecipe]:
+def read_base_recipes(
+    path: str | Path,
+    *,
+    report: ReadReport | None = None,
+    strict: bool = False,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_name_chars: int = MAX_NAME_CHARS,
+) -> Iterator[BaseRecipe]:
     """Stream ``base \\t target \\t recipe`` lines."""
     ctx = ReadContext(Path(path), report, strict)
     start = ctx.report.read
@@ -77,8 +83,9 @@ def read_base_recipes(path: str | Path, *, report: ReadReport | None = None, str
     ctx.done(start)
 
 
-def read_dish_pairs(path: str | Path, *, report: ReadReport | None = None, strict: bool = False,
-                    max_name_chars: int = MAX_NAME_CHARS) -> list[DishPair]:
+def read_dish_pairs(
+    path: str | Path, *, report: ReadReport | None = None, strict: bool = False, max_name_chars: int = MAX_NAME_CHARS
+) -> list[DishPair]:
     """``base target`` per line (whitespace-separated; the last line may lack its newline)."""
     ctx = ReadContext(Path(path), report, strict)
     start, pairs = ctx.report.read, []
@@ -94,8 +101,9 @@ def read_dish_pairs(path: str | Path, *, report: ReadReport | None = None, stric
     return pairs
 
 
-def read_changing_ingredients(path: str | Path, *, report: ReadReport | None = None, strict: bool = False,
-                              max_name_chars: int = MAX_NAME_CHARS) -> list[Change]:
+def read_changing_ingredients(
+    path: str | Path, *, report: ReadReport | None = None, strict: bool = False, max_name_chars: int = MAX_NAME_CHARS
+) -> list[Change]:
     """One token = add it; two tokens = replace the first by the second (the release writes an add as
     a line with a leading space, i.e. an empty "old" ingredient)."""
     ctx = ReadContext(Path(path), report, strict)
@@ -119,7 +127,7 @@ class CrgRelease:
     """The CRG release in memory, except the recipes, which `recipes()` streams on demand."""
 
     root: Path
-    pairs: list[DishPair]                   # each with its .change
+    pairs: list[DishPair]  # each with its .change
     glossary: Glossary
     pivots: Pivots
     constraints: Constraints
@@ -130,16 +138,22 @@ class CrgRelease:
 
     def recipes(self, report: ReadReport | None = None) -> Iterator[BaseRecipe]:
         """A fresh stream over ``base_recipes.txt`` (counts go to ``report`` or ``self.report``)."""
-        return read_base_recipes(self.recipes_path, report=report if report is not None else self.report,
-                                 strict=self.strict)
+        return read_base_recipes(
+            self.recipes_path, report=report if report is not None else self.report, strict=self.strict
+        )
 
 
 def _first(root: Path, names: Iterable[str]) -> Path | None:
     return next((root / n for n in names if (root / n).exists()), None)
 
 
-def read_crg_release(root: str | Path, *, source: Literal["auto", "json", "pkl"] = "auto",
-                     report: ReadReport | None = None, strict: bool = False) -> CrgRelease:
+def read_crg_release(
+    root: str | Path,
+    *,
+    source: Literal["auto", "json", "pkl"] = "auto",
+    report: ReadReport | None = None,
+    strict: bool = False,
+) -> CrgRelease:
     """Read a CRG release directory (``dish_pairs.txt``, ``changing_ingres.txt``, ``base_recipes.txt``,
     glossary and pivots as JSON or as the original pickles in ``original/`` or beside the text files).
 
@@ -151,8 +165,9 @@ def read_crg_release(root: str | Path, *, source: Literal["auto", "json", "pkl"]
     need = ["dish_pairs.txt", "changing_ingres.txt", "base_recipes.txt"]
     missing = [n for n in need if not (root / n).exists()]
     if missing:
-        raise FileNotFoundError(f"{root}: not a CRG release directory (missing {', '.join(missing)}); "
-                                "run `dishgraph data fetch`")
+        raise FileNotFoundError(
+            f"{root}: not a CRG release directory (missing {', '.join(missing)}); run `dishgraph data fetch`"
+        )
     pairs = _aligned_pairs(root, report, strict)
     glossary_path, pivots_path = _knowledge_paths(root, source)
     try:
@@ -161,8 +176,17 @@ def read_crg_release(root: str | Path, *, source: Literal["auto", "json", "pkl"]
         raise ReadError(str(glossary_path), None, "glossary", str(e)) from None
     pivots, constraints = read_pivots(pivots_path, report=report, strict=strict)
     _drop_unknown_targets(pivots, constraints, {p.target for p in pairs}, pivots_path, report, strict)
-    return CrgRelease(root, pairs, glossary, pivots, constraints, root / "base_recipes.txt", report,
-                      {"glossary": str(glossary_path), "pivots": str(pivots_path)}, strict)
+    return CrgRelease(
+        root,
+        pairs,
+        glossary,
+        pivots,
+        constraints,
+        root / "base_recipes.txt",
+        report,
+        {"glossary": str(glossary_path), "pivots": str(pivots_path)},
+        strict,
+    )
 
 
 def _aligned_pairs(root: Path, report: ReadReport, strict: bool) -> list[DishPair]:
@@ -173,9 +197,13 @@ def _aligned_pairs(root: Path, report: ReadReport, strict: bool) -> list[DishPai
     if len(pairs) != len(changes) or set(by_line) != {p.line for p in pairs}:
         only_p = sorted({p.line for p in pairs} - set(by_line))
         only_c = sorted(set(by_line) - {p.line for p in pairs})
-        raise ReadError(str(root / "changing_ingres.txt"), None, "alignment",
-                        f"{len(changes)} changes for {len(pairs)} dish pairs; pair lines without a change: "
-                        f"{only_p[:10]}, change lines without a pair: {only_c[:10]}")
+        raise ReadError(
+            str(root / "changing_ingres.txt"),
+            None,
+            "alignment",
+            f"{len(changes)} changes for {len(pairs)} dish pairs; pair lines without a change: "
+            f"{only_p[:10]}, change lines without a pair: {only_c[:10]}",
+        )
     return [replace(p, change=by_line[p.line]) for p in pairs]
 
 
@@ -185,19 +213,22 @@ def _knowledge_paths(root: Path, source: str) -> tuple[Path, Path]:
     json_glossary, json_pivots = _first(root, ["glossary.json"]), _first(root, ["pivot_actions.json"])
     pkl_glossary = _first(root, [d + "glossary_dict.pkl" for d in pkl_dirs])
     pkl_pivots = _first(root, [d + "pivot_actions.pkl" for d in pkl_dirs])
-    glossary_path = pkl_glossary if source == "pkl" else (json_glossary if source == "json" else
-                                                          json_glossary or pkl_glossary)
-    pivots_path = pkl_pivots if source == "pkl" else (json_pivots if source == "json" else
-                                                      json_pivots or pkl_pivots)
+    glossary_path = (
+        pkl_glossary if source == "pkl" else (json_glossary if source == "json" else json_glossary or pkl_glossary)
+    )
+    pivots_path = pkl_pivots if source == "pkl" else (json_pivots if source == "json" else json_pivots or pkl_pivots)
     if glossary_path is None or pivots_path is None:
-        raise FileNotFoundError(f"{root}: no {'glossary' if glossary_path is None else 'pivot actions'} "
-                                f"({source}) found; expected glossary.json / pivot_actions.json or "
-                                "original/glossary_dict.pkl / original/pivot_actions.pkl")
+        raise FileNotFoundError(
+            f"{root}: no {'glossary' if glossary_path is None else 'pivot actions'} "
+            f"({source}) found; expected glossary.json / pivot_actions.json or "
+            "original/glossary_dict.pkl / original/pivot_actions.pkl"
+        )
     return glossary_path, pivots_path
 
 
-def _drop_unknown_targets(pivots: Pivots, constraints: Constraints, targets: set[str], pivots_path: Path,
-                          report: ReadReport, strict: bool) -> None:
+def _drop_unknown_targets(
+    pivots: Pivots, constraints: Constraints, targets: set[str], pivots_path: Path, report: ReadReport, strict: bool
+) -> None:
     """Pivots and constraints of a dish that is no pair's target are skipped (strict: an error)."""
     for t in dict.fromkeys(t for t in (*pivots, *constraints) if t not in targets):
         msg = f"target dish {t!r} is not in dish_pairs.txt; its pivots and constraints are skipped"

@@ -1,5 +1,6 @@
 """Bytes to lines and names, for every line-based reader: ``.gz``, encoding detection, over-long and undecodable
 lines skipped one by one, and the clean-up every dish name and recipe text goes through."""
+
 from __future__ import annotations
 
 import gzip
@@ -18,8 +19,13 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")  # C
 _FORMAT = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
 CHUNK_BYTES = 1 << 16
-_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
-         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
 
 
 # What a Chinese recipe corpus comes in besides UTF-8 (detection chooses only among these).
@@ -40,8 +46,9 @@ def check_encoding(encoding: str) -> str:
     try:
         return codecs.lookup(encoding).name
     except LookupError:
-        raise ValueError(f"unknown encoding {encoding!r}; use auto or a codec name such as utf-8, gb18030, "
-                         "big5, utf-16") from None
+        raise ValueError(
+            f"unknown encoding {encoding!r}; use auto or a codec name such as utf-8, gb18030, big5, utf-16"
+        ) from None
 
 
 def detect_encoding(head: bytes) -> str:
@@ -140,7 +147,7 @@ def _raw_lines(ctx: ReadContext, max_line_bytes: int) -> Iterator[bytes | None]:
             i = chunk.find(sep)
             if i < 0:
                 continue
-            chunk, too_long = chunk[i + 1:], False
+            chunk, too_long = chunk[i + 1 :], False
             yield None
         parts = (pending + chunk).split(sep)
         pending = parts.pop()
@@ -170,8 +177,12 @@ def iter_lines(ctx: ReadContext, max_line_bytes: int) -> Iterator[tuple[int, str
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             enc = getattr(ctx, "detected_encoding", "utf-8")
-            ctx.skip(lineno, "encoding", f"not {enc.upper() if enc.startswith('utf') else enc} "
-                                         f"(byte {e.start}: {raw[e.start:e.start + 1]!r}); try --encoding")
+            ctx.skip(
+                lineno,
+                "encoding",
+                f"not {enc.upper() if enc.startswith('utf') else enc} "
+                f"(byte {e.start}: {raw[e.start : e.start + 1]!r}); try --encoding",
+            )
             continue
         if not text.strip():
             ctx.blank()
@@ -184,17 +195,25 @@ def report_damage(ctx: ReadContext, line) -> None:
     if getattr(ctx, "damaged", None) is not None:
         offset, why = ctx.damaged
         ctx.damaged = None
-        ctx.skip(line, "corrupt", f"compressed data damaged after byte {offset} of the uncompressed stream "
-                                  f"({why}); records before it were read, nothing after it can be")
+        ctx.skip(
+            line,
+            "corrupt",
+            f"compressed data damaged after byte {offset} of the uncompressed stream "
+            f"({why}); records before it were read, nothing after it can be",
+        )
 
 
-def clean_name(name: Any, ctx: ReadContext | None = None, line=None, *, max_chars: int = MAX_NAME_CHARS,
-               what: str = "dish name") -> str:
+def clean_name(
+    name: Any, ctx: ReadContext | None = None, line=None, *, max_chars: int = MAX_NAME_CHARS, what: str = "dish name"
+) -> str:
     """A dish/ingredient name as data: control and format characters removed, whitespace collapsed,
     length capped. Quotes and anything Cypher-looking are kept: values never enter query text."""
     s = str(name)
-    cleaned = "".join(" " if ch in "\t\n\r\v\f" else ch for ch in s
-                      if ch in "\t\n\r\v\f" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
+    cleaned = "".join(
+        " " if ch in "\t\n\r\v\f" else ch
+        for ch in s
+        if ch in "\t\n\r\v\f" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co")
+    )
     cleaned = " ".join(cleaned.split())
     if ctx is not None and cleaned != s.strip() and cleaned != " ".join(s.split()):
         ctx.warn(line, "control-chars", f"{what} {s[:40]!r}: control/format characters removed")

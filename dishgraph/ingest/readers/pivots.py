@@ -2,6 +2,7 @@
 
 Both are oracle knowledge of the target dishes (source ``crg-release``): read for comparison, never a result.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,9 @@ def _load_json(path: Path):
         raise ReadError(str(path), None, "encoding", f"not UTF-8 (byte offset {e.start})") from None
 
 
-def _per_dish(data, ctx: ReadContext, shape: str, reason: str, what: str,
-              parse_item: Callable[[Any], Any]) -> dict[str, list]:
+def _per_dish(
+    data, ctx: ReadContext, shape: str, reason: str, what: str, parse_item: Callable[[Any], Any]
+) -> dict[str, list]:
     """``{target dish: [item]}`` with each item parsed by ``parse_item``; a malformed item is one skip
     (``reason``, naming ``[dish][index]``), the rest of the dish's items are kept."""
     if not isinstance(data, dict):
@@ -79,27 +81,44 @@ def _pivot_from_json(it) -> tuple[ProtoAction, str]:
 
 def _constraint_from_pickle(it) -> dict:
     action_obj, pair_objs = it
-    return {"action": _proto_from_tuple(action_obj),
-            "pairs": [(_proto_from_tuple(c), _proto_from_tuple(e)) for c, e in pair_objs]}
+    return {
+        "action": _proto_from_tuple(action_obj),
+        "pairs": [(_proto_from_tuple(c), _proto_from_tuple(e)) for c, e in pair_objs],
+    }
 
 
 def _constraint_from_json(it) -> dict:
-    return {"action": _proto_from_json(it["action"]),
-            "pairs": [(_proto_from_json(c), _proto_from_json(e)) for c, e in it["pairs"]]}
+    return {
+        "action": _proto_from_json(it["action"]),
+        "pairs": [(_proto_from_json(c), _proto_from_json(e)) for c, e in it["pairs"]],
+    }
 
 
 def _parse_pivots(data, ctx: ReadContext, from_pickle: bool) -> Pivots:
-    return _per_dish(data, ctx, "pivots must map target dish -> list of pivot actions", "pivot",
-                     "malformed pivot action", _pivot_from_pickle if from_pickle else _pivot_from_json)
+    return _per_dish(
+        data,
+        ctx,
+        "pivots must map target dish -> list of pivot actions",
+        "pivot",
+        "malformed pivot action",
+        _pivot_from_pickle if from_pickle else _pivot_from_json,
+    )
 
 
 def _parse_constraints(data, ctx: ReadContext, from_pickle: bool) -> Constraints:
-    return _per_dish(data, ctx, "constraints must map target dish -> list of actions", "constraint",
-                     "malformed order constraint", _constraint_from_pickle if from_pickle else _constraint_from_json)
+    return _per_dish(
+        data,
+        ctx,
+        "constraints must map target dish -> list of actions",
+        "constraint",
+        "malformed order constraint",
+        _constraint_from_pickle if from_pickle else _constraint_from_json,
+    )
 
 
-def read_pivots(path: str | Path, *, report: ReadReport | None = None, strict: bool = False
-                ) -> tuple[Pivots, Constraints]:
+def read_pivots(
+    path: str | Path, *, report: ReadReport | None = None, strict: bool = False
+) -> tuple[Pivots, Constraints]:
     """Pivots ``{target: [(ProtoAction, "remove"|"insert")]}`` and constraints ``{target: [{"action":
     ProtoAction, "pairs": [(cause, effect)]}]}`` from the original ``pivot_actions.pkl`` (a list
     ``[pivots, constraints]``; kind 0 = remove, 1 = insert), or from ``pivot_actions.json`` together with

@@ -1,5 +1,6 @@
 """How every reader reports bad input: `ReadReport` counts, `ReadError` stops, `ReadContext` is one file's
 bookkeeping (skip or raise, count, log), shared by the line, CRG, pivot and corpus readers."""
+
 from __future__ import annotations
 
 import logging
@@ -86,10 +87,18 @@ class ReadReport:
         return s
 
     def to_dict(self) -> dict:
-        return {"read": self.read, "skipped": self.skipped, "skipped_by_reason": dict(self.skipped_by_reason),
-                "warnings": self.warned, "warnings_by_reason": dict(self.warned_by_reason), "blank": self.blank,
-                "files": list(self.files), "read_by_file": dict(self.read_by_file),
-                "skipped_by_file": dict(self.skipped_by_file), "messages": list(self.messages)}
+        return {
+            "read": self.read,
+            "skipped": self.skipped,
+            "skipped_by_reason": dict(self.skipped_by_reason),
+            "warnings": self.warned,
+            "warnings_by_reason": dict(self.warned_by_reason),
+            "blank": self.blank,
+            "files": list(self.files),
+            "read_by_file": dict(self.read_by_file),
+            "skipped_by_file": dict(self.skipped_by_file),
+            "messages": list(self.messages),
+        }
 
 
 class ReadContext:
