@@ -28,15 +28,15 @@ def _commands(group, prefix: str = ""):
 
 
 def body_lines(fn) -> int:
-    """Non-blank, non-comment lines of a function after its signature and docstring."""
+    """Lines of a function's body after its signature and docstring, one statement a line.
+
+    Counted on ``ast.unparse``, not on the file: the formatter spreads one call over a line per keyword
+    argument, which makes a command no thicker."""
     src = textwrap.dedent(inspect.getsource(inspect.unwrap(fn)))
     body = ast.parse(src).body[0].body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
-    if not body:
-        return 0
-    lines = src.splitlines()[body[0].lineno - 1 : body[-1].end_lineno]
-    return sum(1 for ln in lines if ln.strip() and not ln.strip().startswith("#"))
+    return sum(len(ast.unparse(stmt).splitlines()) for stmt in body)
 
 
 def test_every_command_body_is_short():
