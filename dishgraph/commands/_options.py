@@ -54,3 +54,4 @@ ExtraGlossaryOpt = typer.Option(
 
 # Torch models (generate, train).
 DeviceOpt = typer.Option(None, "--device", help="cpu, cuda, cuda:N (default: cuda if available).")
+SeedOpt = typer.Option(0, "--seed", help="Random seed.")

@@ -8,7 +8,7 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, progress, rows_table
-from dishgraph.commands._options import DataOpt, DbOpt, DeviceOpt, JsonOpt, UriOpt
+from dishgraph.commands._options import DataOpt, DbOpt, DeviceOpt, JsonOpt, SeedOpt, UriOpt
 from dishgraph.ingest.crg import SOURCE as RELEASE
 
 app = typer.Typer(
@@ -48,7 +48,6 @@ ModelOpt = typer.Option(
     help="Causal LM: a `dishgraph train lm` output dir or a hub id (e.g. uer/gpt2-chinese-cluecorpussmall).",
 )
 DtypeOpt = typer.Option("float32", "--dtype", help="Weights dtype: float32, bfloat16 or float16 (GPU).")
-SeedOpt = typer.Option(0, "--seed", help="Random seed.")
 MaxNewOpt = typer.Option(256, "--max-new-tokens", help="Most tokens generated per recipe.")
 MinNewOpt = typer.Option(8, "--min-new-tokens", help="End-of-text is blocked for the first N tokens.")
 
@@ -63,7 +62,10 @@ def _run(
     limit: int | None = None,
     **options,
 ) -> None:
-    """Every generate command: `run_generator` under a progress bar, its summary as a table or JSON."""
+    """Every generate command: `run_generator` under a progress bar, its summary as a table or JSON.
+
+    Commands pass their parsed parameters (``ctx.params``) whole: each option that is not a run option above is a
+    generator option of the same name (`registry.create` keeps those the generator's constructor takes)."""
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from transformers.utils import logging as hf_logging
 
@@ -93,6 +95,7 @@ def _run(
 
 @app.command("identity")
 def identity(
+    ctx: typer.Context,
     out: Path = OutOpt,
     data: str | None = DataOpt,
     batch_size: int = BatchOpt,
@@ -101,11 +104,12 @@ def identity(
     as_json: bool = JsonOpt,
 ):
     """Copy every base recipe unchanged (BLEU 100 anchor)."""
-    _run("identity", out, data, batch_size, as_json, instances, limit)
+    _run("identity", **ctx.params)
 
 
 @app.command("replace")
 def replace(
+    ctx: typer.Context,
     out: Path = OutOpt,
     data: str | None = DataOpt,
     batch_size: int = BatchOpt,
@@ -121,11 +125,12 @@ def replace(
     as_json: bool = JsonOpt,
 ):
     """Swap the replaced ingredient's mentions for the new ingredient; "add" pairs are copied."""
-    _run("replace", out, data, batch_size, as_json, instances, limit, synonyms=synonyms)
+    _run("replace", **ctx.params)
 
 
 @app.command("graph")
 def graph(
+    ctx: typer.Context,
     out: Path = OutOpt,
     data: str | None = DataOpt,
     batch_size: int = BatchOpt,
@@ -158,24 +163,12 @@ def graph(
 ):
     """Graph-guided editor: substitute the ingredient, drop its specific clauses, insert the new one's
     actions (real example phrases) where the order constraints allow; keep the rest verbatim."""
-    _run(
-        "graph",
-        out,
-        data,
-        batch_size,
-        as_json,
-        instances,
-        limit,
-        db=db,
-        uri=uri,
-        knowledge=knowledge,
-        max_insert_ratio=max_insert_ratio,
-        abstain=abstain,
-    )
+    _run("graph", **ctx.params)
 
 
 @app.command("run")
 def run(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="Registered generator name (see `dishgraph generate ls`)."),
     out: Path = OutOpt,
     data: str | None = DataOpt,
@@ -189,7 +182,7 @@ def run(
     as_json: bool = JsonOpt,
 ):
     """Run any registered generator with its default options (--db / --uri reach those that read the graph)."""
-    _run(name, out, data, batch_size, as_json, instances, limit, model=model, device=device, db=db, uri=uri)
+    _run(**ctx.params)
 
 
 @app.command("ls")
@@ -200,9 +193,15 @@ def ls(as_json: bool = JsonOpt):
     show("generators", as_json)
 
 
-def _sampling(greedy: bool, top_p: float, top_k: int, temperature: float, repetition_penalty: float) -> dict:
+def _sampling(*, greedy: bool, top_p: float, top_k: int, temperature: float, repetition_penalty: float, **rest) -> dict:
+    """The sampling flags as the LM generators' keywords (``--greedy`` is ``do_sample=False``); ``rest`` passes."""
     return dict(
-        do_sample=not greedy, top_p=top_p, top_k=top_k, temperature=temperature, repetition_penalty=repetition_penalty
+        rest,
+        do_sample=not greedy,
+        top_p=top_p,
+        top_k=top_k,
+        temperature=temperature,
+        repetition_penalty=repetition_penalty,
     )
 
 
@@ -218,6 +217,7 @@ def _prompt_lm_command(name: str, doc: str):
     registered under each name."""
 
     def command(
+        ctx: typer.Context,
         out: Path = OutOpt,
         model: str = ModelOpt,
         data: str | None = DataOpt,
@@ -237,23 +237,7 @@ def _prompt_lm_command(name: str, doc: str):
         max_minutes: float | None = MaxMinutesOpt,
         as_json: bool = JsonOpt,
     ):
-        _run(
-            name,
-            out,
-            data,
-            batch_size,
-            as_json,
-            instances,
-            limit,
-            max_minutes=max_minutes,
-            model=model,
-            device=device,
-            dtype=dtype,
-            seed=seed,
-            max_new_tokens=max_new_tokens,
-            min_new_tokens=min_new_tokens,
-            **_sampling(greedy, top_p, top_k, temperature, repetition_penalty),
-        )
+        _run(name, **_sampling(**ctx.params))
 
     return app.command(name, help=doc)(command)
 
@@ -266,6 +250,7 @@ gpt2_dr = _prompt_lm_command(
 
 @app.command("delorean")
 def delorean(
+    ctx: typer.Context,
     out: Path = OutOpt,
     model: str = ModelOpt,
     data: str | None = DataOpt,
@@ -285,30 +270,12 @@ def delorean(
     as_json: bool = JsonOpt,
 ):
     """DeLorean: backward (toward the base recipe) / forward (LM under the target dish) logit refinement."""
-    _run(
-        "delorean",
-        out,
-        data,
-        batch_size,
-        as_json,
-        instances,
-        limit,
-        max_minutes=max_minutes,
-        model=model,
-        device=device,
-        dtype=dtype,
-        seed=seed,
-        max_new_tokens=max_new_tokens,
-        mix_rate=mix_rate,
-        stepsize=stepsize,
-        num_passes=num_passes,
-        num_backward_iters=num_backward_iters,
-        extra_tokens=extra_tokens,
-    )
+    _run("delorean", **ctx.params)
 
 
 @app.command("educat")
 def educat(
+    ctx: typer.Context,
     out: Path = OutOpt,
     model: str = ModelOpt,
     mlm: str | None = typer.Option(
@@ -333,22 +300,4 @@ def educat(
     as_json: bool = JsonOpt,
 ):
     """EduCat: MCMC token edits of the base recipe (conflict detection + MLM proposals + MH acceptance)."""
-    _run(
-        "educat",
-        out,
-        data,
-        batch_size,
-        as_json,
-        instances,
-        limit,
-        max_minutes=max_minutes,
-        model=model,
-        mlm=mlm,
-        device=device,
-        dtype=dtype,
-        seed=seed,
-        sample_time=sample_time,
-        drop_time=drop_time,
-        search_size=search_size,
-        threshold=threshold,
-    )
+    _run("educat", **ctx.params)

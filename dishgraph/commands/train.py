@@ -8,7 +8,7 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_store, progress, rows_table
-from dishgraph.commands._options import DbOpt, DeviceOpt, JsonOpt, JsonOutOpt, UriOpt
+from dishgraph.commands._options import DbOpt, DeviceOpt, JsonOpt, JsonOutOpt, SeedOpt, UriOpt
 
 app = typer.Typer(help="Train models on the recipes in the graph.", no_args_is_help=True, cls=DishgraphGroup)
 
@@ -21,6 +21,10 @@ PresetOpt = typer.Option(
 NLayerOpt = typer.Option(None, "--n-layer", help="Layers of a from-scratch model (default: preset, else 2).")
 NEmbdOpt = typer.Option(None, "--n-embd", help="Hidden size of a from-scratch model (default: preset, else 128).")
 NHeadOpt = typer.Option(None, "--n-head", help="Attention heads of a from-scratch model (default: preset, else 2).")
+TrainDtypeOpt = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16 (mixed precision).")
+SaveEveryOpt = typer.Option(200, "--save-every", help="Checkpoint every N steps (and at the end).")
+EvalEveryOpt = typer.Option(200, "--eval-every", help="Validation loss every N steps.")
+ResumeOpt = typer.Option(False, "--resume", help="Continue from OUT/checkpoint if present.")
 KeepBestOpt = typer.Option(
     False,
     "--keep-best",
@@ -88,12 +92,12 @@ def lm(
     batch_size: int = typer.Option(8, "--batch-size", help="Recipes per optimizer step."),
     max_length: int = typer.Option(512, "--max-length", help="Tokens per recipe (longer ones are cut)."),
     device: str | None = DeviceOpt,
-    dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16 (mixed precision)."),
-    save_every: int = typer.Option(200, "--save-every", help="Checkpoint every N steps (and at the end)."),
-    eval_every: int = typer.Option(200, "--eval-every", help="Validation loss every N steps."),
+    dtype: str = TrainDtypeOpt,
+    save_every: int = SaveEveryOpt,
+    eval_every: int = EvalEveryOpt,
     val_fraction: float = typer.Option(0.05, "--val-fraction", help="Share of recipes kept for validation."),
-    resume: bool = typer.Option(False, "--resume", help="Continue from OUT/checkpoint if present."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (shuffling, initialisation)."),
+    resume: bool = ResumeOpt,
+    seed: int = SeedOpt,
     preset: str | None = PresetOpt,
     n_layer: int | None = NLayerOpt,
     n_embd: int | None = NEmbdOpt,
@@ -224,12 +228,12 @@ def mlm(
     max_length: int = typer.Option(256, "--max-length", help="Tokens per row."),
     pack: bool = typer.Option(True, "--pack/--no-pack", help="Concatenate recipes into full rows."),
     device: str | None = DeviceOpt,
-    dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16 (mixed precision)."),
-    save_every: int = typer.Option(200, "--save-every", help="Checkpoint every N steps (and at the end)."),
-    eval_every: int = typer.Option(200, "--eval-every", help="Validation loss every N steps."),
+    dtype: str = TrainDtypeOpt,
+    save_every: int = SaveEveryOpt,
+    eval_every: int = EvalEveryOpt,
     val_fraction: float = typer.Option(0.02, "--val-fraction", help="Share of recipes kept for validation."),
-    resume: bool = typer.Option(False, "--resume", help="Continue from OUT/checkpoint if present."),
-    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    resume: bool = ResumeOpt,
+    seed: int = SeedOpt,
     preset: str | None = PresetOpt,
     n_layer: int | None = NLayerOpt,
     n_embd: int | None = NEmbdOpt,
@@ -306,8 +310,8 @@ def diner(
     max_new_tokens: int = typer.Option(24, "--max-new-tokens", help="Longest generated name (tokens)."),
     num_beams: int = typer.Option(1, "--num-beams", help="Beam size at generation."),
     device: str = typer.Option("auto", "--device", help="auto | cpu | cuda | cuda:N."),
-    dtype: str = typer.Option("float32", "--dtype", help="float32 | bfloat16 | float16 (autocast)."),
-    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    dtype: str = TrainDtypeOpt,
+    seed: int = SeedOpt,
     as_json: bool = JsonOpt,
 ):
     """DiNeR's T5 baselines on a recognition dataset: fine-tuning, continual pretraining, CP-FT."""
@@ -383,7 +387,7 @@ def pcs(
     max_source_len: int = typer.Option(512, "--max-source-len", help="Source tokens kept."),
     max_target_len: int = typer.Option(256, "--max-target-len", help="Target tokens kept."),
     max_new_tokens: int = typer.Option(256, "--max-new-tokens", help="Generation length for --dev."),
-    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    seed: int = SeedOpt,
     device: str = typer.Option("auto", "--device", help="auto | cpu | cuda"),
     as_json: bool = JsonOpt,
     json_out: Path | None = JsonOutOpt,

@@ -11,8 +11,9 @@ extended glossary) first drops its old component and compound links.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from dishgraph.diner.names import DinerGlossary, NameParse, compound_parts, parse_names
 from dishgraph.diner.tmcd import Split, tmcd_split
@@ -87,59 +88,29 @@ def dish_atoms(store: GraphStore) -> dict[str, frozenset[str]]:
     return {d: frozenset(a) for d, a in atoms.items()}
 
 
-def split_parses(
-    parses: Sequence[NameParse],
-    *,
-    ratio: float = 4.5,
-    target_divergence: float | None = 0.98,
-    seed: int = 1,
-    restarts: int = 1,
-    max_iterations: int | None = None,
-    method: str = "fast",
-    progress: Callable[[int, float], None] | None = None,
-) -> Split:
-    """TMCD over parsed names: atoms are component keys, compounds every >= 2-subset of them."""
-    return tmcd_split(
-        [p.atoms for p in parses],
-        ratio=ratio,
-        target_divergence=target_divergence,
-        seed=seed,
-        restarts=restarts,
-        max_iterations=max_iterations,
-        method=method,
-        names=[p.name for p in parses],
-        progress=progress,
-    )
+# DiNeR's own target; everything else is `tmcd_split`'s default (ratio 4.5, seed 1, one restart, method fast).
+DINER_TARGET_DIVERGENCE = 0.98
 
 
-def split_graph(
-    store: GraphStore,
-    name: str,
-    *,
-    ratio: float = 4.5,
-    target_divergence: float | None = 0.98,
-    seed: int = 1,
-    restarts: int = 1,
-    max_iterations: int | None = None,
-    method: str = "fast",
-    progress: Callable[[int, float], None] | None = None,
-) -> Split:
-    """Split every dish whose components are stored (see ``store_components``) and store the split."""
+def split_parses(parses: Sequence[NameParse], **options: Any) -> Split:
+    """TMCD over parsed names: atoms are component keys, compounds every >= 2-subset of them.
+
+    ``options`` are `tmcd_split`'s keywords (ratio, target_divergence, seed, restarts, max_iterations, method,
+    progress); the target divergence defaults to DiNeR's 0.98."""
+    options.setdefault("target_divergence", DINER_TARGET_DIVERGENCE)
+    return tmcd_split([p.atoms for p in parses], names=[p.name for p in parses], **options)
+
+
+def split_graph(store: GraphStore, name: str, **options: Any) -> Split:
+    """Split every dish whose components are stored (see ``store_components``) and store the split as ``name``.
+
+    ``options`` as for `split_parses`."""
     atoms = dish_atoms(store)
     if len(atoms) < 2:
         raise ValueError("fewer than 2 dishes with stored components; run `dishgraph diner load` first")
     dishes = sorted(atoms)
-    split = tmcd_split(
-        [atoms[d] for d in dishes],
-        ratio=ratio,
-        target_divergence=target_divergence,
-        seed=seed,
-        restarts=restarts,
-        max_iterations=max_iterations,
-        method=method,
-        names=dishes,
-        progress=progress,
-    )
+    options.setdefault("target_divergence", DINER_TARGET_DIVERGENCE)
+    split = tmcd_split([atoms[d] for d in dishes], names=dishes, **options)
     store_split(store, split, name)
     return split
 

@@ -114,24 +114,11 @@ def tmcd_split(
     """
     if restarts < 1:
         raise ValueError(f"restarts must be >= 1, got {restarts}")
-    if initial is not None or restarts == 1 or seed is None:
-        return _tmcd_once(
-            atoms,
-            compounds,
-            ratio,
-            target_divergence,
-            seed,
-            max_iterations,
-            min_atom_count,
-            alpha,
-            initial,
-            method,
-            names,
-            progress,
-        )
+    # A given start split, or no seed to vary, leaves one attempt; otherwise seeds seed .. seed + restarts - 1.
+    seeds = [seed] if initial is not None or seed is None else range(seed, seed + restarts)
     t0 = time.perf_counter()
     best: Split | None = None
-    for s in range(seed, seed + restarts):
+    for s in seeds:
         split = _tmcd_once(
             atoms,
             compounds,
@@ -141,7 +128,7 @@ def tmcd_split(
             max_iterations,
             min_atom_count,
             alpha,
-            None,
+            initial,
             method,
             names,
             progress,
@@ -150,6 +137,7 @@ def tmcd_split(
             best = split
         if target_divergence is not None and best.divergence >= target_divergence:
             break
+    assert best is not None  # seeds is never empty (restarts >= 1)
     best.seconds = time.perf_counter() - t0
     return best
 
