@@ -21,6 +21,9 @@ PresetOpt = typer.Option(
 NLayerOpt = typer.Option(None, "--n-layer", help="Layers of a from-scratch model (default: preset, else 2).")
 NEmbdOpt = typer.Option(None, "--n-embd", help="Hidden size of a from-scratch model (default: preset, else 128).")
 NHeadOpt = typer.Option(None, "--n-head", help="Attention heads of a from-scratch model (default: preset, else 2).")
+SourceDataOpt = typer.Option(
+    None, "--data", help="Data directory for --source release, the bundle directory for --source bundle."
+)
 TrainDtypeOpt = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16 (mixed precision).")
 SaveEveryOpt = typer.Option(200, "--save-every", help="Checkpoint every N steps (and at the end).")
 EvalEveryOpt = typer.Option(200, "--eval-every", help="Validation loss every N steps.")
@@ -65,9 +68,7 @@ def lm(
         "'bundle' (a `dishgraph gpu bundle` directory: its train/val files; no "
         "database or segmenter is imported).",
     ),
-    data: str | None = typer.Option(
-        None, "--data", help="Data directory for --source release, the bundle directory for --source bundle."
-    ),
+    data: str | None = SourceDataOpt,
     epochs: float = typer.Option(3.0, "--epochs", help="Passes over the training recipes."),
     max_steps: int | None = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
     max_minutes: float | None = typer.Option(
@@ -216,9 +217,7 @@ def mlm(
         help="'db' (the graph), 'release' (base_recipes.txt) or "
         "'bundle' (a `dishgraph gpu bundle` directory; no database needed).",
     ),
-    data: str | None = typer.Option(
-        None, "--data", help="Data directory for --source release, the bundle directory for --source bundle."
-    ),
+    data: str | None = SourceDataOpt,
     epochs: float = typer.Option(3.0, "--epochs", help="Passes over the training recipes."),
     max_steps: int | None = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
     max_minutes: float | None = typer.Option(None, "--max-minutes", help="Wall-time budget in minutes."),
@@ -309,7 +308,7 @@ def diner(
     max_source_len: int = typer.Option(512, "--max-source-len", help="Input tokens."),
     max_new_tokens: int = typer.Option(24, "--max-new-tokens", help="Longest generated name (tokens)."),
     num_beams: int = typer.Option(1, "--num-beams", help="Beam size at generation."),
-    device: str = typer.Option("auto", "--device", help="auto | cpu | cuda | cuda:N."),
+    device: str | None = DeviceOpt,
     dtype: str = TrainDtypeOpt,
     seed: int = SeedOpt,
     as_json: bool = JsonOpt,
@@ -388,7 +387,7 @@ def pcs(
     max_target_len: int = typer.Option(256, "--max-target-len", help="Target tokens kept."),
     max_new_tokens: int = typer.Option(256, "--max-new-tokens", help="Generation length for --dev."),
     seed: int = SeedOpt,
-    device: str = typer.Option("auto", "--device", help="auto | cpu | cuda"),
+    device: str | None = DeviceOpt,
     as_json: bool = JsonOpt,
     json_out: Path | None = JsonOutOpt,
 ):

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from dishgraph.diner.dataset import PROMPT_SUFFIX
 from dishgraph.diner.names import TYPES
+from dishgraph.torch_device import resolve_device
 
 MODES = ("ft", "cp-ft")
 TYPE_LABELS = {"food": "食材", "action": "做法", "flavour": "口味"}
@@ -53,17 +54,9 @@ class DinerT5Config:
     pretrain_steps: int = 0  # span-corruption steps on the pretraining corpus (0: no CP)
     noise_density: float = 0.15
     mean_span: float = 3.0
-    device: str = "auto"
+    device: str | None = None  # None or "auto": cuda if available, else cpu (torch_device.resolve_device)
     dtype: str = "float32"
     seed: int = 0
-
-
-def resolve_device(name: str) -> str:
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name
 
 
 def _autocast(device: str, dtype: str):

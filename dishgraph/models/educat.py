@@ -36,10 +36,11 @@ from pathlib import Path
 import numpy as np
 
 from dishgraph.models import prompts
-from dishgraph.models.gpt2 import encode_plain, load_causal_lm, resolve_device, torch_dtype
+from dishgraph.models.gpt2 import encode_plain, load_causal_lm, torch_dtype
 from dishgraph.models.registry import register
 from dishgraph.models.tokenizer import end_id, start_id
 from dishgraph.task import Instance
+from dishgraph.torch_device import resolve_device
 
 REPLACE, INSERT, DELETE = 0, 1, 2
 

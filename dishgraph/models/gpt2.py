@@ -15,18 +15,9 @@ from dishgraph.models import prompts
 from dishgraph.models.registry import register
 from dishgraph.models.tokenizer import end_id, ensure_lm_special_tokens, start_id
 from dishgraph.task import Instance
+from dishgraph.torch_device import resolve_device
 
 DTYPES = ("float32", "bfloat16", "float16")
-
-
-def resolve_device(device: str | None) -> str:
-    import torch
-
-    if device in (None, "", "auto"):
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} requested but CUDA is not available")
-    return device
 
 
 def torch_dtype(name: str):

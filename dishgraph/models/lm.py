@@ -333,7 +333,8 @@ class _TrainingRun:
     ):
         import torch
 
-        from dishgraph.models.gpt2 import resolve_device, torch_dtype
+        from dishgraph.models.gpt2 import torch_dtype
+        from dishgraph.torch_device import resolve_device
 
         self._torch = torch
         self.config, self.out, self.ckpt = config, out, out / CHECKPOINT_DIR

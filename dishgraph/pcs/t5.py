@@ -18,6 +18,7 @@ from pathlib import Path
 
 from dishgraph.pcs.serialize import FIELDS, fill_rows, markup_tokens, parse_target, serialize_rows, serialize_table
 from dishgraph.pcs.tables import PCSTable
+from dishgraph.torch_device import resolve_device
 
 
 @dataclass
@@ -36,7 +37,7 @@ class T5Config:
     max_new_tokens: int = 256
     num_beams: int = 1
     seed: int = 0
-    device: str = "auto"  # auto | cpu | cuda
+    device: str | None = None  # None or "auto": cuda if available, else cpu (torch_device.resolve_device)
 
 
 def load_model(path_or_id: str, mask: str = "tokens", device: str = "cpu"):
@@ -51,14 +52,6 @@ def load_model(path_or_id: str, mask: str = "tokens", device: str = "cpu"):
     if len(tokenizer) > model.get_input_embeddings().weight.shape[0]:
         model.resize_token_embeddings(len(tokenizer))
     return model.to(device), tokenizer
-
-
-def _device(name: str) -> str:
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name
 
 
 def _encode(tokenizer, texts: Sequence[str], max_len: int) -> list[list[int]]:
@@ -91,7 +84,7 @@ def train_t5(
 
     torch.manual_seed(config.seed)
     random.seed(config.seed)
-    device = _device(config.device)
+    device = resolve_device(config.device)
     model, tokenizer = load_model(config.model, config.mask, device)
     examples = [ex for t in train for ex in serialize_table(t, config.mask, FIELDS, config.max_rows, config.prefix)]
     if not examples:
