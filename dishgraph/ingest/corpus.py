@@ -7,9 +7,11 @@ never sits in memory, and a killed run resumes where it stopped (parsed recipes 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
@@ -78,70 +80,30 @@ def ingest_corpus(
     skips of your own); every good record is loaded. A file that yields no record at all raises
     `InputError`: an ingest of nothing is never a success. ``on_progress`` is ``parse_and_load``'s hook.
     """
-    from dishgraph.errors import InputError, UsageError
     from dishgraph.ingest.pipeline import parse_and_load
-    from dishgraph.ingest.readers import CORPUS_FORMATS, check_encoding, estimate_records, read_corpus
+    from dishgraph.ingest.readers import estimate_records, read_corpus
 
-    for name, value in (("chunk_size", chunk_size), ("load_batch", load_batch or 1), ("workers", workers)):
-        if not isinstance(value, int) or value < 1:
-            raise UsageError(f"{name} must be a positive integer, not {value!r}")
-    if fmt not in CORPUS_FORMATS:
-        raise UsageError(f"unknown corpus format {fmt!r}; expected one of {', '.join(CORPUS_FORMATS)}")
-    try:
-        encoding = check_encoding(encoding)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    encoding = _checked_options(fmt, encoding, chunk_size=chunk_size, load_batch=load_batch or 1, workers=workers)
     t0 = time.perf_counter()
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: " + ("dangling symbolic link" if path.is_symlink() else "no such file"))
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory; give a corpus file")
-    source = source or path.name
-    report = report if report is not None else ReadReport()
-    rep = CorpusReport()
+    path = _corpus_file(path)
+    read = partial(
+        read_corpus,
+        path,
+        format=fmt,
+        dish_field=dish_field,
+        title_field=title_field,
+        text_field=text_field,
+        steps_field=steps_field,
+        id_field=id_field,
+        encoding=encoding,
+    )
+    job = _CorpusLoad(store, path, source or path.name, read, report if report is not None else ReadReport())
     loader.load_glossary(store, glossary)
-
-    def records() -> Iterator[loader.RecipeRecord]:
-        for r in read_corpus(
-            path,
-            format=fmt,
-            dish_field=dish_field,
-            title_field=title_field,
-            text_field=text_field,
-            steps_field=steps_field,
-            id_field=id_field,
-            report=report,
-            encoding=encoding,
-        ):
-            kind = junk_kind(r.text)
-            if kind:
-                rep.junk[kind] = rep.junk.get(kind, 0) + 1
-                if len(junk_messages) < 20:
-                    junk_messages.append(f"{path}:{r.line}: recipe for {r.dish!r} skipped as junk ({kind})")
-                continue
-            yield loader.RecipeRecord(
-                loader.recipe_id(source, r.dish, r.text), r.dish, r.text, source=f"{source}", line=r.line
-            )
-
-    seen_dishes: set[str] = set()
-    junk_messages: list[str] = []
-
-    def loaded() -> Iterator[loader.RecipeRecord]:
-        """Records after their chunk is written: the parser consumes this lazily, so memory stays flat."""
-        for chunk in batched(records(), chunk_size):
-            new = [r.dish for r in chunk if r.dish not in seen_dishes]
-            seen_dishes.update(new)
-            loader.load_dishes(store, new, source, mode=mode)
-            loader.load_recipes(store, chunk, batch_size=chunk_size, mode=mode)
-            rep.recipes += len(chunk)
-            yield from chunk
-
     if parse:
         total = estimate_records(path, fmt) if show_progress else None  # the bar's total and ETA
-        st = parse_and_load(
+        stats = parse_and_load(
             store,
-            loaded(),
+            job.loaded(chunk_size, mode),
             glossary,
             segmenter=segmenter,
             parser=parser,
@@ -153,23 +115,101 @@ def ingest_corpus(
             mode=mode,
             on_progress=on_progress,
         )
-        rep.steps, rep.with_actions = st.steps, st.with_actions
-        rep.skipped_already_parsed = st.skipped_already_parsed
-        if st.recipes > st.with_actions:
-            rep.junk[NO_ACTION] = st.recipes - st.with_actions
+        job.count_parsed(stats)
     else:
-        for _ in loaded():
+        for _ in job.loaded(chunk_size, mode):
             pass
-    rep.dishes = len(seen_dishes)
-    rep.skipped_lines = report.skipped
-    rep.skipped_by_reason = dict(report.skipped_by_reason)
-    rep.messages = list(report.messages[:20]) + junk_messages
-    rep.read_report = report
-    if report.read_by_file.get(str(path), 0) == 0:
-        why = f" ({report.summary()}; first: {report.messages[0]})" if report.messages else " (the file is empty)"
-        raise InputError(f"{path}: no recipe could be read{why}")
-    if rep.recipes == 0 and rep.junk:
-        kinds = ", ".join(f"{k} {v}" for k, v in sorted(rep.junk.items()))
-        raise InputError(f"{path}: every record read is junk ({kinds}; first: {junk_messages[0]})")
+    rep = job.finish()
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def _checked_options(fmt: str, encoding: str, **positive: int) -> str:
+    """Refuse nonsense options before anything is read or written; returns the encoding as the readers name it."""
+    from dishgraph.errors import UsageError
+    from dishgraph.ingest.readers import CORPUS_FORMATS, check_encoding
+
+    for name, value in positive.items():
+        if not isinstance(value, int) or value < 1:
+            raise UsageError(f"{name} must be a positive integer, not {value!r}")
+    if fmt not in CORPUS_FORMATS:
+        raise UsageError(f"unknown corpus format {fmt!r}; expected one of {', '.join(CORPUS_FORMATS)}")
+    try:
+        return check_encoding(encoding)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _corpus_file(path: str | Path) -> Path:
+    """The corpus path, if it is a file (a missing file, a dangling link or a directory is an InputError)."""
+    from dishgraph.errors import InputError
+
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: " + ("dangling symbolic link" if path.is_symlink() else "no such file"))
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give a corpus file")
+    return path
+
+
+@dataclass
+class _CorpusLoad:
+    """One ingest's running state: what is read (``read`` is the reader, called once, lazily), the dishes
+    already written, the junk left out, and the report being filled."""
+
+    store: GraphStore
+    path: Path
+    source: str
+    read: Callable[..., Iterable[Any]]
+    report: ReadReport
+    rep: CorpusReport = field(default_factory=CorpusReport)
+    seen_dishes: set[str] = field(default_factory=set)
+    junk_messages: list[str] = field(default_factory=list)
+
+    def recipes(self) -> Iterator[loader.RecipeRecord]:
+        """The reader's records as recipe records; junk texts are counted by kind and left out."""
+        for r in self.read(report=self.report):
+            kind = junk_kind(r.text)
+            if kind:
+                self.rep.junk[kind] = self.rep.junk.get(kind, 0) + 1
+                if len(self.junk_messages) < 20:
+                    self.junk_messages.append(f"{self.path}:{r.line}: recipe for {r.dish!r} skipped as junk ({kind})")
+                continue
+            yield loader.RecipeRecord(
+                loader.recipe_id(self.source, r.dish, r.text), r.dish, r.text, source=self.source, line=r.line
+            )
+
+    def loaded(self, chunk_size: int, mode: str) -> Iterator[loader.RecipeRecord]:
+        """Records after their chunk is written: the parser consumes this lazily, so memory stays flat."""
+        for chunk in batched(self.recipes(), chunk_size):
+            new = [r.dish for r in chunk if r.dish not in self.seen_dishes]
+            self.seen_dishes.update(new)
+            loader.load_dishes(self.store, new, self.source, mode=mode)
+            loader.load_recipes(self.store, chunk, batch_size=chunk_size, mode=mode)
+            self.rep.recipes += len(chunk)
+            yield from chunk
+
+    def count_parsed(self, stats: Any) -> None:
+        """Steps and parsed recipes from ``parse_and_load``; a recipe that yields no action is junk too."""
+        self.rep.steps, self.rep.with_actions = stats.steps, stats.with_actions
+        self.rep.skipped_already_parsed = stats.skipped_already_parsed
+        if stats.recipes > stats.with_actions:
+            self.rep.junk[NO_ACTION] = stats.recipes - stats.with_actions
+
+    def finish(self) -> CorpusReport:
+        """The filled report; an ingest that read nothing, or only junk, is an InputError, never a success."""
+        from dishgraph.errors import InputError
+
+        rep, report = self.rep, self.report
+        rep.dishes = len(self.seen_dishes)
+        rep.skipped_lines = report.skipped
+        rep.skipped_by_reason = dict(report.skipped_by_reason)
+        rep.messages = list(report.messages[:20]) + self.junk_messages
+        rep.read_report = report
+        if report.read_by_file.get(str(self.path), 0) == 0:
+            why = f" ({report.summary()}; first: {report.messages[0]})" if report.messages else " (the file is empty)"
+            raise InputError(f"{self.path}: no recipe could be read{why}")
+        if rep.recipes == 0 and rep.junk:
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted(rep.junk.items()))
+            raise InputError(f"{self.path}: every record read is junk ({kinds}; first: {self.junk_messages[0]})")
+        return rep
