@@ -125,6 +125,20 @@ def test_side_by_side_and_compare(store):
     assert cmp["kinds"]["all"]["recall"] == 1.0
 
 
+def test_unknown_pair_is_an_error_not_an_empty_table(store):
+    """show/compare of a pair the graph lacks say so (an empty table or all-zero scores would read as a result)."""
+    from dishgraph.errors import UnknownName
+
+    corpus = planted_pivot_corpus(n_pairs=1, n_recipes=20, seed=3)
+    load_planted(store, corpus)
+    base, target = corpus.pairs[0]
+    assert pivots.known_pair(store, base, target) == pivots.pair_key(base, target)
+    assert pivots.side_by_side(store, base, target) == []  # a known pair before mining: empty is the truth
+    for call in (pivots.side_by_side, pivots.compare_pivots):
+        with pytest.raises(UnknownName, match=r"no DishPair '.*->不存在' in the graph"):
+            call(store, base, "不存在")
+
+
 def test_real_base_dish_pairs(store, crg_dir, glossary):
     """Mining between two real base dishes parsed from the release (recipes exist only for base dishes)."""
     parser_mod = pytest.importorskip("dishgraph.ingest.parser")

@@ -178,8 +178,23 @@ def pivots(store: GraphStore, base: str, target: str, source: str | None = None)
 
 
 def side_by_side(store: GraphStore, base: str, target: str) -> list[dict]:
-    """One row per action: mined / annotated / released kind and frequencies (``pair_pivots.cypher``)."""
-    return store.query("pair_pivots", base=base, target=target)
+    """One row per action: mined / annotated / released kind and frequencies (``pair_pivots.cypher``).
+
+    A pair the graph does not know raises `UnknownName`: an empty table would read as "no pivots yet"."""
+    rows = store.query("pair_pivots", base=base, target=target)
+    if not rows:
+        known_pair(store, base, target)
+    return rows
+
+
+def known_pair(store: GraphStore, base: str, target: str) -> str:
+    """The pair's key if a DishPair of it is stored, else `UnknownName` (with `pair_info`'s message)."""
+    from dishgraph.errors import UnknownName
+
+    try:
+        return str(pair_info(store, pair_key(base, target))["pair"])
+    except KeyError as e:
+        raise UnknownName(e.args[0]) from None
 
 
 def effective_pivots(store: GraphStore, base: str, target: str, source: str = MINED) -> dict[str, str]:
@@ -204,7 +219,8 @@ def effective_pivots(store: GraphStore, base: str, target: str, source: str = MI
 
 def compare_pivots(store: GraphStore, base: str, target: str, reference: str = RELEASE, source: str = MINED) -> dict:
     """Precision / recall / F1 of one source's effective pivots (mined: with annotation decisions; composed)
-    against reference edges, per kind and overall."""
+    against reference edges, per kind and overall. A pair the graph does not know raises `UnknownName`."""
+    known_pair(store, base, target)
     ours = effective_pivots(store, base, target, source=source)
     ref = effective_pivots(store, base, target, source=reference)
     out = {"pair": pair_key(base, target), "source": source, "reference": reference, "kinds": {}}
