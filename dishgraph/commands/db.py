@@ -50,8 +50,10 @@ def shell(
 ):
     """Run one Cypher statement (values only as --param, never pasted into the text) and print a table.
 
-    Without --write the database opens read-only and statements that could write, or touch files or the
-    network (CHECKPOINT, INSTALL, LOAD FROM, COPY, ...), are refused (exit 2)."""
+    Without --write the database opens read-only and only reads run: MATCH, WITH, UNWIND, RETURN, UNION,
+    allow-listed functions and CALLs (show_tables, table_info, db.labels, ...). Anything else (writes,
+    COPY, LOAD FROM, INSTALL, CHECKPOINT, settings, ...) is refused (exit 2); on Neo4j the session is
+    opened with read access too, so the server refuses writes itself."""
     from dishgraph.errors import DatabaseError, UsageError
     from dishgraph.graph.readonly import check_read_only
 

@@ -26,7 +26,7 @@ def open_store(
     whatever DISHGRAPH_URI says (precedence: --uri, --db, DISHGRAPH_URI / NEO4J_URI, DISHGRAPH_DB)."""
     uri = uri or (None if db else config.server_uri(None))
     if uri:
-        store: GraphStore = BACKENDS.make("neo4j", uri=uri, database=database)
+        store: GraphStore = BACKENDS.make("neo4j", uri=uri, database=database, read_only=read_only)
         return store
     store = BACKENDS.make("ladybug", path=config.db_path(db), read_only=read_only)
     return store

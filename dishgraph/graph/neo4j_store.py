@@ -8,16 +8,32 @@ from typing import Any
 
 from dishgraph.graph import schema
 from dishgraph.graph.base import GraphStore
+from dishgraph.graph.readonly import check_read_only
 from dishgraph.graph.values import batched, param, plain
 
 
 class Neo4jStore(GraphStore):
+    """A Neo4j database over Bolt.
+
+    ``read_only=True`` is enforced twice: every statement passes the same allow-list as on Ladybug
+    (``graph.readonly``) before it is sent, and it runs in a session opened with READ access through
+    ``execute_read``, so the server itself refuses a write that got past the client (and a cluster routes
+    the work to a reader)."""
+
     backend = "neo4j"
 
-    def __init__(self, uri: str, user: str | None = None, password: str | None = None, database: str | None = None):
+    def __init__(
+        self,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        read_only: bool = False,
+    ):
         import neo4j
 
         self.uri = uri
+        self.read_only = read_only
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
         user = user or os.environ.get("NEO4J_USERNAME", "neo4j")
         password = password or os.environ.get("NEO4J_PASSWORD", "")
@@ -33,8 +49,14 @@ class Neo4jStore(GraphStore):
             raise DatabaseError(f"cannot connect to {uri}: {type(e).__name__}: {e}") from e
 
     def execute(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        records, _, _ = self._driver.execute_query(cypher, parameters_=params or {}, database_=self.database)
-        return [{k: plain(v) for k, v in r.items()} for r in records]  # type: ignore[no-untyped-call]
+        if not self.read_only:
+            records, _, _ = self._driver.execute_query(cypher, parameters_=params or {}, database_=self.database)
+            return [{k: plain(v) for k, v in r.items()} for r in records]  # type: ignore[no-untyped-call]
+        import neo4j
+
+        check_read_only(cypher)  # the client-side allow-list, as on Ladybug
+        with self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+            return session.execute_read(_read_rows, cypher, params or {})
 
     def init_schema(self) -> None:
         for stmt in schema.neo4j_ddl():
@@ -74,3 +96,8 @@ class Neo4jStore(GraphStore):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _read_rows(tx: Any, cypher: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The unit of work of a read transaction: every row read inside it (a result does not outlive it)."""
+    return [{k: plain(v) for k, v in r.items()} for r in tx.run(cypher, params)]
