@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from test_readonly import run as run_cli
+from test_readonly import wrapped
 from typer.testing import CliRunner
 
 from dishgraph.errors import EXIT_CODES
@@ -37,6 +39,7 @@ SETTINGS = dict(
 READER_CASES = 1000
 CLI_ARG_CASES = 150
 CLI_INGEST_CASES = 10
+READ_ONLY_CASES = 25  # disguised writes through `db shell` (the generator of test_readonly.py, issue #25)
 MAX_LINE = 4096
 
 
@@ -347,6 +350,20 @@ def test_cli_hostile_arguments_give_a_one_line_error_or_a_result(small_db, args)
         assert "[/x]" not in args[2] or "[/x]" in res.output  # data prints literally
 
 
+@settings(max_examples=READ_ONLY_CASES, **SETTINGS)
+@given(wrapped())
+def test_read_only_shell_refuses_every_disguised_write(small_db, stmt):
+    """Each forbidden statement of test_readonly.py in comments, quotes, other case, ``;``-chains, lookalikes:
+    one line, exit 2, the database untouched (test_readonly.py also checks the file system and the network)."""
+    before = small_db.read_bytes()
+    res = run_cli(["db", "shell", stmt, "--db", str(small_db)])
+    _assert_clean(res)
+    STATS["read-only cases"] += 1
+    assert res.exit_code == 2 and "refused" in res.output, (stmt, res.output)
+    STATS["read-only refused"] += 1
+    assert small_db.read_bytes() == before and not small_db.with_name(small_db.name + ".wal").exists()
+
+
 @settings(max_examples=CLI_INGEST_CASES, **SETTINGS)
 @given(corpora())
 def test_cli_ingest_stores_every_good_record_and_exits_with_the_documented_code(tmp_path_factory, case):
@@ -387,5 +404,6 @@ def test_zz_hostile_suite_figures():
     """The closing note's figures (printed with -s; asserted: no traceback, no good record lost)."""
     print("\nhostile suite:", dict(STATS))
     assert STATS["tracebacks"] == 0 and STATS["good records lost"] == 0 and STATS["cli good records lost"] == 0
+    assert STATS["read-only refused"] == STATS["read-only cases"]
     if STATS["reader cases"]:
         assert STATS["reader cases"] + STATS["cli cases"] >= 1000
