@@ -4,8 +4,9 @@ Seeded and reproducible (``derandomize=True``, fixed ``max_examples``, no exampl
 run on every machine. Good records are real XiaChuFang recipes; the hostile lines are what a scraped corpus
 or an attacker gives: deep nesting, 5,000-digit integers, bytes that are not UTF-8, JSON ``true`` as a
 dish, nested step lists, zero-width-only texts, random text and bytes; whole files re-encoded (UTF-16,
-GB18030), with CR-only line ends, gzipped, or gzipped and cut short. The counters at the bottom are the
-figures of the closing note (cases tried, tracebacks, good records lost).
+GB18030), with CR-only line ends, gzipped, or gzipped and cut short; writes, file, network and settings
+statements disguised for a read-only ``db shell`` (the generator of ``test_readonly.py``). The counters at
+the bottom are the figures of the closing note (cases tried, tracebacks, good records lost).
 """
 
 from __future__ import annotations
