@@ -46,9 +46,9 @@ def views(db):
     from dishgraph.api import DishGraph
 
     with DishGraph.open(db=db) as g:
-        release = pair_view(g, BASE, TARGET, top=20)
-        again = pair_view(g, BASE, TARGET, top=20)
-        bases = pair_view(g, BASE, OTHER_BASE, top=20)
+        release = pair_view(g, BASE, TARGET, top=20, compute=True)
+        again = pair_view(g, BASE, TARGET, top=20, compute=True)
+        bases = pair_view(g, BASE, OTHER_BASE, top=20, compute=True)
     return release, again, bases
 
 
@@ -202,10 +202,10 @@ def test_cli_writes_the_page(db, tmp_path):
     from dishgraph.cli import app
 
     out = tmp_path / "page" / "pair.html"
-    r = CliRunner().invoke(app, ["explore", BASE, TARGET, "--html", str(out), "--db", db, "--top", "10", "--json"])
+    r = CliRunner().invoke(app, ["explore", BASE, TARGET, "-o", str(out), "--db", db, "--top", "10", "--json"])
     assert r.exit_code == 0, r.output
     summary = json.loads(r.output[r.output.index("{") :])
     assert summary["pivots"] == 4 and summary["constraints"]["target"] == 3
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    r = CliRunner().invoke(app, ["explore", "没有这道菜", "也没有", "--html", str(out), "--db", db])
-    assert r.exit_code == 1 and "knows no actions" in r.output
+    r = CliRunner().invoke(app, ["explore", "没有这道菜", "也没有", "--html", str(out), "--db", db])  # the old name
+    assert r.exit_code == 1 and "unknown dish '没有这道菜'" in r.output
