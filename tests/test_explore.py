@@ -188,6 +188,20 @@ def test_page_renders_in_headless_chromium(views, tmp_path):
 
 
 @needs_chromium
+def test_hostile_url_fragments_do_not_stop_the_page(views, tmp_path):
+    """A malformed escape (#q=%) is searched literally and an inherited name (#select=__proto__) selects
+    nothing: the page still renders, with no console error (both threw before)."""
+    page = tmp_path / "pair.html"
+    page.write_text(render_html(views[0]), encoding="utf-8")
+    for fragment in ("#q=%", "#q=%E6%B4%8B%", "#select=__proto__", "#select=constructor&q=%zz", "#select=toString"):
+        dom, console = chromium_dom(page, tmp_path, fragment)
+        assert console == [], (fragment, console)
+        assert 'id="status"' in dom and "data-nodes=" in dom, fragment
+    dom, console = chromium_dom(page, tmp_path, "#select=" + "去皮|洋葱|")
+    assert console == [] and "去皮(洋葱)" in dom.split('id="details"', 1)[1][:3000]
+
+
+@needs_chromium
 def test_hostile_names_stay_text_in_chromium(views, tmp_path):
     page = tmp_path / "hostile.html"
     page.write_text(render_html(_hostile_view(views)), encoding="utf-8")
