@@ -182,5 +182,8 @@ def test_new_pair_of_two_dishes_with_recipes(store):
     assert {p.action: p.kind for p in res.pivots} == {a: k for a, k in expected.items() if k}
     assert pivots.pair_info(store, f"{b0}->{b1}")["change_kind"] == "adhoc"
     assert pivots.mine_pivots(store, b0, b1, create=True).counts() == res.counts()  # idempotent
-    with pytest.raises(KeyError, match="no parsed recipes"):
+    with pytest.raises(UnknownName, match="unknown dish 'nowhere'"):
         pivots.mine_pivots(store, b0, "nowhere", create=True)
+    loader.load_dishes(store, ["no-recipes"], "test")  # a known dish without recipes (as a release target)
+    with pytest.raises(KeyError, match="no parsed recipes"):
+        pivots.mine_pivots(store, b0, "no-recipes", create=True)

@@ -89,6 +89,8 @@ def estimate_order(
     have = dishes_with_recipes(store)
     dishes = list(dishes) if dishes is not None else sorted(have)
     missing = [d for d in dishes if d not in have]
+    for dish in missing[:5]:  # a misspelt dish is named with the closest ones, before "no recipes"
+        names.require_dish(store, dish)
     if missing:
         raise KeyError(f"no parsed recipes for dish(es) {missing[:5]} (ingest and parse them first)")
     materialize_uses(store, dishes)

@@ -118,6 +118,8 @@ def ensure_pair(store: GraphStore, base: str, target: str) -> str:
     key = pair_key(base, target)
     if store.query("pivot_pair_info", pair=key):
         return key
+    for dish in (base, target):
+        names.require_dish(store, dish)
     have = dishes_with_recipes(store)
     missing = [d for d in (base, target) if d not in have]
     if missing:
