@@ -135,7 +135,8 @@ def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute:
 
     view = pair_view(g, base, target, top, compute=compute)
     if not view["nodes"]:
-        raise UnknownName(f"the graph knows no actions, pivots or constraints of {base} / {target}")
+        hint = "" if compute else " (`--compute` computes what their recipes give and stores it)"
+        raise UnknownName(f"the graph stores no actions, pivots or constraints of {base} / {target}{hint}")
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(render_html(view), encoding="utf-8")
     return {
