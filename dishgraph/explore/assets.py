@@ -96,7 +96,6 @@ JS = r"""
   document.getElementById("summary").textContent = summary.join(" · ");
   var notes = document.getElementById("notes");
   data.notes.forEach(function (n) { html("li", n, notes); });
-  if (data.computed.length) html("li", "computed now: " + data.computed.join(", "), notes);
   (data.composed_from || []).forEach(function (r) {
     html("li", "composed from " + r.role + " (" + (100 * r.weight).toFixed(0) + "% of the weight, " + r.dishes +
          " dishes): " + r.top.join(", ") + (r.dishes > r.top.length ? ", …" : ""), notes);
