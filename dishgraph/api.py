@@ -18,9 +18,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from dishgraph.actions import Action
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.factory import open_store
-from dishgraph.knowledge import annotation, order
+from dishgraph.knowledge import annotation, names, order
 from dishgraph.knowledge import compose as compose_mod
 from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
@@ -28,7 +29,7 @@ from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings, Vi
 from dishgraph.knowledge.pivots import MineResult, Pivot, PivotThresholds
 
 if TYPE_CHECKING:
-    from dishgraph.actions import Action, ProtoAction
+    from dishgraph.actions import ProtoAction
     from dishgraph.ingest.glossary import Glossary
     from dishgraph.ingest.parser import RecipeParser
     from dishgraph.knowledge.causal import DishResult
@@ -83,7 +84,8 @@ class DishGraph:
         return materialize_uses(self._store, dishes)
 
     def pivots(self, base: str, target: str, source: str | None = None) -> list[Pivot]:
-        """Stored pivot edges of the pair (mined, annotated, crg-release; all unless ``source``)."""
+        """Stored pivot edges of the pair (mined, annotated, crg-release; all unless ``source``); a pair the graph
+        does not know raises `UnknownName` with the closest names."""
         return pivots_mod.pivots(self._store, base, target, source)
 
     def pivots_side_by_side(self, base: str, target: str) -> list[Row]:
@@ -200,7 +202,9 @@ class DishGraph:
     def order_constraints(
         self, dish: str, action: str | ProtoAction, source: str | None = None
     ) -> tuple[list[Constraint], list[Constraint]]:
-        """(actions that must precede ``action`` in ``dish``, actions that must follow it)."""
+        """(actions that must precede ``action`` in ``dish``, actions that must follow it). An unknown dish or
+        action raises `UnknownName` with the closest names ("did you mean 切|油菜|?" for 切|菜心|); a known
+        action without constraints gives two empty lists."""
         return order.order_constraints(self._store, dish, action, source)
 
     def check_order(
@@ -208,12 +212,15 @@ class DishGraph:
     ) -> list[Violation]:
         """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence.
 
-        A dish the graph does not know raises `UnknownName`: "no constraint violated" would be a lie."""
-        if not self._store.query("load_existing_dishes", names=[dish]):
-            from dishgraph.errors import UnknownName
-
-            raise UnknownName(f"unknown dish {dish!r}: not in the graph at {self._store.location()}")
+        A dish the graph does not know, or an action given by name (key or display form) that it does not
+        know, raises `UnknownName` with the closest names: "no constraint violated" would be a lie."""
+        names.require_dish(self._store, dish)
         keys, phrases = order.action_sequence(actions_or_text, self._make_parser)
+        if not isinstance(actions_or_text, str):
+            named = {order.resolve_action(a) for a in actions_or_text if not isinstance(a, Action)}
+            found = {r["key"] for r in self._store.query("load_existing_proto_actions", keys=sorted(named))}
+            for key in sorted(named - found):
+                names.require_action(self._store, key)
         return order.check_sequence(order.dish_constraints(self._store, dish, source), keys, phrases)
 
     def compare_order(self, dish: str, window: str | None = None) -> Row:

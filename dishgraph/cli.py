@@ -56,7 +56,7 @@ def _main(
 
 # Top-level commands.
 app.command("demo")(demo.demo)
-app.command("explore")(explore.explore)
+app.command("explore", cls=explore.EXPLORE_CLS)(explore.explore)
 app.command("parse")(parse.parse)
 app.command("stats")(stats.stats)
 app.command("sync")(sync.sync)

@@ -20,11 +20,23 @@ def server_uri(explicit: str | None = None) -> str | None:
     return explicit or os.environ.get("DISHGRAPH_URI") or os.environ.get("NEO4J_URI") or None
 
 
+RELEASE_MARKER = Path("counterfactual") / "base_recipes.txt"
+
+
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """Locate the shared data directory: flag, ``DISHGRAPH_DATA``, then ``../shared/data`` upwards."""
-    candidates: list[Path] = []
+    """Locate the shared data directory: flag, ``DISHGRAPH_DATA``, then ``../shared/data`` upwards.
+
+    An explicit directory (``--data DIR``) is used or refused, never replaced by another data root: results
+    computed from a data set other than the one named would be silently wrong."""
     if explicit:
-        candidates.append(Path(explicit))
+        given = Path(explicit).expanduser()
+        if not (given / RELEASE_MARKER).exists():
+            raise FileNotFoundError(
+                f"--data {given}: no CRG release there ({given / RELEASE_MARKER} is missing); "
+                f"run `dishgraph data fetch --data {given}`, or leave --data out to locate the data"
+            )
+        return given.resolve()
+    candidates: list[Path] = []
     if os.environ.get("DISHGRAPH_DATA"):
         candidates.append(Path(os.environ["DISHGRAPH_DATA"]))
     here = Path.cwd().resolve()
@@ -32,7 +44,7 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     for base in (here, *here.parents, pkg, *pkg.parents):
         candidates.append(base / "shared" / "data")
     for c in candidates:
-        if (c / "counterfactual" / "base_recipes.txt").exists():
+        if (c / RELEASE_MARKER).exists():
             return c.resolve()
     tried = "\n  ".join(str(c) for c in candidates[:6])
     raise FileNotFoundError(

@@ -87,6 +87,7 @@ def render(commands: list[CommandDoc] | None = None) -> str:
             out.append(f"- [`{c.name}`](#{_anchor(c.name)})" + (" (group)" if c.is_group else ""))
     out.append("")
     out += exit_code_section()
+    out += writes_section()
     for c in commands:
         out += [f"## `{c.name}`", "", c.help or "(no help text)", "", "```text", c.usage, "```", ""]
         if c.params:
@@ -127,6 +128,45 @@ def exit_code_section() -> list[str]:
         "",
     ]
     return out
+
+
+# The commands that change the graph database, and what they write. Every other command that takes --db / --uri
+# opens it read-only: a command whose job is to show never writes (tests/test_names.py runs the readers on a
+# real database and checks that its file is byte for byte unchanged, and that every command is classified).
+WRITES = {
+    "db init": "the schema (tables, constraints)",
+    "db recover": "replays or discards what a killed writer left (shadow / WAL files)",
+    "db reset": "deletes everything",
+    "db shell": "only with --write (without it, a statement that could write is refused)",
+    "demo": "everything: ingests the release and the corpus, mines, estimates, composes",
+    "diner dataset": "dish-name components and the TMCD splits it makes",
+    "diner load": "dish-name components (Component, Compound)",
+    "diner split": "a TMCD Split (unless --names-file)",
+    "explore": "only with --compute: USES frequencies, mined pivots, estimated order of the pair",
+    "ingest corpus": "recipes, steps, proto-actions; refreshes derived knowledge",
+    "ingest counterfactual": "the CRG release: dishes, pairs, recipes, glossary, reference pivots and constraints",
+    "ingest pcs": "PizzaCommonSense recipes, steps, comestibles",
+    "order estimate": "estimated MUST_PRECEDE edges",
+    "pivots import-annotation": "annotated PIVOT edges",
+    "pivots mine": "mined (or composed) PIVOT edges; --new-pair: the DishPair",
+    "pivots validate-composed": "USES frequencies and dish-name components that are missing (nothing composed)",
+    "sync": "the target database (--to); the source is only read",
+}
+
+
+def writes_section() -> list[str]:
+    """Which commands write to the database (`WRITES`); every other one reads only."""
+    out = [
+        "## What writes to the database",
+        "",
+        "These commands change the graph database; every other command opens it read-only (or not at all), "
+        "so showing something (`stats`, `pivots show`, `order show`, `explore`, `export`, ...) never changes it.",
+        "",
+        "| command | writes |",
+        "| --- | --- |",
+    ]
+    out += [f"| `dishgraph {name}` | {_cell(what)} |" for name, what in sorted(WRITES.items())]
+    return [*out, ""]
 
 
 def _anchor(title: str) -> str:

@@ -46,9 +46,9 @@ def views(db):
     from dishgraph.api import DishGraph
 
     with DishGraph.open(db=db) as g:
-        release = pair_view(g, BASE, TARGET, top=20)
-        again = pair_view(g, BASE, TARGET, top=20)
-        bases = pair_view(g, BASE, OTHER_BASE, top=20)
+        release = pair_view(g, BASE, TARGET, top=20, compute=True)
+        again = pair_view(g, BASE, TARGET, top=20, compute=True)
+        bases = pair_view(g, BASE, OTHER_BASE, top=20, compute=True)
     return release, again, bases
 
 
@@ -188,6 +188,20 @@ def test_page_renders_in_headless_chromium(views, tmp_path):
 
 
 @needs_chromium
+def test_hostile_url_fragments_do_not_stop_the_page(views, tmp_path):
+    """A malformed escape (#q=%) is searched literally and an inherited name (#select=__proto__) selects
+    nothing: the page still renders, with no console error (both threw before)."""
+    page = tmp_path / "pair.html"
+    page.write_text(render_html(views[0]), encoding="utf-8")
+    for fragment in ("#q=%", "#q=%E6%B4%8B%", "#select=__proto__", "#select=constructor&q=%zz", "#select=toString"):
+        dom, console = chromium_dom(page, tmp_path, fragment)
+        assert console == [], (fragment, console)
+        assert 'id="status"' in dom and "data-nodes=" in dom, fragment
+    dom, console = chromium_dom(page, tmp_path, "#select=" + "去皮|洋葱|")
+    assert console == [] and "去皮(洋葱)" in dom.split('id="details"', 1)[1][:3000]
+
+
+@needs_chromium
 def test_hostile_names_stay_text_in_chromium(views, tmp_path):
     page = tmp_path / "hostile.html"
     page.write_text(render_html(_hostile_view(views)), encoding="utf-8")
@@ -202,10 +216,10 @@ def test_cli_writes_the_page(db, tmp_path):
     from dishgraph.cli import app
 
     out = tmp_path / "page" / "pair.html"
-    r = CliRunner().invoke(app, ["explore", BASE, TARGET, "--html", str(out), "--db", db, "--top", "10", "--json"])
+    r = CliRunner().invoke(app, ["explore", BASE, TARGET, "-o", str(out), "--db", db, "--top", "10", "--json"])
     assert r.exit_code == 0, r.output
     summary = json.loads(r.output[r.output.index("{") :])
     assert summary["pivots"] == 4 and summary["constraints"]["target"] == 3
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    r = CliRunner().invoke(app, ["explore", "没有这道菜", "也没有", "--html", str(out), "--db", db])
-    assert r.exit_code == 1 and "knows no actions" in r.output
+    r = CliRunner().invoke(app, ["explore", "没有这道菜", "也没有", "--html", str(out), "--db", db])  # the old name
+    assert r.exit_code == 1 and "unknown dish '没有这道菜'" in r.output

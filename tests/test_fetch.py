@@ -115,14 +115,15 @@ def test_locate(tmp_path, data_dir):
     loc = locate(data_dir)
     assert loc.root == str(data_dir) and loc.error is None
     assert all(f.exists and f.verified for f in loc.files) and len(loc.files) == 9
-    assert locate(tmp_path / "empty", verify=False).root == str(data_dir)  # falls back to the search path
+    empty = locate(tmp_path / "empty", verify=False)  # an explicit directory is used or refused, never replaced
+    assert empty.root is None and "no CRG release there" in empty.error
 
 
 def test_cli_fetch_and_locate(server, tmp_path, monkeypatch):
     base_url, _ = server
     runner = CliRunner()
     dest = tmp_path / "d"
-    res = runner.invoke(app, ["data", "fetch", "--dest", str(dest), "--base-url", base_url, "--json"])
+    res = runner.invoke(app, ["data", "fetch", "--data", str(dest), "--base-url", base_url, "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["dest"] == str(dest) and len(out["files"]) == 9

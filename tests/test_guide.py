@@ -201,3 +201,48 @@ def test_compose_file_runs_neo4j5_with_browser_guide_access():
     guide = compose["services"]["guide"]
     assert guide["profiles"] == ["guide"] and guide["ports"][0].endswith(":8001")
     compile(guide["command"][2], "docker-compose guide server", "exec")
+
+
+def test_idle_connections_time_out_and_vanished_clients_are_quiet(capfd):
+    """An idle connection is closed after the timeout (its thread ends); a client that goes away mid-answer
+    (BrokenPipe, reset) leaves no traceback on the console."""
+    import socket
+    import threading
+    import time
+
+    server, url = serve_in_thread("<!DOCTYPE html><p>guide</p>", port=0, timeout=0.5)
+    try:
+        host, port = server.server_address[:2]
+        baseline = threading.active_count()
+        idle = [socket.create_connection((host, port)) for _ in range(20)]
+        for s in idle:
+            s.settimeout(5)
+            assert s.recv(1) == b""  # the server closed the idle connection
+            s.close()
+        deadline = time.time() + 5
+        while threading.active_count() > baseline and time.time() < deadline:
+            time.sleep(0.05)
+        assert threading.active_count() <= baseline  # no thread left waiting on an idle client
+        for _ in range(30):  # ask, then vanish before the answer is read (RST on close with unread data)
+            s = socket.create_connection((host, port))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            s.sendall(b"GET /guide.html HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
+            s.close()
+        for exc in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+            try:
+                raise exc
+            except OSError:
+                server.handle_error(None, ("127.0.0.1", 1))
+        assert fetch(url)[0] == 200  # still serving
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "ConnectionReset" not in err
+
+
+def test_serve_port_out_of_range_is_a_one_line_usage_error():
+    from dishgraph.cli import app
+
+    r = CliRunner().invoke(app, ["guide", "serve", "--port", "70000"])
+    assert r.exit_code == 2 and "70000" in r.output and "OverflowError" not in r.output

@@ -60,7 +60,9 @@ def test_dowhy_and_fast_store_same_edges(store, planted):
 
 
 def test_unknown_dish_and_bad_settings(store, planted):
-    with pytest.raises(KeyError, match="no parsed recipes"):
+    from dishgraph.errors import UnknownName
+
+    with pytest.raises(UnknownName, match="unknown dish 'nope'"):
         order.estimate_order(store, ["nope"])
     with pytest.raises(ValueError, match="window"):
         order.estimate_order(store, ["planted-dish-0"], OrderSettings(window="x"))

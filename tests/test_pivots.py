@@ -135,8 +135,10 @@ def test_unknown_pair_is_an_error_not_an_empty_table(store):
     assert pivots.known_pair(store, base, target) == pivots.pair_key(base, target)
     assert pivots.side_by_side(store, base, target) == []  # a known pair before mining: empty is the truth
     for call in (pivots.side_by_side, pivots.compare_pivots):
-        with pytest.raises(UnknownName, match=r"no DishPair '.*->不存在' in the graph"):
+        with pytest.raises(UnknownName, match=r"unknown dish '不存在'"):
             call(store, base, "不存在")
+        with pytest.raises(UnknownName, match=rf"no DishPair '{target}->{base}' .*; did you mean {base}->{target}\?"):
+            call(store, target, base)  # both dishes exist, not as this pair: the closest pair is named
 
 
 def test_real_base_dish_pairs(store, crg_dir, glossary):
@@ -165,10 +167,12 @@ def test_real_base_dish_pairs(store, crg_dir, glossary):
 
 def test_new_pair_of_two_dishes_with_recipes(store):
     """Two dishes that are no DishPair (e.g. two base dishes) are mined only when asked to create the pair."""
+    from dishgraph.errors import UnknownName
+
     corpus = planted_pivot_corpus(n_pairs=2, n_recipes=30, seed=4)
     load_planted(store, corpus)
     b0, b1 = corpus.pairs[0][0], corpus.pairs[1][0]
-    with pytest.raises(KeyError, match="no DishPair"):
+    with pytest.raises(UnknownName, match="no DishPair .*--new-pair"):
         pivots.mine_pivots(store, b0, b1)
     res = pivots.mine_pivots(store, b0, b1, create=True)
     assert res.base_recipes == res.target_recipes == 30
@@ -178,5 +182,8 @@ def test_new_pair_of_two_dishes_with_recipes(store):
     assert {p.action: p.kind for p in res.pivots} == {a: k for a, k in expected.items() if k}
     assert pivots.pair_info(store, f"{b0}->{b1}")["change_kind"] == "adhoc"
     assert pivots.mine_pivots(store, b0, b1, create=True).counts() == res.counts()  # idempotent
-    with pytest.raises(KeyError, match="no parsed recipes"):
+    with pytest.raises(UnknownName, match="unknown dish 'nowhere'"):
         pivots.mine_pivots(store, b0, "nowhere", create=True)
+    loader.load_dishes(store, ["no-recipes"], "test")  # a known dish without recipes (as a release target)
+    with pytest.raises(KeyError, match="no parsed recipes"):
+        pivots.mine_pivots(store, b0, "no-recipes", create=True)

@@ -55,3 +55,56 @@ ExtraGlossaryOpt = typer.Option(
 # Torch models (generate, train).
 DeviceOpt = typer.Option(None, "--device", help="cpu, cuda, cuda:N (default: cuda if available).")
 SeedOpt = typer.Option(0, "--seed", help="Random seed.")
+
+
+def renamed(old_names: dict[str, str]):
+    """A command class (``@app.command(cls=renamed({"--html": "--out"}))``) that still accepts an option's old
+    name for one release, so scripts keep working, with a note on stderr; help shows only the new name."""
+    from typer.core import TyperCommand
+
+    class Renamed(TyperCommand):
+        def parse_args(self, ctx, args):
+            out = []
+            for i, arg in enumerate(args):
+                if arg == "--":
+                    out += args[i:]
+                    break
+                name, eq, value = arg.partition("=")
+                if name in old_names:
+                    from dishgraph.commands._common import print_note
+
+                    print_note(f"{name} is now {old_names[name]} (the old name goes in a later release)")
+                    arg = old_names[name] + eq + value
+                out.append(arg)
+            return super().parse_args(ctx, out)
+
+    return Renamed
+
+
+# A dish pair: BASE TARGET or one 'BASE->TARGET' argument, the same on every command that takes a pair.
+BaseArg = typer.Argument(
+    None,
+    help="Base dish, or the pair as 'BASE->TARGET' (quote it: unquoted, the shell reads > as a redirection).",
+    show_default=False,
+)
+TargetArg = typer.Argument(
+    None, help="Target dish (none when the first argument is 'BASE->TARGET').", show_default=False
+)
+
+
+def pair_of(base: str | None, target: str | None) -> tuple[str, str]:
+    """(base, target) from BASE TARGET or 'BASE->TARGET'; anything else is a usage error that says the two
+    forms (and, for the 'BASE-' an unquoted BASE->TARGET leaves behind, to quote it)."""
+    from dishgraph.errors import UsageError
+    from dishgraph.knowledge.pivots import parse_pair
+
+    if base is None:
+        raise UsageError("give the pair: BASE TARGET or 'BASE->TARGET'")
+    if target is not None:
+        if "->" in base:
+            raise UsageError(f"give BASE TARGET or 'BASE->TARGET', not both ({base!r} {target!r})")
+        return base, target
+    try:
+        return parse_pair(base)
+    except ValueError as e:
+        raise UsageError(str(e)) from None

@@ -8,7 +8,7 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on, reported
 from dishgraph.commands._common import console, emit_json, progress, rows_table
-from dishgraph.commands._options import JsonOpt
+from dishgraph.commands._options import JsonOpt, renamed
 
 app = typer.Typer(
     help="Find or download the released data (CRG release, DiNeR glossary).", no_args_is_help=True, cls=DishgraphGroup
@@ -48,12 +48,13 @@ def locate(
         raise typer.Exit(1)  # the table says which file is missing
 
 
-@app.command()
+@app.command(cls=renamed({"--dest": "--data"}))
 def fetch(
     dest: Path | None = typer.Option(
         None,
-        "--dest",
-        help="Where to write (default: $DISHGRAPH_DATA, else ./shared/data, which `data locate` finds from here).",
+        "--data",
+        help="Data directory to write into, the --data other commands read "
+        "(default: $DISHGRAPH_DATA, else ./shared/data, which `data locate` finds from here).",
     ),
     base_url: str = typer.Option(
         "https://raw.githubusercontent.com",

@@ -16,7 +16,7 @@ def demo(
     data: Path | None = typer.Option(
         None, "--data", help="Data root holding counterfactual/ and diner/ (default: `dishgraph data locate`)."
     ),
-    out: Path = typer.Option(Path("report"), "--out", help="Report folder (index.html, report.json)."),
+    out: Path = typer.Option(Path("report"), "--out", "-o", help="Report folder (index.html, report.json)."),
     workers: int = typer.Option(2, "--workers", "-w", help="Worker processes for parsing and estimation."),
     as_json: bool = JsonOpt,
 ):

@@ -119,7 +119,7 @@ def split(
     names_file: Path | None = typer.Option(
         None, "--names-file", help="Split the names in this file instead of the graph's dishes (nothing is stored)."
     ),
-    out: Path | None = typer.Option(None, "--out", help="Write {train: [...], test: [...]} dish names."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write {train: [...], test: [...]} dish names."),
     glossary: Path | None = GlossaryOpt,
     extra_glossary: list[str] | None = ExtraOpt,
     db: str | None = DbOpt,
@@ -185,7 +185,7 @@ def forms(
 def export(
     split_name: str = typer.Argument(..., help="A stored split."),
     recipes: bool = typer.Option(False, "--recipes", help="Recipe ids (via HAS_RECIPE) instead of dish names."),
-    out: Path | None = typer.Option(None, "--out", help="Write the JSON here (default: stdout)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write the JSON here (default: stdout)."),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
 ):
@@ -216,6 +216,7 @@ def dataset(
     out: Path = typer.Option(
         ...,
         "--out",
+        "-o",
         help="Output directory: manifest.json, <split>/train*.jsonl, <split>/test.jsonl (and pretrain.jsonl).",
     ),
     divergence: list[float] | None = typer.Option(
@@ -305,6 +306,7 @@ def recognize(
     out: Path | None = typer.Option(
         None,
         "--out",
+        "-o",
         help="Predictions JSONL (the file `eval diner` reads); with --grid: a directory of <split>.p<p>.jsonl files.",
     ),
     split_name: str | None = typer.Option(
@@ -404,7 +406,7 @@ def grid(
 def prompts(
     dataset_dir: Path = typer.Argument(..., help="A `dishgraph diner dataset` output directory."),
     out: Path = typer.Option(
-        ..., "--out", help="Prompts JSONL (with --answers: the predictions JSONL for `eval diner`)."
+        ..., "--out", "-o", help="Prompts JSONL (with --answers: the predictions JSONL for `eval diner`)."
     ),
     split_name: str | None = typer.Option(None, "--split", help="Split of the manifest (default: its first)."),
     train_fraction: float = typer.Option(

@@ -1,4 +1,4 @@
-"""`dishgraph explore BASE TARGET --html out.html`: a self-contained page to explore a dish pair."""
+"""`dishgraph explore BASE TARGET --out pair.html`: a self-contained page to explore a dish pair."""
 
 from __future__ import annotations
 
@@ -7,31 +7,39 @@ from pathlib import Path
 import typer
 
 from dishgraph.commands._common import console, emit_json, open_graph, print_note
-from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.commands._options import BaseArg, DbOpt, JsonOpt, TargetArg, UriOpt, pair_of, renamed
+
+EXPLORE_CLS = renamed({"--html": "--out"})
 
 
 def explore(
-    base: str = typer.Argument(..., help="Base dish."),
-    target: str = typer.Argument(..., help="Target dish (a release target, or another dish with recipes)."),
-    html: Path = typer.Option(..., "--html", help="HTML file to write (one page, no network needed)."),
+    base: str | None = BaseArg,
+    target: str | None = TargetArg,
+    out: Path = typer.Option(..., "--out", "-o", help="HTML file to write (one page, no network needed)."),
     top: int = typer.Option(25, "--top", min=1, help="Most frequent actions drawn per dish (and mined pivots)."),
-    no_compute: bool = typer.Option(
-        False, "--no-compute", help="Only show what the graph holds (open read-only, compute nothing)."
+    compute: bool = typer.Option(
+        False,
+        "--compute/--no-compute",
+        help="WRITES to the database: first compute and store what the graph lacks for this pair (USES "
+        "frequencies, mined pivots, fast order estimation). Default: open read-only and show what is stored.",
     ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
-    """Write an interactive page of a dish pair: frequent actions, pivots, MUST_PRECEDE edges, example phrases."""
+    """Write an interactive page of a dish pair: frequent actions, pivots, MUST_PRECEDE edges, example phrases.
+    Reads only, unless --compute."""
     from dishgraph.explore.view import write_page
 
-    with open_graph(db, uri, read_only=no_compute) as g:
-        summary = write_page(g, base, target, html, top, compute=not no_compute)
+    b, t = pair_of(base, target)
+    with open_graph(db, uri, read_only=not compute) as g:
+        summary = write_page(g, b, t, out, top, compute=compute)
     if as_json:
         return emit_json(summary)
     console.print(
-        f"wrote {html}: {summary['nodes']} actions, {summary['pivots']} pivots, "
-        f"{sum(summary['constraints'].values())} order constraints"
+        f"wrote {out}: {summary['nodes']} actions, {summary['pivots']} pivots, "
+        f"{sum(summary['constraints'].values())} order constraints "
+        f"({'computed now: ' + ', '.join(summary['computed']) if summary['computed'] else 'as stored'})"
     )
     for note in summary["notes"]:
         print_note(f"{note}")

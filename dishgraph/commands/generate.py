@@ -22,6 +22,7 @@ app = typer.Typer(
 OutOpt = typer.Option(
     ...,
     "--out",
+    "-o",
     help="Output file: .jsonl writes {base,target,index,text} records, "
     "anything else one recipe per line in base_recipes.txt order "
     "(a subset chosen with --limit/--instances needs .jsonl).",

@@ -18,7 +18,7 @@ app = typer.Typer(
 @app.command()
 def build(
     corpus: Path = typer.Argument(..., help="Recipes: one per line, or CRG base_recipes.txt (3rd column)."),
-    out: Path = typer.Option(..., "--out", help="Where to write the glossary JSON (release schema)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Where to write the glossary JSON (release schema)."),
     k_verb: int = typer.Option(92, "--k-verb", help="Number of verb classes (release: 92)."),
     k_ingredient: int = typer.Option(476, "--k-ingredient", help="Number of ingredient classes (release: 476)."),
     k_tool: int = typer.Option(20, "--k-tool", help="Number of tool classes (release: 20)."),

@@ -73,7 +73,7 @@ def _print_bundle(manifest: dict, out: Path) -> None:
 def report(
     dirs: list[Path] = typer.Argument(..., help="Stage directories fetched from the GPU machine."),
     out: Path | None = typer.Option(
-        None, "--out", help="Write the gathered results JSON here (benchmarks/results/generators_gpu.json)."
+        None, "--out", "-o", help="Write the gathered results JSON here (benchmarks/results/generators_gpu.json)."
     ),
     plot: Path | None = typer.Option(None, "--plot", help="Write the validation-loss PNG here."),
     scores: Path | None = typer.Option(
@@ -128,7 +128,7 @@ def report(
 
 
 @app.command("device")
-def device(out: Path | None = typer.Option(None, "--out", help="Write the JSON here as well as printing it.")):
+def device(out: Path | None = typer.Option(None, "--out", "-o", help="Write the JSON here as well as printing it.")):
     """Describe the machine a stage ran on (GPU name and memory, torch/transformers versions), as JSON."""
     from dishgraph.models.gpu import device_info
 

@@ -40,7 +40,7 @@ def _quietly(fn, *args, **kwargs):
 
 @app.command()
 def build(
-    out: Path = typer.Option(..., "--out", help="Directory to write guide.html into (created)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Directory to write guide.html into (created)."),
     data: Path | None = DataOpt,
     as_json: bool = JsonOpt,
 ):
@@ -55,13 +55,15 @@ def build(
 
 @app.command()
 def serve(
-    port: int = typer.Option(8001, "--port", help="TCP port on 127.0.0.1 (0 picks a free one)."),
+    port: int = typer.Option(8001, "--port", help="TCP port on 127.0.0.1, 0..65535 (0 picks a free one)."),
     data: Path | None = DataOpt,
     as_json: bool = JsonOpt,
 ):
     """Serve a freshly built guide on 127.0.0.1 with CORS headers; in Neo4j Browser run the printed :play."""
     from dishgraph.guide import build_guide, guide_url, make_server
 
+    if not 0 <= port <= 65535:
+        raise reported(f"--port {port} is not a TCP port (0..65535; 0 picks a free one)", 2)
     guide = _quietly(build_guide, data)
     try:
         server = make_server(guide.html, port)

@@ -29,7 +29,9 @@ def estimate(
     tau_c: float = typer.Option(0.1, "--tau-c", help="Keep constraints with ATE above tau_c."),
     min_freq: float = typer.Option(0.1, help="Focus actions: dish frequency at least this."),
     min_support: int = typer.Option(2, help="Candidate pair: cause before effect in this many recipes."),
-    workers: int = typer.Option(max(1, (os.cpu_count() or 1)), help="Parallel processes (one dish each)."),
+    workers: int = typer.Option(
+        max(1, (os.cpu_count() or 1)), "--workers", "-w", min=1, help="Parallel processes (one dish each)."
+    ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -60,17 +62,20 @@ def estimate(
 @app.command()
 def show(
     dish: str = typer.Argument(..., help="Dish name."),
-    action: str = typer.Argument(..., help="Proto-action key (切|洋葱|) or 切(洋葱; 刀)."),
+    action: str = typer.Argument(..., help="Proto-action key of glossary classes (切|油菜|) or 切(油菜; 刀)."),
     source: str | None = typer.Option(None, help=f"Only this source (estimated, {RELEASE})."),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
-    """What must precede and what must follow an action in a dish."""
+    """What must precede and what must follow an action in a dish. An unknown dish or action is an error
+    naming the closest ones (an action written with surface forms, 切|菜心|, is told its class form)."""
     with open_graph(db, uri, read_only=True) as g:
         before, after = g.order_constraints(dish, action, source)
     if as_json:
         return emit_json({"must_precede": [c.to_dict() for c in before], "must_follow": [c.to_dict() for c in after]})
+    if not before and not after:
+        return console.print(f"no order constraint of {action} in {dish}" + (f" from {source}" if source else ""))
     cols = ["cause", "effect", "ate", "n_treated", "n_control", "source", "window"]
     console.print(rows_table([c.to_dict() for c in before], "must precede", cols))
     console.print(rows_table([c.to_dict() for c in after], "must follow", cols))
@@ -79,15 +84,18 @@ def show(
 @app.command()
 def check(
     dish: str = typer.Argument(..., help="Dish whose constraints apply."),
-    text: str = typer.Argument(..., help="Recipe text (parsed) to check."),
+    text: str = typer.Argument(..., help="Recipe text (parsed) to check; - reads it from standard input."),
     source: str | None = typer.Option(None, help="Only constraints of this source."),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
     """Report violated order constraints in a recipe, with the offending action positions."""
+    import sys
+
+    recipe = sys.stdin.read() if text == "-" else text
     with open_graph(db, uri, read_only=True) as g:
-        found = g.check_order(dish, text, source)
+        found = g.check_order(dish, recipe, source)
     if as_json:
         return emit_json([v.to_dict() for v in found])
     if not found:

@@ -8,10 +8,10 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_graph, print_note, print_warning, progress, rows_table
-from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.commands._options import BaseArg, DbOpt, JsonOpt, TargetArg, UriOpt, pair_of
 from dishgraph.errors import UsageError
 from dishgraph.ingest.crg import SOURCE as RELEASE
-from dishgraph.knowledge.pivots import micro_totals
+from dishgraph.knowledge.pivots import micro_totals, parse_pair
 
 app = typer.Typer(
     help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
@@ -32,20 +32,15 @@ TauIOpt = typer.Option(
 )
 
 
-def _pair(pair: str) -> tuple[str, str]:
-    from dishgraph.knowledge.pivots import parse_pair
-
-    with exit_on(ValueError, code=2):
-        return parse_pair(pair)
-
-
 def _pairs(base: str | None, target: str | None, all_pairs: bool) -> list[tuple[str, str]] | None:
-    """The pairs a command names: None for --all, else BASE TARGET or BASE->TARGET."""
+    """The pairs a command names: None for --all, else BASE TARGET or 'BASE->TARGET'."""
     if all_pairs:
+        if base is not None:
+            raise UsageError("give BASE TARGET (or 'BASE->TARGET') or --all, not both")
         return None
     if base is None:
-        raise UsageError("give BASE TARGET (or BASE->TARGET), or --all")
-    return [_pair(base) if target is None else (base, target)]
+        raise UsageError("give BASE TARGET (or 'BASE->TARGET'), or --all")
+    return [pair_of(base, target)]
 
 
 KnowledgeOpt = typer.Option(
@@ -59,8 +54,8 @@ KnowledgeOpt = typer.Option(
 
 @app.command()
 def mine(
-    base: str | None = typer.Argument(None, help="Base dish (or BASE->TARGET)."),
-    target: str | None = typer.Argument(None, help="Target dish."),
+    base: str | None = BaseArg,
+    target: str | None = TargetArg,
     all_pairs: bool = typer.Option(False, "--all", help="Mine every DishPair in the graph."),
     new_pair: bool = typer.Option(
         False,
@@ -166,28 +161,34 @@ def validate_composed(
 
 @app.command()
 def show(
-    pair: str = typer.Argument(..., help="The pair, BASE->TARGET."),
+    base: str | None = BaseArg,
+    target: str | None = TargetArg,
+    limit: int = typer.Option(
+        50, "--limit", min=0, help="Rows shown in the table, most telling first (0: all; --json: all)."
+    ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
-    """A pair's pivots side by side: mined, annotated and released kind with base/target frequencies."""
-    b, t = _pair(pair)
+    """A pair's pivots side by side: mined, annotated and released kind with base/target frequencies (released
+    and annotated actions first, then mined remove / insert, then by the larger frequency)."""
+    b, t = pair_of(base, target)
     with open_graph(db, uri, read_only=True) as g:
         rows = g.pivots_side_by_side(b, t)
     if as_json:
         return emit_json(rows)
-    console.print(
-        rows_table(
-            rows, f"pivots {b} -> {t}", ["action", "mined", "composed", "annotated", "release", "fb", "ft", "votes"]
-        )
-    )
+    shown = rows[:limit] if limit else rows
+    more = [f"{len(rows) - len(shown)} more; --limit 0 for all"] if len(shown) < len(rows) else []
+    cols = ["action", "mined", "composed", "annotated", "release", "fb", "ft", "votes"]
+    console.print(rows_table(shown, f"pivots {b} -> {t} ({len(rows)} actions)", cols, notes=more))
 
 
 @app.command()
 def compare(
-    pair: str | None = typer.Argument(None, help="The pair, BASE->TARGET (or --all)."),
-    all_pairs: bool = typer.Option(False, "--all", help="Compare every pair."),
+    base: str | None = BaseArg,
+    target: str | None = TargetArg,
+    all_pairs: bool = typer.Option(False, "--all", help="Compare every pair: the micro summary over all pairs."),
+    per_pair: bool = typer.Option(False, "--per-pair", help="With --all: also a table per pair, after the summary."),
     reference: str = typer.Option(RELEASE, help="Source of the reference PIVOT edges."),
     source: str = typer.Option(
         "mined", "--source", help="Pivots to score: 'mined' (with annotation decisions) or 'composed'."
@@ -197,37 +198,44 @@ def compare(
     as_json: bool = JsonOpt,
 ):
     """Precision / recall / F1 of mined (+annotated) or composed pivots against the released reference, per
-    kind; with --all also summed over every pair (micro)."""
-    from dishgraph.knowledge.pivots import parse_pair
-
+    kind; with --all summed over every pair (micro), each pair's rows only with --per-pair."""
+    pairs = _pairs(base, target, all_pairs)
     with open_graph(db, uri, read_only=True) as g:
-        keys = g.pair_keys() if all_pairs else [pair] if pair else []
-        if not keys:
-            raise UsageError("give PAIR or --all")
-        out = [g.compare_pivots(*parse_pair(k), reference=reference, source=source) for k in keys]
+        keys = [parse_pair(k) for k in g.pair_keys()] if pairs is None else pairs
+        out = [g.compare_pivots(b, t, reference=reference, source=source) for b, t in keys]
     total = micro_totals(out, source)
     if as_json:
-        return emit_json({"pairs": out, "total": total} if all_pairs else out)
-    rows = [{"pair": o["pair"], "kind": k, **v} for o in out for k, v in o["kinds"].items()]
-    if all_pairs:
-        rows += [{"pair": "all pairs (micro)", "kind": k, **v} for k, v in total.items()]
+        return emit_json({"total": total, "pairs": out} if all_pairs else out)
+    _print_comparison(out, total if all_pairs else None, per_pair or not all_pairs, f"{source} vs {reference}", source)
+
+
+def _print_comparison(out: list[dict], total: dict | None, per_pair: bool, title: str, source: str) -> None:
+    """The micro summary first (--all), then the per-pair rows (one pair, or --per-pair)."""
     why = f"— precision: no {source} pivot of that kind; recall: no reference pivot of that kind; F1: either"
-    console.print(
-        rows_table(rows, f"{source} vs {reference}", notes=[why] if any(None in r.values() for r in rows) else [])
-    )
+    tables = []
+    if total is not None:
+        tables.append(([{"kind": k, **v} for k, v in total.items()], f"{title}: all {len(out)} pairs (micro)"))
+    if per_pair:
+        tables.append(([{"pair": o["pair"], "kind": k, **v} for o in out for k, v in o["kinds"].items()], title))
+    for rows, name in tables:
+        console.print(rows_table(rows, name, notes=[why] if any(None in r.values() for r in rows) else []))
+    if total is not None and not per_pair:
+        print_note("--per-pair adds a table of each pair's scores")
 
 
 @app.command("export-annotation")
 def export_annotation(
-    pair: str = typer.Argument(..., help="The pair, BASE->TARGET (mine it first)."),
-    out: Path = typer.Option(..., "--out", help="CSV file to write."),
+    base: str | None = BaseArg,
+    target: str | None = TargetArg,
+    out: Path = typer.Option(..., "--out", "-o", help="CSV file to write."),
     include_mined: bool = typer.Option(False, "--include-mined", help="Also ask about mined remove/insert actions."),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
 ):
-    """Write one question per manual-check action with three example phrases from real recipes."""
+    """Write one question per manual-check action of a mined pair with three example phrases from real recipes."""
+    b, t = pair_of(base, target)
     with open_graph(db, uri, read_only=True) as g:
-        n = g.export_annotation(pair, out, include_mined=include_mined)
+        n = g.export_annotation(f"{b}->{t}", out, include_mined=include_mined)
     console.print(f"wrote {n} questions to {out}")
 
 

@@ -8,7 +8,7 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_store, progress, rows_table
-from dishgraph.commands._options import DbOpt, DeviceOpt, JsonOpt, JsonOutOpt, SeedOpt, UriOpt
+from dishgraph.commands._options import DbOpt, DeviceOpt, JsonOpt, JsonOutOpt, SeedOpt, UriOpt, renamed
 
 app = typer.Typer(help="Train models on the recipes in the graph.", no_args_is_help=True, cls=DishgraphGroup)
 
@@ -50,7 +50,7 @@ def _progress_bar(label: str):
 @app.command("lm")
 def lm(
     out: str = typer.Option(
-        ..., "--out", help="Output directory: model, tokenizer, train_log.json, loss.png, checkpoint/."
+        ..., "--out", "-o", help="Output directory: model, tokenizer, train_log.json, loss.png, checkpoint/."
     ),
     init: str | None = typer.Option(
         None,
@@ -200,7 +200,7 @@ def _train(cfg, source: str, data: str | None, db: str | None, uri: str | None, 
 
 @app.command("mlm")
 def mlm(
-    out: str = typer.Option(..., "--out", help="Output directory: model, tokenizer, train_log.json, loss.png."),
+    out: str = typer.Option(..., "--out", "-o", help="Output directory: model, tokenizer, train_log.json, loss.png."),
     tokenizer_from: str | None = typer.Option(
         None,
         "--tokenizer-from",
@@ -282,6 +282,7 @@ def diner(
     out: str = typer.Option(
         ...,
         "--out",
+        "-o",
         help="Output directory: the fine-tuned model (safetensors), predictions.jsonl for `eval diner`, report.json.",
     ),
     split: str | None = typer.Option(None, "--split", help="Split of the manifest (default: its first)."),
@@ -369,13 +370,11 @@ def diner(
         console.print(rows_table([{"key": k, "value": v} for k, v in summary.items()], "DiNeR T5"))
 
 
-@app.command("pcs")
+@app.command("pcs", cls=renamed({"--output-dir": "--out"}))
 def pcs(
     train: Path = typer.Argument(..., help="Training PCS tables (file or directory)."),
     model: str = typer.Option("t5-small", "--model", help="T5 checkpoint: local directory or hub id."),
-    output_dir: Path | None = typer.Option(
-        None, "--output-dir", "-o", help="Save the fine-tuned model and tokenizer here."
-    ),
+    output_dir: Path | None = typer.Option(None, "--out", "-o", help="Save the fine-tuned model and tokenizer here."),
     dev: Path | None = typer.Option(None, "--dev", help="Tables to score with the PCS metrics."),
     mask: str = typer.Option("tokens", "--mask", help="tokens (<in>/<out>) | sentinel (<extra_id_k>)"),
     max_rows: int | None = typer.Option(None, "--max-rows", help="Rows per example (default: whole table)."),

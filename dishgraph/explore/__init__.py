@@ -2,8 +2,10 @@
 
 from dishgraph import DishGraph
 from dishgraph.explore import pair_view, render_html
-with DishGraph.open() as g:
-    html = render_html(pair_view(g, "白灼菜心", "白灼秋葵", top=25))
+with DishGraph.open(read_only=True) as g:
+    html = render_html(pair_view(g, "白灼菜心", "白灼秋葵", top=25))  # what the graph stores
+
+``pair_view(..., compute=True)`` on a graph opened for writing first computes and stores what the pair lacks.
 """
 
 from dishgraph.explore.render import embed_json, render_html

@@ -96,7 +96,6 @@ JS = r"""
   document.getElementById("summary").textContent = summary.join(" · ");
   var notes = document.getElementById("notes");
   data.notes.forEach(function (n) { html("li", n, notes); });
-  if (data.computed.length) html("li", "computed now: " + data.computed.join(", "), notes);
   (data.composed_from || []).forEach(function (r) {
     html("li", "composed from " + r.role + " (" + (100 * r.weight).toFixed(0) + "% of the weight, " + r.dishes +
          " dishes): " + r.top.join(", ") + (r.dishes > r.top.length ? ", …" : ""), notes);
@@ -117,7 +116,8 @@ JS = r"""
 
   // ------------------------------------------------------------------ graph model
   var nodes = data.nodes.map(function (n, i) { return Object.assign({index: i}, n); });
-  var byId = {};
+  // Maps keyed by data (action keys) or by the URL have no prototype: "__proto__" or "constructor" is a key.
+  var byId = Object.create(null);
   nodes.forEach(function (n) { byId[n.id] = n; });
   var edges = [];
   ["base", "target"].forEach(function (side) {
@@ -138,7 +138,7 @@ JS = r"""
   edges.forEach(function (e) { e.s.out.push(e); e.t.inn.push(e); });
 
   // Rows: longest path over MUST_PRECEDE (cycles broken by visiting order), so causes sit above effects.
-  var rank = {}, visiting = {};
+  var rank = Object.create(null), visiting = Object.create(null);
   function depth(n) {
     if (rank[n.id] !== undefined) return rank[n.id];
     if (visiting[n.id]) return 0;
@@ -348,11 +348,17 @@ JS = r"""
   fit();
 
   // The URL fragment can pre-fill the search and select an action (#q=洋葱&select=切|洋葱|), to share a view.
-  var m = /[#&]q=([^&]*)/.exec(window.location.hash);
-  if (m) { search.value = decodeURIComponent(m[1]); }
+  // A malformed escape (#q=%) is taken literally rather than stopping the page.
+  function fragment(name) {
+    var m = new RegExp("[#&]" + name + "=([^&]*)").exec(window.location.hash);
+    if (!m) return null;
+    try { return decodeURIComponent(m[1]); } catch (err) { return m[1]; }
+  }
+  var q = fragment("q");
+  if (q !== null) { search.value = q; }
   runSearch();
-  var sel = /[#&]select=([^&]*)/.exec(window.location.hash);
-  if (sel && byId[decodeURIComponent(sel[1])]) select(byId[decodeURIComponent(sel[1])]);
+  var sel = fragment("select");
+  if (sel !== null && Object.prototype.hasOwnProperty.call(byId, sel)) select(byId[sel]);
   var status = document.getElementById("status");
   status.setAttribute("data-nodes", String(nodes.length));
   status.setAttribute("data-edges", String(edges.length));

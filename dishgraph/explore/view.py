@@ -1,8 +1,10 @@
 """The data of one dish-pair explorer page: both dishes' frequent actions, pivots, order constraints, phrases.
 
-Whatever the graph does not hold yet is computed through the API first (`complete_pair`: USES frequencies,
-mined pivots when both dishes have recipes, fast order estimation for dishes with recipes), so a fresh ingest
-can be explored directly; `pair_view` then only reads and shapes the data `render_html` draws. In the CRG
+By default the page shows what the graph stores (the command opens it read-only). Asked to compute
+(`explore --compute`), whatever the graph does not hold yet is computed and stored through the API first
+(`complete_pair`: USES frequencies, mined pivots when both dishes have recipes, fast order estimation for
+dishes with recipes); `pair_view` then only reads and shapes the data `render_html` draws, and its first
+note says which of the two the page shows. In the CRG
 release only base dishes have recipes: a release target shows its reference pivots and reference constraints
 only, which the view says in ``notes``.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dishgraph.actions import ProtoAction
-from dishgraph.knowledge import annotation, order
+from dishgraph.knowledge import annotation, names, order
 from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dishes_with_recipes
 
@@ -48,16 +50,30 @@ def complete_pair(g, base: str, target: str) -> list[str]:
     return computed
 
 
-def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True) -> dict:
+def shown_note(compute: bool, computed: list[str]) -> str:
+    """What the page shows: the graph as stored (a read-only open), or with what was computed now."""
+    if not compute:
+        return (
+            "shows what the graph stores (opened read-only, nothing computed; "
+            "`dishgraph explore --compute` computes what is missing and stores it)."
+        )
+    if not computed:
+        return "shows what the graph stores (--compute found nothing missing)."
+    return f"shows what the graph stores plus what was computed now and stored: {', '.join(computed)}."
+
+
+def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False) -> dict:
     """Everything the explorer draws for (base, target), as plain JSON-ready data (`render_html` draws it).
 
     ``g`` is a ``DishGraph``; with ``compute`` what is missing is computed and stored first (`complete_pair`),
-    without it the graph is only read.
+    without it the graph is only read. A dish the graph does not know is `UnknownName` with the closest names.
     """
-    computed = complete_pair(g, base, target) if compute else []
     store = g.store
+    for dish in (base, target):
+        names.require_dish(store, dish)
+    computed = complete_pair(g, base, target) if compute else []
     have = dishes_with_recipes(store)
-    notes: list[str] = []
+    notes: list[str] = [shown_note(compute, computed)]
     key = pivots_mod.pair_key(base, target)
     info = store.query("pivot_pair_info", pair=key)
 
@@ -111,7 +127,7 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = True)
     }
 
 
-def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute: bool = True) -> dict:
+def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute: bool = False) -> dict:
     """Write the explorer page of (base, target) to ``html``; returns what it shows (counts, computed, notes).
     A pair the graph knows nothing of is an `UnknownName` (an empty page would say nothing)."""
     from dishgraph.errors import UnknownName
@@ -119,7 +135,8 @@ def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute:
 
     view = pair_view(g, base, target, top, compute=compute)
     if not view["nodes"]:
-        raise UnknownName(f"the graph knows no actions, pivots or constraints of {base} / {target}")
+        hint = "" if compute else " (`--compute` computes what their recipes give and stores it)"
+        raise UnknownName(f"the graph stores no actions, pivots or constraints of {base} / {target}{hint}")
     html.parent.mkdir(parents=True, exist_ok=True)
     html.write_text(render_html(view), encoding="utf-8")
     return {

@@ -7,6 +7,7 @@ server's ``browser.remote_content_hostname_allowlist`` (localhost is by default,
 
 from __future__ import annotations
 
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,8 +21,29 @@ CORS_HEADERS = {
 }
 
 
-def make_server(html: str, port: int = 8001, host: str = "127.0.0.1") -> ThreadingHTTPServer:
-    """A server (not yet serving) for the guide at ``/guide.html`` (and ``/``); port 0 picks a free one."""
+CONNECTION_TIMEOUT = 10.0  # seconds a connection may sit idle: idle clients must not hold a thread each forever
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A client that goes away (closed tab, reset, timed out) is normal for a local guide server: no traceback
+    for it; anything else is one line on stderr, and the server keeps serving."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        err = sys.exc_info()[1]
+        if isinstance(err, (ConnectionError, TimeoutError)):
+            return
+        print(f"guide server: {type(err).__name__}: {err} (client {client_address[0]})", file=sys.stderr)
+
+
+def make_server(
+    html: str, port: int = 8001, host: str = "127.0.0.1", *, timeout: float = CONNECTION_TIMEOUT
+) -> ThreadingHTTPServer:
+    """A server (not yet serving) for the guide at ``/guide.html`` (and ``/``); port 0 picks a free one.
+    A connection idle for ``timeout`` seconds is closed (its thread ends)."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port {port} is not in 0..65535")
     body = html.encode("utf-8")
 
     class GuideHandler(BaseHTTPRequestHandler):
@@ -59,7 +81,8 @@ def make_server(html: str, port: int = 8001, host: str = "127.0.0.1") -> Threadi
         def log_message(self, fmt: str, *args) -> None:  # quiet by default; the CLI prints the URL
             pass
 
-    return ThreadingHTTPServer((host, port), GuideHandler)
+    GuideHandler.timeout = timeout  # socketserver sets it on each accepted socket
+    return QuietServer((host, port), GuideHandler)
 
 
 def guide_url(server: ThreadingHTTPServer) -> str:
@@ -67,8 +90,10 @@ def guide_url(server: ThreadingHTTPServer) -> str:
     return f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}/{GUIDE_FILE}"
 
 
-def serve_in_thread(html: str, port: int = 0, host: str = "127.0.0.1") -> tuple[ThreadingHTTPServer, str]:
+def serve_in_thread(
+    html: str, port: int = 0, host: str = "127.0.0.1", *, timeout: float = CONNECTION_TIMEOUT
+) -> tuple[ThreadingHTTPServer, str]:
     """Start serving in a daemon thread (tests, notebooks); stop with ``server.shutdown()``."""
-    server = make_server(html, port, host)
+    server = make_server(html, port, host, timeout=timeout)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, guide_url(server)

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from dishgraph.actions import Action, ProtoAction
 from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import crg
-from dishgraph.knowledge import causal
+from dishgraph.knowledge import causal, names
 from dishgraph.knowledge.frequencies import dish_actions, dishes_with_recipes, materialize_uses
 
 ESTIMATED = "estimated"
@@ -89,6 +89,8 @@ def estimate_order(
     have = dishes_with_recipes(store)
     dishes = list(dishes) if dishes is not None else sorted(have)
     missing = [d for d in dishes if d not in have]
+    for dish in missing[:5]:  # a misspelt dish is named with the closest ones, before "no recipes"
+        names.require_dish(store, dish)
     if missing:
         raise KeyError(f"no parsed recipes for dish(es) {missing[:5]} (ingest and parse them first)")
     materialize_uses(store, dishes)
@@ -168,7 +170,7 @@ def resolve_action(action: str | ProtoAction | Mapping) -> str:
     if isinstance(action, Mapping):
         return ProtoAction.from_release(action).key
     if "|" in action:
-        return ProtoAction.from_key(action).key
+        return names.action_key(action)
     m = _DISPLAY.match(action)
     if m:
         inner = m.group(2)
@@ -188,8 +190,12 @@ def _constraints(rows: Iterable[dict], source: str | None) -> list[Constraint]:
 def order_constraints(
     store: GraphStore, dish: str, action, source: str | None = None
 ) -> tuple[list[Constraint], list[Constraint]]:
-    """(must precede the action, must follow it) in the dish, from every source unless one is named."""
-    key = resolve_action(action)
+    """(must precede the action, must follow it) in the dish, from every source unless one is named.
+
+    An unknown dish or action raises `UnknownName` with the closest names (an action written with surface
+    forms, 切|菜心|, is told its class form, 切|油菜|); a known action without constraints gives ([], [])."""
+    names.require_dish(store, dish)
+    key = names.require_action(store, resolve_action(action))
     return (
         _constraints(store.query("action_must_precede", dish=dish, action=key), source),
         _constraints(store.query("action_must_follow", dish=dish, action=key), source),

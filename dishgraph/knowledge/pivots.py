@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import crg
 from dishgraph.ingest.loader import pair_key
+from dishgraph.knowledge import names
 from dishgraph.knowledge.frequencies import materialize_uses
 
 MINED = "mined"
@@ -77,20 +78,31 @@ def classify(fb: float, ft: float, thr: PivotThresholds = PivotThresholds()) -> 
     return None
 
 
+SHELL_CUT_HINT = (
+    "an unquoted BASE->TARGET reaches the command as 'BASE-' (the shell reads > as a redirection and writes "
+    "a file named after the target): quote it, 'BASE->TARGET', or give BASE TARGET"
+)
+
+
 def parse_pair(pair: str) -> tuple[str, str]:
-    """``"base->target"`` (the DishPair key) or ``"base,target"`` / ``"base target"`` into (base, target)."""
+    """``"base->target"`` (the DishPair key) or ``"base,target"`` / ``"base target"`` into (base, target).
+    A lone ``"base-"`` is what the shell leaves of an unquoted ``base->target``: the error says to quote it."""
     for sep in ("->", ",", " ", "\t"):
         if sep in pair:
             base, target = (x.strip() for x in pair.split(sep, 1))
             if base and target:
                 return base, target
-    raise ValueError(f"pair {pair!r} is not 'BASE->TARGET'")
+    if pair.rstrip().endswith("-"):
+        raise ValueError(f"pair {pair!r} is not 'BASE->TARGET': {SHELL_CUT_HINT}")
+    raise ValueError(f"pair {pair!r} is not 'BASE->TARGET' (or give BASE TARGET)")
 
 
 def pair_info(store: GraphStore, pair: str) -> dict:
+    """The stored DishPair ``pair`` (key base->target); one the graph lacks is `UnknownName` with the closest
+    names (`names.require_pair`)."""
     rows = store.query("pivot_pair_info", pair=pair)
     if not rows:
-        raise KeyError(f"no DishPair {pair!r} in the graph (load it first, e.g. `dishgraph ingest counterfactual`)")
+        names.require_pair(store, *parse_pair(pair))
     return rows[0]
 
 
@@ -106,6 +118,8 @@ def ensure_pair(store: GraphStore, base: str, target: str) -> str:
     key = pair_key(base, target)
     if store.query("pivot_pair_info", pair=key):
         return key
+    for dish in (base, target):
+        names.require_dish(store, dish)
     have = dishes_with_recipes(store)
     missing = [d for d in (base, target) if d not in have]
     if missing:
@@ -168,8 +182,11 @@ def mine_all(
 
 
 def pivots(store: GraphStore, base: str, target: str, source: str | None = None) -> list[Pivot]:
-    """Stored pivot edges of a pair (every source unless one is named), ordered by source, kind, action."""
+    """Stored pivot edges of a pair (every source unless one is named), ordered by source, kind, action.
+    A pair the graph does not know raises `UnknownName` (an empty list means a known pair without pivots)."""
     rows = store.query("pivot_edges", pair=pair_key(base, target))
+    if not rows:
+        names.require_pair(store, base, target)
     return [
         Pivot(r["action"], r["kind"], r["fb"], r["ft"], r["source"], r["votes"])
         for r in rows
@@ -178,23 +195,32 @@ def pivots(store: GraphStore, base: str, target: str, source: str | None = None)
 
 
 def side_by_side(store: GraphStore, base: str, target: str) -> list[dict]:
-    """One row per action: mined / annotated / released kind and frequencies (``pair_pivots.cypher``).
+    """One row per action: mined / annotated / released kind and frequencies (``pair_pivots.cypher``), the most
+    telling first (`_telling`).
 
     A pair the graph does not know raises `UnknownName`: an empty table would read as "no pivots yet"."""
     rows = store.query("pair_pivots", base=base, target=target)
     if not rows:
         known_pair(store, base, target)
-    return rows
+    return sorted(rows, key=_telling)
+
+
+def _telling(row: dict) -> tuple:
+    """Most telling first (a listing may be cut at its top rows): released or annotated actions, then
+    remove / insert of any source, then the rest (mostly mined ``manual``), each by the larger frequency."""
+    decided = row.get("release") is not None or row.get("annotated") is not None
+    kinds = {row.get(s) for s in ("mined", "composed", "annotated", "release")}
+    return (
+        not decided,
+        not kinds & {"remove", "insert"},
+        -max(row.get("fb") or 0.0, row.get("ft") or 0.0),
+        row["action"],
+    )
 
 
 def known_pair(store: GraphStore, base: str, target: str) -> str:
-    """The pair's key if a DishPair of it is stored, else `UnknownName` (with `pair_info`'s message)."""
-    from dishgraph.errors import UnknownName
-
-    try:
-        return str(pair_info(store, pair_key(base, target))["pair"])
-    except KeyError as e:
-        raise UnknownName(e.args[0]) from None
+    """The pair's key if a DishPair of it is stored, else `UnknownName` with the closest names."""
+    return names.require_pair(store, base, target)
 
 
 def effective_pivots(store: GraphStore, base: str, target: str, source: str = MINED) -> dict[str, str]:
