@@ -61,8 +61,8 @@ def check_space(db: Path, pending_csv_bytes: int) -> None:
     free = FREE_SPACE(db.parent)
     if need > free:
         raise DiskFull(
-            f"{db.parent}: not enough free space to load into {db}: the next batch needs about "
-            f"{_mib(need)} and {_mib(free)} is free; free some space or use --db on a larger disk "
+            f"{db.parent}: not enough free space to load into {db}: the next batch and its checkpoint need "
+            f"about {_mib(need)} and {_mib(free)} is free; free some space or use --db on a larger disk "
             "(the database keeps what its last checkpoint saved)"
         )
 
