@@ -47,11 +47,24 @@ def _main(
     debug: bool = typer.Option(
         False, "--debug", envvar="DISHGRAPH_DEBUG", help="Show the full traceback of an error (also DISHGRAPH_DEBUG=1)."
     ),
+    wait: float | None = typer.Option(
+        None,
+        "--wait",
+        min=0,
+        metavar="SECONDS",
+        help="Wait this long for an embedded database another process holds, with a note on stderr, then "
+        "exit 5 (default: $DISHGRAPH_WAIT, else 60; 0 fails at once). Give it before the command: "
+        "`dishgraph --wait 300 stats`.",
+    ),
 ):
     """dishgraph: recipe corpora as action graphs in a Cypher graph database.
 
-    Exit codes: 0 success, 1 failed, 2 usage error, 3 finished with skipped input (see docs/cli.md).
+    Exit codes: 0 success, 1 failed, 2 usage error, 3 finished with skipped input, 4 violations found
+    (`order check`), 5 database in use, 130 interrupted (see docs/cli.md).
     """
+    from dishgraph.graph import lock
+
+    lock.WAIT = wait
 
 
 # Top-level commands.

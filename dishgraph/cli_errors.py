@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from typer.core import TyperGroup
 from typer.exceptions import Abort, Exit, TyperException
 
-from dishgraph.errors import EXIT_FAILED, EXIT_USAGE, DishgraphError
+from dishgraph.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, DishgraphError
 
-INTERRUPTED = 130
+INTERRUPTED = EXIT_INTERRUPTED
 
 
 def debug_enabled(ctx=None) -> bool:
@@ -32,8 +32,15 @@ def one_line(text: str, limit: int = 500) -> str:
 
 
 def _os_message(e: OSError) -> str:
+    import errno
+
     where = e.filename if e.filename is not None else None
     what = e.strerror or str(e)
+    if e.errno == errno.ENOSPC and where is None:
+        # A failed write() names no file; most writes without one are temporary files: name where they go.
+        import tempfile
+
+        return f"{what} (temporary files go to {tempfile.gettempdir()}: free space there or set TMPDIR)"
     if isinstance(e, IsADirectoryError):
         what = "is a directory, not a file"
     elif isinstance(e, NotADirectoryError):
@@ -51,12 +58,11 @@ def _os_message(e: OSError) -> str:
 
 def message_for(e: BaseException) -> tuple[int, str]:
     """(exit code, one-line message) for an exception that reached the CLI edge."""
-    from dishgraph.graph.lock import DatabaseInUse
     from dishgraph.ingest.readers import ReadError
 
     if isinstance(e, DishgraphError):
         return e.exit_code, one_line(str(e))
-    if isinstance(e, (ReadError, DatabaseInUse)):
+    if isinstance(e, ReadError):
         return EXIT_FAILED, one_line(str(e))
     import pickle
 
@@ -91,10 +97,15 @@ def reported(message: str, code: int = EXIT_FAILED) -> DishgraphError:
 def exit_on(*types: type[BaseException], code: int = EXIT_USAGE) -> Iterator[None]:
     """Inside the block, a library exception of ``types`` becomes a one-line error with exit ``code``, its
     message unchanged (a KeyError's message is its argument, not its repr). Commands use it where an
-    exception's usual exit code (`message_for`) is not the documented one, e.g. a bad input file (2)."""
+    exception's usual exit code (`message_for`) is not the documented one, e.g. a bad option value (2).
+
+    One rule wins over ``code``: a file the system refuses (missing, unreadable, a full disk: a built-in
+    OSError) is a failure (1) in every command, never a usage error, and keeps its message naming the path."""
     try:
         yield
     except types as e:
+        if isinstance(e, OSError) and type(e).__module__ == "builtins":
+            raise reported(_os_message(e), EXIT_FAILED) from None
         text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         raise reported(str(text), code) from None
 

@@ -88,6 +88,7 @@ def render(commands: list[CommandDoc] | None = None) -> str:
     out.append("")
     out += exit_code_section()
     out += writes_section()
+    out += database_section()
     for c in commands:
         out += [f"## `{c.name}`", "", c.help or "(no help text)", "", "```text", c.usage, "```", ""]
         if c.params:
@@ -167,6 +168,31 @@ def writes_section() -> list[str]:
     ]
     out += [f"| `dishgraph {name}` | {_cell(what)} |" for name, what in sorted(WRITES.items())]
     return [*out, ""]
+
+
+def database_section() -> list[str]:
+    """What ``--db`` is, and what happens when another process holds the database: said once, here."""
+    from dishgraph.graph.ladybug_store import DB_FILE
+    from dishgraph.graph.lock import DEFAULT_WAIT
+
+    return [
+        "## The database (`--db`, `--wait`)",
+        "",
+        "`--db PATH` names the embedded LadybugDB database: one file (created by the first command that "
+        f"writes) with `PATH.wal` and `PATH.lock` beside it, or a directory, which holds it as `DIR/{DB_FILE}`. "
+        "Default: `$DISHGRAPH_DB`, else `~/.local/share/dishgraph/db`. A path that is not a database "
+        "(another kind of file) is an error naming it; a failed open leaves no `.lock` file behind. "
+        "`--uri bolt://…` (or `$DISHGRAPH_URI`) uses a Neo4j server instead.",
+        "",
+        "Many readers share a database; a writer holds it alone. A command that finds it held waits, with a "
+        "note on stderr naming the holder (PID, command line, since when), for up to "
+        f"`dishgraph --wait SECONDS` (given before the command; `$DISHGRAPH_WAIT`; default {DEFAULT_WAIT:g} s, "
+        "0 fails at once), then exits 5. A full disk is checked before each bulk load: too little space is "
+        "an error naming the path, the space needed and the space free (exit 1), and the database keeps what "
+        "its last checkpoint saved; `dishgraph db recover` finishes a checkpoint a kill interrupted and says "
+        "`recovered` only once the leftover files are gone and the database reads.",
+        "",
+    ]
 
 
 def _anchor(title: str) -> str:

@@ -12,13 +12,23 @@ EXIT_OK = 0  # done
 EXIT_FAILED = 1  # failed: nothing (or not everything asked for) was done; the message says why
 EXIT_USAGE = 2  # usage: a bad option, argument or combination; nothing was done
 EXIT_SKIPPED = 3  # finished, but some input was skipped (each skipped record reported with file:line)
+EXIT_VIOLATIONS = 4  # a check ran and found what it looks for (`order check`: violated constraints), like diff's 1
+EXIT_IN_USE = 5  # the database stayed in use by another process for longer than --wait; nothing was done
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
 EXIT_CODES = {
     EXIT_OK: "success",
-    EXIT_FAILED: "failed: an error (one line on stderr says what and where); nothing or not everything was done",
-    EXIT_USAGE: "usage error: a bad option, argument, option value or combination; nothing was done",
+    EXIT_FAILED: "failed: an error (one line on stderr says what and where); nothing or not everything was done. "
+    "An input file that is missing or unreadable is this code in every command",
+    EXIT_USAGE: "usage error: the command line itself is wrong (an unknown option, a bad option value, a "
+    "missing argument, options that exclude each other); nothing was done",
     EXIT_SKIPPED: "finished with skipped input: every good record was stored, bad ones were skipped and "
     "reported with file and line",
+    EXIT_VIOLATIONS: "check found violations: the check ran and the input breaks a rule (`order check`); "
+    "the output lists them",
+    EXIT_IN_USE: "database in use: another process held the database for longer than --wait SECONDS "
+    "($DISHGRAPH_WAIT, default 60); the message names it (PID, command, since when); nothing was done",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C); what was stored before the interrupt stays",
 }
 
 

@@ -251,8 +251,8 @@ def test_defect7_lock_error_names_the_reader_that_holds_the_database(db):
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "ready"
-        with pytest.raises(DatabaseInUse, match=f"PID {p.pid} \\(reading\\)"):
-            LadybugStore(db)
+        with pytest.raises(DatabaseInUse, match=f"PID {p.pid} \\(reading"):
+            LadybugStore(db, wait=0)
     finally:
         p.communicate("\n", timeout=30)
 

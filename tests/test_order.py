@@ -53,6 +53,26 @@ def test_estimate_store_and_lookup(store, planted):
     assert wins == {"paper", "pretreatment"}
 
 
+def test_a_failure_mid_run_keeps_the_dishes_already_estimated(store, planted):
+    """`order estimate --all` stores each dish as it finishes: an error (or a kill) after the first dish
+    keeps that dish's constraints; the rerun recomputes idempotently to the same edges."""
+
+    class Stop(Exception):
+        pass
+
+    def stop(res):
+        raise Stop(res.dish)
+
+    with pytest.raises(Stop):
+        order.estimate_order(store, settings=OrderSettings(), on_dish=stop)
+    first = order.dish_constraints(store, "planted-dish-0", source="estimated")
+    assert first and not order.dish_constraints(store, "planted-dish-1", source="estimated")
+    rep = order.estimate_order(store, settings=OrderSettings())
+    again = order.dish_constraints(store, "planted-dish-0", source="estimated")
+    assert sorted((c.cause, c.effect) for c in again) == sorted((c.cause, c.effect) for c in first)
+    assert len(order.dish_constraints(store, "planted-dish-1", source="estimated")) == rep.dishes[1].constraints > 0
+
+
 def test_dowhy_and_fast_store_same_edges(store, planted):
     fast = order.estimate_order(store, ["planted-dish-1"], OrderSettings(estimator="fast", min_freq=0.3))
     slow = order.estimate_order(store, ["planted-dish-1"], OrderSettings(estimator="dowhy", min_freq=0.3))

@@ -178,7 +178,7 @@ def test_second_writer_gets_a_clear_error(tmp_path):
     try:
         assert p.stdout.readline().strip() == "ready"
         with pytest.raises(DatabaseInUse, match=f"in use by PID {p.pid}"):
-            LadybugStore(path)
+            LadybugStore(path, wait=0)  # no waiting (tests/test_db_faults.py covers it)
     finally:
         p.communicate("\n", timeout=30)
     with LadybugStore(path) as s:  # released when the holder exits

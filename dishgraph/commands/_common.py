@@ -33,13 +33,11 @@ def print_note(message: str) -> None:
 
 
 def open_store(db: str | None, uri: str | None, read_only: bool = False):
-    """The store of --db / --uri; a database another process holds is a usage error (exit 2)."""
-    from dishgraph.cli_errors import exit_on
+    """The store of --db / --uri. A database another process holds is waited for (the global --wait), then
+    `DatabaseInUse` (exit 5): not a usage error, nothing was wrong with the command line."""
     from dishgraph.graph.factory import open_store as _open
-    from dishgraph.graph.lock import DatabaseInUse
 
-    with exit_on(DatabaseInUse, code=2):
-        return _open(uri=uri, db=db, read_only=read_only)
+    return _open(uri=uri, db=db, read_only=read_only)
 
 
 def open_graph(db: str | None, uri: str | None, read_only: bool = False):

@@ -11,7 +11,10 @@ import typer
 # No envvar here: config.db_path reads $DISHGRAPH_DB, so a --db given on the command line can be told
 # from the environment and beat $DISHGRAPH_URI (an explicit flag beats the environment).
 DbOpt = typer.Option(
-    None, "--db", help="Embedded database directory (default: $DISHGRAPH_DB or ~/.local/share/dishgraph/db)."
+    None,
+    "--db",
+    help="Embedded database: a LadybugDB file (created by the first write; .wal/.lock files sit beside it), or "
+    "a directory to hold one as DIR/db. Default: $DISHGRAPH_DB, else ~/.local/share/dishgraph/db.",
 )
 UriOpt = typer.Option(
     None,

@@ -32,14 +32,13 @@ def _progress(disable: bool):
 def _open(db: str | None, buffer_pool_mb: int):
     from dishgraph import config
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.graph.lock import DatabaseInUse
 
     path = config.db_path(db)
     if not path.exists():
         raise UsageError(f"no embedded database at {path} (--db or $DISHGRAPH_DB)")
     try:
         return LadybugStore(path, read_only=True, buffer_pool_bytes=buffer_pool_mb * 2**20 if buffer_pool_mb else None)
-    except (DatabaseInUse, RuntimeError) as e:  # locked by a writer, or not a database
+    except RuntimeError as e:  # not a database (in use: DatabaseInUse, exit 5, passes through)
         raise UsageError(f"cannot open {path}: {e}") from None
 
 

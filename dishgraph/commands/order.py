@@ -9,6 +9,7 @@ import typer
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_graph, progress, rows_table
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.errors import EXIT_VIOLATIONS
 from dishgraph.ingest.crg import SOURCE as RELEASE
 
 app = typer.Typer(
@@ -90,22 +91,25 @@ def check(
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
-    """Report violated order constraints in a recipe, with the offending action positions."""
+    """Report violated order constraints in a recipe, with the offending action positions.
+
+    Exit 0 when none is violated, 4 when some are (listed), 1 when the check could not run."""
     import sys
 
     recipe = sys.stdin.read() if text == "-" else text
     with open_graph(db, uri, read_only=True) as g:
         found = g.check_order(dish, recipe, source)
     if as_json:
-        return emit_json([v.to_dict() for v in found])
-    if not found:
+        emit_json([v.to_dict() for v in found])
+    elif not found:
         console.print("no order constraint violated")
-        return
-    console.print(
-        rows_table(
-            [v.to_dict() for v in found],
-            f"{len(found)} violated constraint(s)",
-            ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase", "ate", "sources"],
+    else:
+        console.print(
+            rows_table(
+                [v.to_dict() for v in found],
+                f"{len(found)} violated constraint(s)",
+                ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase", "ate", "sources"],
+            )
         )
-    )
-    raise typer.Exit(1)
+    if found:
+        raise typer.Exit(EXIT_VIOLATIONS)  # like diff: found what it looks for, not a failure

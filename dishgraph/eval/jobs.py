@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from dishgraph.errors import UsageError
+from dishgraph.errors import InputError, UsageError
+from dishgraph.graph.lock import DatabaseInUse
 from dishgraph.ingest.crg import SOURCE as RELEASE
 
 Note = Callable[[str], None]
@@ -24,10 +25,13 @@ def _quiet(_: str) -> None:
 
 @contextmanager
 def unusable_input() -> Iterator[None]:
-    """A file or value that cannot be read before scoring is a usage error (exit 2), its message unchanged."""
+    """A value that cannot be used before scoring is a usage error (exit 2), its message unchanged; a missing
+    file is an `InputError` (exit 1, as in every command), naming the path."""
     try:
         yield
-    except (ValueError, FileNotFoundError) as e:
+    except FileNotFoundError as e:
+        raise InputError(f"{e.filename}: no such file" if e.filename else str(e)) from None
+    except ValueError as e:
         raise UsageError(str(e)) from None
 
 
@@ -61,8 +65,10 @@ def open_graph(db: str | None, uri: str | None, needed: bool, note: Note = _quie
             raise UsageError(f"no graph database at {config.db_path(db)} (run `dishgraph ingest counterfactual`)")
         return None
     try:
-        return open_store(uri=uri, db=db, read_only=True)
+        return open_store(uri=uri, db=db, read_only=True, wait=None if needed else 0)
     except Exception as e:  # in use by a writer, unreachable server: parse instead unless the graph is needed
+        if needed and isinstance(e, DatabaseInUse):
+            raise  # its own exit code (5), after waiting
         if needed:
             raise UsageError(str(e)) from None
         note(f"graph not used ({e}); parsing base recipes instead.")

@@ -18,15 +18,21 @@ BACKENDS.add("neo4j", Neo4jStore, doc="Neo4j 5 over Bolt through the official dr
 
 
 def open_store(
-    uri: str | None = None, db: str | None = None, *, read_only: bool = False, database: str | None = None
+    uri: str | None = None,
+    db: str | None = None,
+    *,
+    read_only: bool = False,
+    database: str | None = None,
+    wait: float | None = None,
 ) -> GraphStore:
     """Embedded Ladybug unless a Bolt/Neo4j URI is given (flag or DISHGRAPH_URI / NEO4J_URI).
 
     An explicit flag beats the environment: ``db`` given and ``uri`` not means that embedded database,
-    whatever DISHGRAPH_URI says (precedence: --uri, --db, DISHGRAPH_URI / NEO4J_URI, DISHGRAPH_DB)."""
+    whatever DISHGRAPH_URI says (precedence: --uri, --db, DISHGRAPH_URI / NEO4J_URI, DISHGRAPH_DB). ``wait``:
+    seconds to wait for an embedded database another process holds (None: --wait / $DISHGRAPH_WAIT / 60)."""
     uri = uri or (None if db else config.server_uri(None))
     if uri:
         store: GraphStore = BACKENDS.make("neo4j", uri=uri, database=database, read_only=read_only)
         return store
-    store = BACKENDS.make("ladybug", path=config.db_path(db), read_only=read_only)
+    store = BACKENDS.make("ladybug", path=config.db_path(db), read_only=read_only, wait=wait)
     return store

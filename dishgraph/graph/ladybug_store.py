@@ -14,7 +14,7 @@ from typing import Any
 import ladybug
 
 from dishgraph.errors import DatabaseError
-from dishgraph.graph import schema
+from dishgraph.graph import diskspace, schema
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
 from dishgraph.graph.readonly import check_read_only
@@ -32,22 +32,27 @@ class LadybugStore(GraphStore):
         read_only: bool = False,
         bulk_source: str = "csv",
         buffer_pool_bytes: int | None = None,
+        wait: float | None = None,
     ):
+        """``path``: the database file, or a directory to hold one (``DIR/db``). ``wait``: seconds to wait
+        for another process that holds the database (None: $DISHGRAPH_WAIT, else 60; see `graph.lock`)."""
         if bulk_source not in BULK_SOURCES:
             raise ValueError(f"bulk_source must be one of {BULK_SOURCES}, not {bulk_source!r}")
-        self.path = Path(path).expanduser().resolve()
+        self.path = database_file(path)
         self.read_only = read_only
         self.bulk_source = bulk_source  # how COPY gets its rows; see _copy
         if read_only and not self.path.exists():
             raise DatabaseError(
                 f"{self.path}: no database here; create one with an ingest or `dishgraph db init --db {self.path}`"
             )
+        check_database_file(self.path)  # before the lock: a path that is no database gets no DIR.lock either
         self.path.parent.mkdir(parents=True, exist_ok=True)  # Ladybug needs the parent to exist
         self._lock = ProcessLock(self.path.with_name(self.path.name + ".lock"), shared=read_only)
-        self._lock.acquire()
+        self._lock.acquire(wait)
         self._bulk_depth = 0  # open bulk_session() scopes
         self._unsaved_copy = False  # a COPY since the last checkpoint (only inside a bulk session)
         self._unsaved_log = False  # a logged write inside a bulk session (auto-checkpoint is off there)
+        self._unsaved_bytes = 0  # CSV size of the COPYs since the last checkpoint (what it will write)
         try:
             # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
             # the exporter caps it so that its memory stays flat however large the database is.
@@ -61,8 +66,11 @@ class LadybugStore(GraphStore):
             self._conn = ladybug.Connection(self._db)
             if not read_only:
                 self.init_schema()
-        except Exception:
-            self._lock.release()
+        except RuntimeError as e:
+            self._lock.release(remove_if_created=True)
+            raise DatabaseError(f"{self.path}: cannot open the database ({' '.join(str(e).split())})") from None
+        except BaseException:
+            self._lock.release(remove_if_created=True)
             raise
 
     def _recover_then_reopen(self) -> None:
@@ -191,6 +199,14 @@ class LadybugStore(GraphStore):
     def _checkpoint(self) -> None:
         self._conn.execute("CHECKPOINT")
         self._unsaved_copy = self._unsaved_log = False
+        self._unsaved_bytes = 0
+
+    def _reserve(self, csv_bytes: int) -> None:
+        """Before a COPY of ``csv_bytes``: refuse it (`diskspace.DiskFull`) unless the disk can take it and
+        every COPY waiting for the same checkpoint; the engine segfaults on a full disk, we cannot catch it."""
+        diskspace.check_space(self.path, self._unsaved_bytes + csv_bytes)
+        if self._bulk_depth:
+            self._unsaved_bytes += csv_bytes
 
     # --- bulk path: COPY from a temp CSV file (default) or an in-memory data frame ------------------
     def _copy(self, table: str, types: dict[str, str], rows: Sequence[dict[str, Any]], options: str = "") -> int:
@@ -220,6 +236,7 @@ class LadybugStore(GraphStore):
         else:
             exact = rows
         if exact:
+            self._reserve(sum(len(str(v)) + 3 for r in exact for v in r.values()))  # about its CSV size
             frame = _frame(types, exact)
             # The table name comes from the schema whitelist; the rows are a parameter, never query text.
             opts = f" ({options})" if options else ""
@@ -233,15 +250,10 @@ class LadybugStore(GraphStore):
         Strings are always quoted so "" stays an empty string (an unquoted empty cell is NULL, as for
         None); a quoted newline needs Ladybug's serial CSV reader, so PARALLEL=FALSE only then.
         """
-        multiline = False
         with tempfile.TemporaryDirectory(prefix="dishgraph-copy-") as tmp:
             path = Path(tmp) / f"{table}.csv"
-            with open(path, "w", newline="", encoding="utf-8") as fh:
-                fh.write(",".join(header) + "\n")
-                for r in rows:
-                    line = ",".join([_csv_cell(r.get(h)) for h in header])
-                    multiline = multiline or "\n" in line or "\r" in line
-                    fh.write(line + "\n")
+            multiline = _write_csv(path, header, rows)
+            self._reserve(path.stat().st_size)
             # The path is ours (mkdtemp under TMPDIR), never user input, but TMPDIR may hold a quote or a
             # backslash: escaped as a Cypher string literal. Table names come from the schema whitelist.
             literal = str(path).replace("\\", "\\\\").replace("'", "\\'")
@@ -268,32 +280,112 @@ class LadybugStore(GraphStore):
         self._lock.release()
 
 
+DB_FILE = "db"  # the database file inside a directory given as --db (as in ~/.local/share/dishgraph/db)
+MAGIC = b"LBUG"  # the first bytes of every LadybugDB database file
+
+
+def database_file(path: str | os.PathLike[str]) -> Path:
+    """The database file ``--db`` names: the path itself, or ``DIR/db`` when it is a directory (Ladybug
+    keeps a database in one file with ``.wal`` / ``.shadow`` / ``.lock`` beside it, never in a directory)."""
+    p = Path(path).expanduser().resolve()
+    return p / DB_FILE if p.is_dir() else p
+
+
+def check_database_file(path: Path) -> None:
+    """A path that exists must be a LadybugDB file (an empty file is a new database): else a
+    `DatabaseError` naming it, instead of the engine's "not a valid Lbug database file" without a path."""
+    if not path.exists():
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(MAGIC))
+    except OSError as e:
+        raise DatabaseError(f"{path}: cannot read the database ({e.strerror or e})") from None
+    if head and head != MAGIC:
+        raise DatabaseError(
+            f"{path}: not a LadybugDB database file; --db names a database file, or a directory to hold one "
+            f"(DIR/{DB_FILE})"
+        )
+
+
+# What an interrupted checkpoint leaves beside the database file (seen after a kill and after a full disk).
+PENDING_SUFFIXES = (".shadow", ".wal", ".wal.checkpoint", ".checkpoint.apply.lock", ".checkpoint.intent.lock")
+
+
+def pending_files(path: Path) -> list[str]:
+    """Names of the files beside ``path`` that a finished checkpoint would have removed."""
+    return [path.name + sfx for sfx in PENDING_SUFFIXES if path.with_name(path.name + sfx).exists()]
+
+
 def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
-    """Finish an interrupted checkpoint (``<db>.shadow`` / ``<db>.wal`` left by a kill) with one read-write
-    open; what `dishgraph db recover` runs. Returns what was done, in words."""
-    path = Path(path).expanduser().resolve()
+    """Finish an interrupted checkpoint (``<db>.shadow`` / ``<db>.wal`` left by a kill or a full disk) with
+    one read-write open; what `dishgraph db recover` runs. Says "recovered" only after checking that the
+    leftovers are gone and the database opens read-only and answers a query; else a `DatabaseError` that
+    says what remains. Returns what was done, in words."""
+    path = database_file(path)
     if not path.exists():
         raise DatabaseError(f"{path}: no database here")
-    pending = [
-        p.name for p in (path.with_name(path.name + ".shadow"), path.with_name(path.name + ".wal")) if p.exists()
-    ]
+    check_database_file(path)
+    pending = pending_files(path)
     lock = None
     if not _locked:
         lock = ProcessLock(path.with_name(path.name + ".lock"), shared=False)
-        lock.acquire()
+        lock.acquire(None)
     try:
         try:
-            db = ladybug.Database(str(path), read_only=False)
+            ladybug.Database(str(path), read_only=False).close()
         except RuntimeError as e:
             raise DatabaseError(
-                f"{path}: recovery failed ({' '.join(str(e).split())}); is the directory "
-                "writable? run `dishgraph db recover --db " + str(path) + "` where it is"
+                f"{path}: recovery failed ({' '.join(str(e).split())}); {_remains(path)}; is the disk full or "
+                f"the directory read-only? fix that and run `dishgraph db recover --db {path}` again"
             ) from None
-        db.close()
+        _verify(path)
     finally:
         if lock is not None:
             lock.release()
     return f"recovered {path} (replayed {', '.join(pending)})" if pending else f"{path}: nothing to recover"
+
+
+def _remains(path: Path) -> str:
+    left = pending_files(path)
+    return f"still there: {', '.join(left)}" if left else "no checkpoint files left"
+
+
+def _verify(path: Path) -> None:
+    """After a recovery: no checkpoint file left, and a read-only open answers a query."""
+    left = pending_files(path)
+    try:
+        db = ladybug.Database(str(path), read_only=True)
+        try:
+            ladybug.Connection(db).execute("MATCH (n) RETURN count(n) AS n LIMIT 1")
+        finally:
+            db.close()
+        reads = ""
+    except RuntimeError as e:
+        reads = f"; a read-only open fails ({' '.join(str(e).split())})"
+    if left or reads:
+        raise DatabaseError(
+            f"{path}: not recovered: {_remains(path)}{reads}; is the disk full? free space and run "
+            f"`dishgraph db recover --db {path}` again"
+        )
+
+
+def _write_csv(path: Path, header: list[str], rows: Sequence[dict[str, Any]]) -> bool:
+    """Write the COPY file; returns whether a value holds a line break. A full TMPDIR names the file (the
+    OSError of a failed write carries no file name of its own)."""
+    multiline = False
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            fh.write(",".join(header) + "\n")
+            for r in rows:
+                line = ",".join([_csv_cell(r.get(h)) for h in header])
+                multiline = multiline or "\n" in line or "\r" in line
+                fh.write(line + "\n")
+    except OSError as e:
+        if e.filename is not None:
+            raise
+        raise OSError(e.errno, f"{e.strerror} (temporary COPY file; set TMPDIR to a larger disk)", str(path)) from e
+    return multiline
 
 
 def _schema_tables() -> list[tuple[str, dict[str, str]]]:

@@ -104,29 +104,19 @@ def estimate_order(
                 ds, causal.candidate_pairs(ds, focus, settings.min_support), settings.estimator, settings.window
             )
         )
-    results = causal.run_tasks(tasks, workers=workers, on_done=on_dish)
+
+    def done(res: causal.DishResult) -> None:
+        # Stored as each dish finishes, not at the end: a kill or an error loses at most the dishes in
+        # progress, and a rerun recomputes every dish idempotently (cleared, then written).
+        if write:
+            store_constraints(store, res.dish, settings, res.estimates)
+        if on_dish:
+            on_dish(res)
+
+    results = causal.run_tasks(tasks, workers=workers, on_done=done)
     rep = OrderReport(settings)
     for task, res in zip(tasks, results):
-        kept = [e for e in res.estimates if e.ate is not None and e.ate > settings.tau_c]
-        if write:
-            store.query("order_clear_estimated", dish=res.dish, source=ESTIMATED, window=settings.window)
-            store.write(
-                "order_write_constraints",
-                [
-                    {
-                        "cause": e.cause,
-                        "effect": e.effect,
-                        "dish": e.dish,
-                        "ate": e.ate,
-                        "n_treated": e.n_treated,
-                        "n_control": e.n_control,
-                        "estimator": e.estimator,
-                        "source": ESTIMATED,
-                        "window": e.window,
-                    }
-                    for e in kept
-                ],
-            )
+        kept = _kept(res.estimates, settings)
         rep.estimates.extend(res.estimates)
         rep.dishes.append(
             DishOrderReport(
@@ -142,6 +132,36 @@ def estimate_order(
         )
     rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def _kept(estimates: Iterable[causal.Estimate], settings: OrderSettings) -> list[causal.Estimate]:
+    return [e for e in estimates if e.ate is not None and e.ate > settings.tau_c]
+
+
+def store_constraints(
+    store: GraphStore, dish: str, settings: OrderSettings, estimates: Iterable[causal.Estimate]
+) -> int:
+    """Replace the dish's estimated constraints of this window by those with ψ > τ_c; returns how many."""
+    kept = _kept(estimates, settings)
+    store.query("order_clear_estimated", dish=dish, source=ESTIMATED, window=settings.window)
+    store.write(
+        "order_write_constraints",
+        [
+            {
+                "cause": e.cause,
+                "effect": e.effect,
+                "dish": e.dish,
+                "ate": e.ate,
+                "n_treated": e.n_treated,
+                "n_control": e.n_control,
+                "estimator": e.estimator,
+                "source": ESTIMATED,
+                "window": e.window,
+            }
+            for e in kept
+        ],
+    )
+    return len(kept)
 
 
 # ------------------------------------------------------------------------------------------ lookups
