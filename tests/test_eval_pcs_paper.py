@@ -151,3 +151,18 @@ def test_missing_predictions_are_one_line_errors(tmp_path):
     bad.write_text('{"recipe": "f2751f86b7", "annotator": 2, "row": 0, "input": "NA", "output": "NA"}\n{"row": 1}\n')
     res = CliRunner().invoke(app, ["eval", "pcs", str(bad), str(RELEASE / "test"), "--json"])
     assert res.exit_code == 2 and "pred.jsonl:2: prediction row lacks ['recipe']" in " ".join(res.output.split())
+
+
+def test_random_split_keeps_sizes_and_annotations_together():
+    from dishgraph.pcs.benchmark import random_split
+
+    tables = read_pcs(RELEASE)
+    parts = random_split(tables, {"train": 4, "val": 1, "test": 2}, seed=3)
+    assert sorted(len(v) for v in parts.values()) in ([1, 2, 4], [1, 1, 5], [1, 3, 3], [2, 2, 3], [1, 2, 4])
+    where = {}
+    for name, ts in parts.items():
+        for t in ts:
+            where.setdefault(t.id, set()).add(name)
+    assert all(len(v) == 1 for v in where.values())  # both annotations of a recipe in one part
+    assert sum(map(len, parts.values())) == len(tables)
+    assert random_split(tables, {"train": 4, "val": 1, "test": 2}, seed=3) == parts

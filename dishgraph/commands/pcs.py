@@ -151,3 +151,27 @@ def agreement(
         for k in ("a2_vs_a1", "a1_vs_a2")
     ]
     console.print(rows_table(rows, f"annotator agreement on {len(res['recipes'])} recipes"))
+
+
+@app.command("benchmark")
+def benchmark(
+    data: Path = typer.Argument(..., help="The release directory (train/, val/, test/)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random split."),
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
+    """The README's PCS table: floors and tracker on test (chained / oracle), a random split, people, the paper."""
+    from dishgraph.pcs.benchmark import benchmark as run
+    from dishgraph.pcs.tables import PCSFormatError
+
+    with exit_on(PCSFormatError, ValueError, FileNotFoundError, code=1):
+        res = run(data, seed)
+    if as_json or json_out:
+        emit_json(res, json_out)
+        if as_json:
+            return
+    rows = [
+        {k: round(v, 1) if isinstance(v, float) else ("" if v is None else v) for k, v in r.items()}
+        for r in res["rows"]
+    ]
+    console.print(rows_table(rows, f"PizzaCommonSense test split ({res['test_rows']} rows), percent"))

@@ -47,23 +47,36 @@ def action_key(action: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- mentions
-def mentions(instruction: str, foods: set[str]) -> list[str]:
+def mentions(instruction: str, foods: set[str], modifiers: set[str] = frozenset(), merge: bool = True) -> list[str]:
     """The food phrases an instruction names, in order: ``_``-joined ingredient words as written (the
-    release joins an ingredient's words with ``_``) and single words known as food (``foods``: singular)."""
+    release joins an ingredient's words with ``_``) and runs of words ending in a food word (``foods``,
+    singular) with the ``modifiers`` before it (``whole wheat flour``, ``brown sugar``); without ``merge``
+    every food word is an item of its own."""
     out: list[str] = []
+    run: list[str] = []
+
+    def close() -> None:
+        while run and singular(run[-1]) not in foods:  # a run must end in a food word
+            run.pop()
+        if run and " ".join(run) not in out:
+            out.append(" ".join(run))
+        run.clear()
+
     for tok in _TOKEN.findall(instruction):
         tok = tok.strip("_-'")
-        if not tok:
-            continue
         if "_" in tok:
-            name = tok
+            close()
+            if tok not in out:
+                out.append(tok)
+            continue
+        w = tok.lower()
+        if w and singular(w) not in STOP and (singular(w) in foods or singular(w) in modifiers):
+            run.append(w)
+            if not merge:
+                close()
         else:
-            w = singular(tok.lower())
-            if w in STOP or w not in foods:
-                continue
-            name = tok.lower()
-        if name not in out:
-            out.append(name)
+            close()
+    close()
     return out
 
 
@@ -213,17 +226,20 @@ class Kitchen:
 @dataclass
 class Tracker:
     learned: Learned
-    na_threshold: float = 0.5
-    carry_threshold: float = 0.5
-    na_strong: float = 0.8  # an action this often without food (preheat) takes none even when words match
+    na_threshold: float = 0.3  # nothing named and an action this often without food: no input (val-tuned)
+    carry_threshold: float = 1.01  # carry the previous output beside named foods at this rate (> 1: never; val)
+    na_strong: float = 0.5  # an action this often without food (preheat) takes none even when words match
     full_name: int = 3  # a main input this short is named in full in the output (else its core name)
+    merge: bool = False  # adjacent food words as one item (tuned on val: off)
 
     def step(self, row: PCSRow, kitchen: Kitchen, ingredient_words: set[str]) -> tuple[list[str], str | None]:
         a = action_key(row.action)
         na = self.learned.rate(self.learned.na, self.learned.rows, a, 0.1)
         if na >= self.na_strong:
             return [], None
-        named = mentions(row.instruction, self.learned.foods | (ingredient_words - self.learned.nonfood))
+        named = mentions(
+            row.instruction, self.learned.foods | (ingredient_words - self.learned.nonfood), merge=self.merge
+        )
         words = set(_key(row.instruction).split())
         if not named and not (words & ANAPHORA):
             if kitchen.prev is None or na >= self.na_threshold:
@@ -253,7 +269,7 @@ def predict_table(table: PCSTable, model: str, setting: str, tracker: Tracker | 
         raise ValueError(f"unknown setting {setting!r}; expected one of {SETTINGS}")
     kitchen = Kitchen()
     ingredient_words = {w for line in table.ingredients for w in content_words(line)}
-    foods = (tracker.learned.foods if tracker else set()) | ingredient_words
+    foods = (tracker.learned.foods if tracker else set()) | ingredient_words  # the floor knows no train words
     out = []
     for row in table.rows:
         if model == "prev-output":
