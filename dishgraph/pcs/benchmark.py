@@ -36,19 +36,19 @@ RUNS = (
 
 
 def random_split(tables: Sequence[PCSTable], sizes: dict[str, int], seed: int = 0) -> dict[str, list[PCSTable]]:
-    """Tables shuffled into parts of the released parts' sizes (in tables), a recipe's annotations together."""
+    """Tables shuffled into parts of the given sizes (in tables), a recipe's annotations together: each
+    recipe, in shuffled order, goes to the first part after the first one that it fits in; the first part
+    (train) takes the rest, so the other parts have exactly their sizes whenever single tables remain."""
     groups: dict[str, list[PCSTable]] = {}
     for t in tables:
         groups.setdefault(t.id, []).append(t)
     ids = sorted(groups)
     random.Random(seed).shuffle(ids)
-    out: dict[str, list[PCSTable]] = {name: [] for name in sizes}
     names = list(sizes)
-    k = 0
+    out: dict[str, list[PCSTable]] = {name: [] for name in names}
     for i in ids:
-        while k < len(names) - 1 and len(out[names[k]]) >= sizes[names[k]]:
-            k += 1
-        out[names[k]] += groups[i]
+        part = next((n for n in names[1:] if len(out[n]) + len(groups[i]) <= sizes[n]), names[0])
+        out[part] += groups[i]
     return out
 
 
