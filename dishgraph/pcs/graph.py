@@ -152,9 +152,9 @@ def graph_rows(tables: Iterable[PCSTable], source: str = SOURCE) -> GraphRows:
         g.outputs += outs
         g.feeds += feeds(t.rows, ins, outs)
         for n in nodes:
-            k = match_ingredient(n["name"], t.ingredients) if n["raw"] else None
-            if k is not None:
-                g.from_ingredient.append({"comestible": n["id"], "ingredient": ingredient_id(rid, k)})
+            line = match_ingredient(n["name"], t.ingredients) if n["raw"] else None
+            if line is not None:
+                g.from_ingredient.append({"comestible": n["id"], "ingredient": ingredient_id(rid, line)})
     return g
 
 

@@ -21,6 +21,7 @@ import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,7 +48,9 @@ def action_key(action: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- mentions
-def mentions(instruction: str, foods: set[str], modifiers: set[str] = frozenset(), merge: bool = True) -> list[str]:
+def mentions(
+    instruction: str, foods: AbstractSet[str], modifiers: AbstractSet[str] = frozenset(), merge: bool = True
+) -> list[str]:
     """The food phrases an instruction names, in order: ``_``-joined ingredient words as written (the
     release joins an ingredient's words with ``_``) and runs of words ending in a food word (``foods``,
     singular) with the ``modifiers`` before it (``whole wheat flour``, ``brown sugar``); without ``merge``
