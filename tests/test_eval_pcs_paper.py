@@ -166,3 +166,20 @@ def test_random_split_keeps_sizes_and_annotations_together():
     assert all(len(v) == 1 for v in where.values())  # both annotations of a recipe in one part
     assert sum(map(len, parts.values())) == len(tables)
     assert random_split(tables, {"train": 4, "val": 1, "test": 2}, seed=3) == parts
+
+
+def test_benchmark_and_agreement_cli_on_release_excerpts():
+    from dishgraph.cli import app
+
+    res = CliRunner().invoke(app, ["pcs", "benchmark", str(RELEASE), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["test_rows"] == 12
+    systems = {(r["system"], r["split"], r["setting"]) for r in data["rows"]}
+    assert ("tracker", "released", "chained") in systems and ("tracker", "random", "oracle") in systems
+    assert any(s.startswith("people: annotator 2 vs 1 (2 recipes)") for s, _, _ in systems)
+    assert any(s.startswith("paper: GPT-3.5") for s, _, _ in systems)
+    agree = CliRunner().invoke(app, ["pcs", "agreement", str(RELEASE / "train"), "--json"])
+    assert agree.exit_code == 0 and json.loads(agree.output)["recipes"] == ["70f228d93a"]
+    none = CliRunner().invoke(app, ["pcs", "agreement", str(RELEASE / "val")])
+    assert none.exit_code == 1 and "no recipe with two annotators" in none.output
