@@ -28,6 +28,9 @@ def records(crg_dir):
                     "line": line_no,
                     "parsed": False,
                     "n_actions": 0,
+                    "split": "",  # PCS release fields (none for a CRG recipe)
+                    "annotator": 1,
+                    "original": "",
                 }
             )
             if len(out) == N_RECIPES:

@@ -142,3 +142,30 @@ def test_examples_fit_the_tiny_tokenizer(tiny_model, paper_tables):
     ex = serialize_table(paper_tables[1], "sentinel")[0]
     ids = tok(ex.target).input_ids
     assert tok.unk_token_id not in ids
+
+
+def _last_json(output: str) -> dict:
+    return json.loads(output[output.index("{\n") :])  # after any progress bars transformers writes
+
+
+@pytest.mark.slow  # ~2 min on 2 shared cores: an untrained model generates up to 256 tokens per table
+def test_t5_dir_through_pcs_predict_and_eval(tiny_model, tmp_path):
+    """The `--model t5:DIR` path end to end on real release excerpts (a pipeline check, not a result)."""
+    from typer.testing import CliRunner
+
+    from dishgraph.cli import app
+
+    release = "tests/fixtures/pcs/release"
+    out = tmp_path / "ft"
+    cfg = T5Config(model=tiny_model, output_dir=str(out), epochs=1, max_steps=2, batch_size=2, device="cpu")
+    train_pcs(f"{release}/train", cfg)
+    pred = tmp_path / "pred.jsonl"
+    args = ["pcs", "predict", f"{release}/test", "--model", f"t5:{out}", "--out", str(pred), "--json"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert _last_json(res.output)["rows"] == 12
+    scored = CliRunner().invoke(app, ["eval", "pcs", str(pred), f"{release}/test", "--json"])
+    assert scored.exit_code == 0, scored.output
+    assert _last_json(scored.output)["rows"] == 12
+    oracle = CliRunner().invoke(app, [*args[:-1], "--setting", "oracle"])
+    assert oracle.exit_code == 1 and "only --setting chained" in oracle.output

@@ -203,9 +203,13 @@ def crg(
 
 @app.command("pcs")
 def pcs(
-    pred: Path = typer.Argument(..., help="Predicted PCS table (.json/.jsonl/.csv/.tsv)."),
-    gold: Path = typer.Argument(..., help="Gold PCS table with instruction, input, action, output."),
-    fields: str = typer.Option("input,output", "--fields", help="Comma-separated columns to score."),
+    pred: Path = typer.Argument(
+        ..., help="Predictions: `dishgraph pcs predict`'s JSONL (recipe, annotator, row, input, output) or a table."
+    ),
+    gold: Path = typer.Argument(
+        ..., help="Gold: a release split directory or file (the paper's columns), or a flat PCS table."
+    ),
+    fields: str = typer.Option("input,output", "--fields", help="Columns to score (flat tables only)."),
     bertscore_model: str | None = typer.Option(
         None, "--bertscore-model", help="BERTScore model (hub name or local dir); off if unset."
     ),
@@ -214,30 +218,30 @@ def pcs(
     as_json: bool = JsonOpt,
     json_out: Path | None = JsonOutOpt,
 ):
-    """PCS step metrics: exact set match, item F1, ROUGE-L, BLEU-4, METEOR, BERTScore per column."""
-    from dishgraph.eval.pcs_metrics import evaluate_pcs, read_pcs_table
+    """PCS metrics. Against a release split: input EMA / ROUGE-L, output BLEU / ROUGE-L / METEOR (percent,
+    docs/pcs.md); against a flat table: exact set match, item F1, ROUGE-L, BLEU-4, METEOR per column."""
+    from dishgraph.eval.pcs_paper import evaluate_files
     from dishgraph.eval.text_metrics import BertScoreConfig
+    from dishgraph.pcs.tables import PCSFormatError
 
-    with exit_on(ValueError, OSError, code=2):
-        p_rows, g_rows = read_pcs_table(pred), read_pcs_table(gold)
+    with exit_on(ValueError, OSError, PCSFormatError, code=2):
         cfg = BertScoreConfig(model=bertscore_model, num_layers=num_layers, device=device) if bertscore_model else None
-        res = evaluate_pcs(
-            p_rows,
-            g_rows,
-            [f.strip() for f in fields.split(",") if f.strip()],
-            bertscore_config=cfg,
-            pred_name=str(pred),
-            gold_name=str(gold),
-        )
+        res = evaluate_files(pred, gold, [f.strip() for f in fields.split(",") if f.strip()], cfg)
     if as_json or json_out:
         emit_json(json_safe(res), json_out)
     if not as_json:
-        rows = [
-            {"field": f, **{k: (round(v, 2) if isinstance(v, float) else v) for k, v in s.items()}}
-            for f, s in res.items()
-            if isinstance(s, dict)
-        ]
-        console.print(rows_table(rows, f"PCS metrics — {res['n']} rows"))
+        console.print(_pcs_table(res))
+
+
+def _pcs_table(res: dict):
+    if "input_ema" in res:  # the paper's columns: one row
+        return rows_table([{k: round(v, 2) if isinstance(v, float) else v for k, v in res.items()}], "PCS (paper)")
+    rows = [
+        {"field": f, **{k: (round(v, 2) if isinstance(v, float) else v) for k, v in s.items()}}
+        for f, s in res.items()
+        if isinstance(s, dict)
+    ]
+    return rows_table(rows, f"PCS metrics — {res['n']} rows")
 
 
 @app.command("parse-recall")

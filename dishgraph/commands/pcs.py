@@ -109,3 +109,69 @@ def serialize(
     if as_json:
         return emit_json(rows)
     console.print(rows_table(rows, "examples"))
+
+
+@app.command("predict")
+def predict(
+    split: Path = typer.Argument(..., help="Tables to predict: a release split directory (or file)."),
+    train: Path | None = typer.Option(None, "--train", help="Train tables (the tracker learns from them)."),
+    out: Path = typer.Option(..., "--out", help="Predictions, JSONL: recipe, annotator, row, input, output."),
+    setting: str = typer.Option(
+        "chained", "--setting", help="chained (own earlier outputs) | oracle (gold earlier outputs: a bound)."
+    ),
+    model: str = typer.Option("tracker", "--model", help="tracker | prev-output | mentions | t5:DIR"),
+    as_json: bool = JsonOpt,
+):
+    """Fill every row's input set and output from the instructions (docs/pcs.md); score with `eval pcs`."""
+    from dishgraph.pcs.predict import predict_files
+    from dishgraph.pcs.tables import PCSFormatError
+
+    with exit_on(PCSFormatError, ValueError, FileNotFoundError, code=1):
+        rep = predict_files(split, train, out, model, setting)
+    if as_json:
+        return emit_json(rep)
+    console.print(rows_table([rep], "predicted"))
+
+
+@app.command("agreement")
+def agreement(
+    data: Path = typer.Argument(..., help="The release (or any tables): recipes with two annotators are scored."),
+    as_json: bool = JsonOpt,
+):
+    """People as the ceiling: annotator 2 scored against annotator 1 and back, the paper's columns."""
+    from dishgraph.eval.pcs_paper import people_agreement
+    from dishgraph.pcs.tables import PCSFormatError, read_pcs
+
+    with exit_on(PCSFormatError, ValueError, FileNotFoundError, code=1):
+        res = people_agreement(read_pcs(data))
+    if as_json:
+        return emit_json(res)
+    rows = [
+        {"direction": k, **{m: round(v, 2) if isinstance(v, float) else v for m, v in res[k].items()}}
+        for k in ("a2_vs_a1", "a1_vs_a2")
+    ]
+    console.print(rows_table(rows, f"annotator agreement on {len(res['recipes'])} recipes"))
+
+
+@app.command("benchmark")
+def benchmark(
+    data: Path = typer.Argument(..., help="The release directory (train/, val/, test/)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random split."),
+    as_json: bool = JsonOpt,
+    json_out: Path | None = JsonOutOpt,
+):
+    """The README's PCS table: floors and tracker on test (chained / oracle), a random split, people, the paper."""
+    from dishgraph.pcs.benchmark import benchmark as run
+    from dishgraph.pcs.tables import PCSFormatError
+
+    with exit_on(PCSFormatError, ValueError, FileNotFoundError, code=1):
+        res = run(data, seed)
+    if as_json or json_out:
+        emit_json(res, json_out)
+        if as_json:
+            return
+    rows = [
+        {k: round(v, 1) if isinstance(v, float) else ("" if v is None else v) for k, v in r.items()}
+        for r in res["rows"]
+    ]
+    console.print(rows_table(rows, f"PizzaCommonSense test split ({res['test_rows']} rows), percent"))

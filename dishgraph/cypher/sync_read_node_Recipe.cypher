@@ -4,6 +4,6 @@
 // params: $first, $after, $limit
 MATCH (n:Recipe)
 WHERE $first OR n.id > $after
-RETURN n.id AS id, n.dish AS dish, n.text AS text, n.source AS source, n.line AS line, n.parsed AS parsed, n.n_actions AS n_actions
+RETURN n.id AS id, n.dish AS dish, n.text AS text, n.source AS source, n.line AS line, n.parsed AS parsed, n.n_actions AS n_actions, n.split AS split, n.annotator AS annotator, n.original AS original, n.digest AS digest
 ORDER BY id
 LIMIT $limit

@@ -52,8 +52,14 @@ NODES: tuple[NodeType, ...] = (
             "line": "INT64",
             "parsed": "BOOLEAN",
             "n_actions": "INT64",
+            "split": "STRING",
+            "annotator": "INT64",
+            "original": "STRING",
+            "digest": "STRING",
         },
-        "one recipe text with provenance (file, line)",
+        "one recipe text with provenance (file, line); PCS tables add their release split (train/val/test), "
+        "annotator (1, or 2 for a second crowd worker's table of the same recipe), the Recipe1M instruction "
+        "sentences (original) and a content digest (unchanged tables are skipped on re-ingest)",
     ),
     NodeType(
         "Step",
@@ -112,6 +118,12 @@ NODES: tuple[NodeType, ...] = (
         {"id": "STRING", "name": "STRING", "recipe": "STRING"},
         "a PCS intermediate comestible, scoped to its recipe",
     ),
+    NodeType(
+        "IngredientLine",
+        "id",
+        {"id": "STRING", "recipe": "STRING", "pos": "INT64", "text": "STRING"},
+        "one line of a PCS recipe's Recipe1M ingredient list (id = recipe id :: ingredient :: position)",
+    ),
 )
 
 RELS: tuple[RelType, ...] = (
@@ -164,6 +176,19 @@ RELS: tuple[RelType, ...] = (
     RelType("IN_SPLIT", (("Dish", "Split"),), {"part": "STRING"}),
     RelType("INPUT", (("Step", "Comestible"),)),
     RelType("OUTPUT", (("Step", "Comestible"),)),
+    RelType("HAS_INGREDIENT", (("Recipe", "IngredientLine"),)),
+    RelType(
+        "FROM_INGREDIENT",
+        (("Comestible", "IngredientLine"),),
+        {},
+        "a raw PCS comestible (consumed before any step produced it) and the ingredient line it names",
+    ),
+    RelType(
+        "FEEDS",
+        (("Comestible", "Comestible"),),
+        {"pos": "INT64", "action": "STRING"},
+        "a PCS step at pos turned this comestible (one of its inputs) into that one (its output)",
+    ),
 )
 
 NODE_BY_LABEL = {n.label: n for n in NODES}

@@ -31,6 +31,8 @@ FALLBACK_EXAMPLES = {
     "pair": "白灼菜心->白灼秋葵",
     "limit": 25,
     "top": 5,
+    "recipe": "pcs:70f228d93a",  # PizzaCommonSense "pizza dough for 4 recipe" (after `ingest pcs`)
+    "comestible": "flour",
 }
 
 

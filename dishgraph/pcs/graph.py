@@ -10,25 +10,50 @@ recipe gets a new version, ``"<recipe id>::<name>::v2"`` (v3, …), with the sam
 always refers to the latest version of its name. Every edge therefore runs from a node created earlier
 to one created at this step, i.e. the flow is a DAG by construction, in step order.
 
-Loading is idempotent: ids are stable (recipe id = ``pcs:<release id>``), every write is ``MERGE`` in
-``UNWIND $rows`` batches, and re-ingesting a recipe first drops its comestibles and any steps beyond its
-new length, so an edited table replaces the old one instead of leaving stale edges.
+Around the flow, for queries that walk it: ``(:Comestible)-[:FEEDS {pos, action}]->(:Comestible)`` from each
+input of a step to its output (the flow without the step nodes, so a variable-length path is the history of
+a food), ``(:Recipe)-[:HAS_INGREDIENT]->(:IngredientLine)`` for the Recipe1M ingredient lines, and
+``(:Comestible)-[:FROM_INGREDIENT]->(:IngredientLine)`` from each *raw* comestible (consumed before any step
+produced it) to the line that names it (`dishgraph.pcs.words.match_ingredient`; none when no word is shared).
+
+Loading is idempotent: ids are stable (recipe id = ``pcs:<release id>``, ``pcs:<release id>~2`` for a
+second annotator's table of the same recipe), every write is ``MERGE`` in ``UNWIND $rows`` batches, and
+re-ingesting a recipe first drops its comestibles, ingredients and any steps beyond its new length, so an
+edited table replaces the old one instead of leaving stale edges. It is resumable: a recipe's content digest
+is written after everything else of its batch, and tables whose stored digest matches are skipped, so a
+killed run picks up where it stopped and a repeated run writes nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from dishgraph.pcs.tables import PCSFormatError, PCSRow, PCSTable, read_pcs
+from dishgraph.pcs.words import match_ingredient
 
 SOURCE = "pcs"
 NAME_SEP = "::"
+ANNOTATOR_SEP = "~"
 
 
 def recipe_id(table: PCSTable, source: str = SOURCE) -> str:
-    return f"{source}:{table.id}"
+    """``pcs:<id>`` for the first annotator's table, ``pcs:<id>~2`` for a second annotator's."""
+    base = f"{source}:{table.id}"
+    return base if table.annotator <= 1 else f"{base}{ANNOTATOR_SEP}{table.annotator}"
+
+
+def ingredient_id(recipe: str, pos: int) -> str:
+    return f"{recipe}{NAME_SEP}ingredient{NAME_SEP}{pos}"
+
+
+def digest(table: PCSTable) -> str:
+    """What decides whether a stored recipe is up to date: everything the loader writes for it."""
+    data = [table.to_release(), table.split, table.annotator, table.dish, Path(table.source).name, table.line]
+    return hashlib.sha1(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def step_id(recipe: str, pos: int) -> str:
@@ -50,29 +75,47 @@ class GraphRows:
     inputs: list[dict] = field(default_factory=list)
     outputs: list[dict] = field(default_factory=list)
     next: list[dict] = field(default_factory=list)
+    feeds: list[dict] = field(default_factory=list)
+    ingredients: list[dict] = field(default_factory=list)
+    from_ingredient: list[dict] = field(default_factory=list)
+    digests: list[dict] = field(default_factory=list)
 
 
 def comestible_flow(recipe: str, rows: list[PCSRow]) -> tuple[list[dict], list[dict], list[dict]]:
-    """(comestibles, input edges, output edges) of one recipe with versioned ids (see module doc)."""
+    """(comestibles, input edges, output edges) of one recipe with versioned ids (see module doc).
+    A comestible row carries ``raw``: consumed before any step of the recipe produced it."""
     latest: dict[str, int] = {}  # name -> latest version
     nodes: dict[str, dict] = {}
     inputs, outputs = [], []
 
-    def node(name: str, version: int) -> str:
+    def node(name: str, version: int, raw: bool) -> str:
         cid = comestible_id(recipe, name, version)
-        nodes.setdefault(cid, {"id": cid, "name": name, "recipe": recipe})
+        nodes.setdefault(cid, {"id": cid, "name": name, "recipe": recipe, "raw": raw})
         return cid
 
     for pos, row in enumerate(rows):
         sid = step_id(recipe, pos)
         for name in row.inputs:
+            raw = name not in latest
             version = latest.setdefault(name, 1)
-            inputs.append({"step": sid, "comestible": node(name, version)})
+            inputs.append({"step": sid, "comestible": node(name, version, raw)})
         if row.output:
             version = latest.get(row.output, 0) + 1
             latest[row.output] = version
-            outputs.append({"step": sid, "comestible": node(row.output, version)})
+            outputs.append({"step": sid, "comestible": node(row.output, version, False)})
     return list(nodes.values()), inputs, outputs
+
+
+def feeds(rows: list[PCSRow], inputs: list[dict], outputs: list[dict]) -> list[dict]:
+    """Comestible → comestible edges: every input of a step feeds that step's output."""
+    out_of = {o["step"]: o["comestible"] for o in outputs}
+    edges = []
+    for e in inputs:
+        target = out_of.get(e["step"])
+        if target and target != e["comestible"]:
+            pos = int(e["step"].rsplit("#", 1)[1])
+            edges.append({"a": e["comestible"], "b": target, "pos": pos, "action": rows[pos].action})
+    return edges
 
 
 def graph_rows(tables: Iterable[PCSTable], source: str = SOURCE) -> GraphRows:
@@ -89,8 +132,14 @@ def graph_rows(tables: Iterable[PCSTable], source: str = SOURCE) -> GraphRows:
                 "parsed": True,
                 "n_actions": len(t.rows),
                 "n_steps": len(t.rows),
+                "split": t.split,
+                "annotator": t.annotator,
+                "original": "\n".join(t.original),
             }
         )
+        g.digests.append({"id": rid, "digest": digest(t)})
+        for k, text in enumerate(t.ingredients):
+            g.ingredients.append({"id": ingredient_id(rid, k), "recipe": rid, "pos": k, "text": text})
         for pos, r in enumerate(t.rows):
             g.steps.append(
                 {"id": step_id(rid, pos), "recipe": rid, "pos": pos, "instruction": r.instruction, "action": r.action}
@@ -98,9 +147,14 @@ def graph_rows(tables: Iterable[PCSTable], source: str = SOURCE) -> GraphRows:
             if pos:
                 g.next.append({"a": step_id(rid, pos - 1), "b": step_id(rid, pos)})
         nodes, ins, outs = comestible_flow(rid, t.rows)
-        g.comestibles += nodes
+        g.comestibles += [{k: v for k, v in n.items() if k != "raw"} for n in nodes]
         g.inputs += ins
         g.outputs += outs
+        g.feeds += feeds(t.rows, ins, outs)
+        for n in nodes:
+            line = match_ingredient(n["name"], t.ingredients) if n["raw"] else None
+            if line is not None:
+                g.from_ingredient.append({"comestible": n["id"], "ingredient": ingredient_id(rid, line)})
     return g
 
 
@@ -112,6 +166,9 @@ class PCSIngestReport:
     comestibles: int = 0
     inputs: int = 0
     outputs: int = 0
+    ingredients: int = 0
+    unchanged: int = 0  # tables already stored with the same content (skipped: resume / re-run)
+    splits: dict[str, int] = field(default_factory=dict)  # tables read per split ("" = none)
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -122,6 +179,7 @@ def write_tables(store, tables: list[PCSTable], source: str = SOURCE) -> GraphRo
     """MERGE the tables into the store (replacing earlier versions of the same recipes)."""
     g = graph_rows(tables, source)
     store.write("pcs_clear_comestibles", [{"id": r["id"]} for r in g.recipes])
+    store.write("pcs_clear_ingredients", [{"id": r["id"]} for r in g.recipes])
     store.write("pcs_clear_stale_steps", [{"id": r["id"], "n": r["n_steps"]} for r in g.recipes])
     store.write("pcs_merge_recipes", g.recipes)
     store.write("pcs_merge_steps", g.steps)
@@ -129,6 +187,10 @@ def write_tables(store, tables: list[PCSTable], source: str = SOURCE) -> GraphRo
     store.write("pcs_merge_comestibles", g.comestibles)
     store.write("pcs_link_inputs", g.inputs)
     store.write("pcs_link_outputs", g.outputs)
+    store.write("pcs_link_feeds", g.feeds)
+    store.write("pcs_merge_ingredients", g.ingredients)
+    store.write("pcs_link_from_ingredient", g.from_ingredient)
+    store.write("pcs_set_digests", g.digests)  # last: a recipe counts as loaded only once all of it is
     return g
 
 
@@ -145,16 +207,19 @@ def ingest_pcs(
     errors: list[PCSFormatError] | None = None if strict else []
     tables = read_pcs(path, errors)
     rep = PCSIngestReport(files=str(path), errors=[str(e) for e in errors or []])
-    seen: dict[str, PCSTable] = {}
-    for t in tables:  # the same id twice would silently merge two recipes: keep the first, report the rest
-        if t.id in seen:
+    seen: dict[tuple[str, int], PCSTable] = {}
+    for t in tables:  # the same (id, annotator) twice would merge two recipes: keep the first, report the rest
+        if t.key in seen:
+            first = seen[t.key]
             rep.errors.append(
-                f"{t.source}:{t.line}: table id {t.id!r} already read from "
-                f"{seen[t.id].source}:{seen[t.id].line}; skipped"
+                f"{t.source}:{t.line}: table id {t.id!r} (annotator {t.annotator}) already read from "
+                f"{first.source}:{first.line}; skipped"
             )
         else:
-            seen[t.id] = t
-    unique = list(seen.values())
+            seen[t.key] = t
+            rep.splits[t.split] = rep.splits.get(t.split, 0) + 1
+    unique = _changed(store, list(seen.values()), source)
+    rep.unchanged = len(seen) - len(unique)
     for start in range(0, len(unique), chunk_size):
         chunk = unique[start : start + chunk_size]
         g = write_tables(store, chunk, source)
@@ -163,9 +228,17 @@ def ingest_pcs(
         rep.comestibles += len(g.comestibles)
         rep.inputs += len(g.inputs)
         rep.outputs += len(g.outputs)
+        rep.ingredients += len(g.ingredients)
         if progress:
             progress(rep.tables, len(unique))
     return rep
+
+
+def _changed(store, tables: list[PCSTable], source: str) -> list[PCSTable]:
+    """The tables whose stored digest differs (or that are not stored yet)."""
+    ids = [recipe_id(t, source) for t in tables]
+    stored = {r["id"]: r["digest"] for r in store.query("pcs_recipe_digests", ids=ids)} if ids else {}
+    return [t for t, rid in zip(tables, ids) if stored.get(rid) != digest(t)]
 
 
 def stored_table(store, recipe: str) -> PCSTable:

@@ -52,7 +52,9 @@ def is_na(cell: Any) -> bool:
 
 
 def parse_input_cell(cell: Any) -> list[str]:
-    """``"(onion; garlic ;butter)"`` → ["onion", "garlic", "butter"]; ``NA`` → []; a JSON list is accepted."""
+    """``"(onion; garlic ;butter)"`` and ``"onion; garlic; butter"`` → ["onion", "garlic", "butter"]; ``NA``
+    (``N/A``, ``na``, empty) → []; a JSON list is accepted. Only a ``;`` outside parentheses separates items:
+    annotators wrote outputs such as ``mixed_(garlic; oil)`` and reuse them verbatim as one later input."""
     if isinstance(cell, (list, tuple)):
         items = [str(x) for x in cell]
     else:
@@ -61,7 +63,7 @@ def parse_input_cell(cell: Any) -> list[str]:
         text = str(cell).strip()
         if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
             text = text[1:-1]
-        items = text.split(";")
+        items = split_items(text)
     out: list[str] = []
     for it in (x.strip() for x in items):
         if it and not is_na(it) and it not in out:
@@ -84,6 +86,19 @@ def format_input_cell(items: Iterable[str], release: bool = False) -> str:
 
 def format_output_cell(name: str | None) -> str:
     return name if name else NA
+
+
+def split_items(text: str) -> list[str]:
+    """Split on the ``;`` at parenthesis depth 0 (unbalanced text: on every ``;``)."""
+    if not _balanced(text):
+        return text.split(";")
+    items, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == ";" and depth == 0:
+            items.append(text[start:k])
+            start = k + 1
+    return [*items, text[start:]]
 
 
 def _balanced(text: str) -> bool:
@@ -120,21 +135,39 @@ class PCSTable:
     rows: list[PCSRow] = field(default_factory=list)
     source: str = ""  # file it was read from
     line: int = 0  # where the table starts in that file (0 = unknown)
+    split: str = ""  # release split (train / val / test) from the directory it was read in; "" = none
+    annotator: int = 1  # 2 for a second crowd worker's table of the same recipe (release titles ending _2)
+    ingredients: list[str] = field(default_factory=list)  # Recipe1M ingredient lines
+    original: list[str] = field(default_factory=list)  # Recipe1M instruction sentences
 
     @property
     def dish(self) -> str:
-        """Release titles are snake_case: ``baked_olive_and_brie_pizza`` → ``baked olive and brie pizza``."""
-        return re.sub(r"\s+", " ", self.title.replace("_", " ")).strip()
+        """Release titles are snake_case: ``baked_olive_and_brie_pizza`` → ``baked olive and brie pizza``;
+        a second annotation's ``_2`` is not part of the dish name (both tables are the same recipe)."""
+        title = self.title[:-2] if self.annotator == 2 and self.title.endswith("_2") else self.title
+        return re.sub(r"\s+", " ", title.replace("_", " ")).strip()
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """What identifies a table: the release id and the annotator (both annotations share the id)."""
+        return (self.id, self.annotator)
 
     @property
     def text(self) -> str:
         return "\n".join(r.instruction for r in self.rows)
 
     def to_release(self) -> dict:
-        """The release's JSON object (``instructions`` key, ``(a; b)`` input sets)."""
+        """The release's JSON object (``instructions`` key, ``(a; b)`` input sets; Recipe1M fields if any)."""
+        extra = {}
+        if self.ingredients or self.original:
+            extra = {
+                "ingredients": [{"text": t} for t in self.ingredients],
+                "recipe": [{"text": t} for t in self.original],
+            }
         return {
             "title": self.title,
             "id": self.id,
+            **extra,
             "table": [
                 {
                     "instructions": r.instruction,
@@ -170,12 +203,32 @@ def read_pcs(path: str | Path, errors: list[PCSFormatError] | None = None) -> li
     out: list[PCSTable] = []
     for f in files:
         try:
-            out.extend(_read_file(f, errors))
+            tables = _read_file(f, errors)
         except PCSFormatError as e:
             if errors is None:
                 raise
             errors.append(e)
+            continue
+        split = split_of(f, path)
+        for t in tables:
+            t.split = t.split or split
+        out.extend(tables)
     return out
+
+
+SPLITS = ("train", "val", "valid", "dev", "test")
+
+
+def split_of(file: Path, root: Path) -> str:
+    """The release split a file belongs to: the nearest directory named train/val/test (``valid``/``dev``
+    read as ``val``) between the file and the path given (that path included); "" when there is none."""
+    for parent in [file.parent, *file.parent.parents]:
+        if parent.name.lower() in SPLITS:
+            name = parent.name.lower()
+            return "val" if name in ("valid", "dev") else name
+        if parent == root or parent == root.parent:
+            break
+    return ""
 
 
 def _read_file(path: Path, errors: list[PCSFormatError] | None) -> list[PCSTable]:
@@ -213,7 +266,6 @@ def _looks_jsonl(text: str) -> bool:
 
 
 def _from_json(path: Path, text: str, data: Any, errors) -> list[PCSTable]:
-    row_lines = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(r'"(?:instructions?|step|text)"\s*:', text)]
     if isinstance(data, dict) and any(k in data for k in _TABLE_KEYS):
         objs = [data]
     elif (
@@ -225,7 +277,7 @@ def _from_json(path: Path, text: str, data: Any, errors) -> list[PCSTable]:
     else:
         raise PCSFormatError(path, 1, "expected a table object {title, id, table: [...]} or a list")
     n_rows = sum(len(o.get(next(k for k in _TABLE_KEYS if k in o)) or []) for o in objs)
-    lines = iter(row_lines if len(row_lines) == n_rows else [0] * n_rows)
+    lines = iter(_row_lines(text, n_rows))
     out = []
     for k, obj in enumerate(objs, start=1):
         rows = obj.get(next(key for key in _TABLE_KEYS if key in obj))
@@ -240,6 +292,16 @@ def _from_json(path: Path, text: str, data: Any, errors) -> list[PCSTable]:
                 raise
             errors.append(e)
     return out
+
+
+def _row_lines(text: str, n_rows: int) -> list[int]:
+    """The line of each row's instruction key; 0s when they cannot be told apart. ``text`` is also the key
+    of Recipe1M's ingredient and sentence objects, so the narrower spellings are tried first."""
+    for keys in ("instructions?", "instructions?|step", "instructions?|step|text"):
+        found = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(rf'"(?:{keys})"\s*:', text)]
+        if len(found) == n_rows:
+            return found
+    return [0] * n_rows
 
 
 def _from_jsonl(path: Path, text: str, errors) -> list[PCSTable]:
@@ -350,7 +412,46 @@ def _table(path: Path, meta: dict, numbered: list[tuple[int, Any]], where: str, 
     if not rows:
         raise PCSFormatError(path, line, f"{where}: no rows")
     tid = str(meta.get("id") or "").strip() or table_id(title, (r.instruction for r in rows))
-    return PCSTable(id=tid, title=title, rows=rows, source=str(path), line=line or rows[0].line)
+    return PCSTable(
+        id=tid,
+        title=title,
+        rows=rows,
+        source=str(path),
+        line=line or rows[0].line,
+        split=str(meta.get("split") or "").strip().lower(),
+        annotator=_annotator(path, meta, title),
+        ingredients=_text_list(path, meta, "ingredients", where),
+        original=_text_list(path, meta, "recipe", where),
+    )
+
+
+def _annotator(path: Path, meta: dict, title: str) -> int:
+    """An explicit ``annotator`` field, else 2 for a release table whose title ends in ``_2`` (the release
+    marks a second crowd worker's table of a recipe that way: same id, same instructions), else 1."""
+    given = meta.get("annotator")
+    if given not in (None, ""):
+        try:
+            return int(given)
+        except (TypeError, ValueError):
+            raise PCSFormatError(path, 0, f"annotator must be an integer, got {given!r}") from None
+    return 2 if title.endswith("_2") and "table" in meta else 1
+
+
+def _text_list(path: Path, meta: dict, key: str, where: str) -> list[str]:
+    """Recipe1M's ``[{"text": …}]`` lists (plain string items accepted); absent → []. A scalar is not such a
+    list (flat formats use ``recipe`` as the recipe id column) and is ignored."""
+    value = meta.get(key)
+    if value is None or isinstance(value, (str, int, float)):
+        return []
+    if not isinstance(value, list):
+        raise PCSFormatError(path, 0, f"{where}: {key!r} must be a list of {{'text': ...}} objects")
+    out = []
+    for item in value:
+        text = item.get("text") if isinstance(item, dict) else item
+        if not isinstance(text, str):
+            raise PCSFormatError(path, 0, f"{where}: {key!r} item {item!r} has no text")
+        out.append(text.strip())
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- writing

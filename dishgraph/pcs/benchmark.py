@@ -1,0 +1,86 @@
+"""The README's PCS table in one call: floors and the tracker on the test split (chained and oracle), the same
+on a random split of the same sizes, people (annotator 2 vs 1 and back), beside the paper's rows.
+
+Train on train, report test; the tracker's few knobs were set on val beforehand (`Tracker` defaults), so this
+reads test once per row and tunes nothing. The random split keeps the two annotations of a recipe together
+(they share an id) so that no recipe is in train and test at once.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from dishgraph.eval.pcs_paper import gold_rows, people_agreement, score
+from dishgraph.pcs.predict import predict
+from dishgraph.pcs.tables import PCSTable, read_pcs
+
+COLUMNS = ("input_ema", "input_rouge_l", "output_bleu", "output_rouge_l", "output_meteor")
+# The paper's figures (data README; Diallo et al.): system -> columns (None: not reported).
+PAPER = {
+    "paper: fine-tuned T5-base, random split": (16.2, 58.5, 24.67, 54.5, 45.8),
+    "paper: fine-tuned Flan-T5-base, random split": (16.7, 53.5, 21.3, 54.6, 45.9),
+    "paper: GPT-3.5 + fine-tuning": (32.6, 55.9, None, 53.6, None),
+    "paper: GPT-4 + chain of thought": (26.7, 51.4, None, 52.3, None),
+    "paper: people (25 tables)": (48.6, 85.5, None, 58.2, None),
+}
+RUNS = (
+    ("prev-output", "chained"),
+    ("mentions", "chained"),
+    ("tracker", "chained"),
+    ("prev-output", "oracle"),
+    ("tracker", "oracle"),
+)
+
+
+def random_split(tables: Sequence[PCSTable], sizes: dict[str, int], seed: int = 0) -> dict[str, list[PCSTable]]:
+    """Tables shuffled into parts of the given sizes (in tables), a recipe's annotations together: each
+    recipe, in shuffled order, goes to the first part after the first one that it fits in; the first part
+    (train) takes the rest, so the other parts have exactly their sizes whenever single tables remain."""
+    groups: dict[str, list[PCSTable]] = {}
+    for t in tables:
+        groups.setdefault(t.id, []).append(t)
+    ids = sorted(groups)
+    random.Random(seed).shuffle(ids)
+    names = list(sizes)
+    out: dict[str, list[PCSTable]] = {name: [] for name in names}
+    for i in ids:
+        part = next((n for n in names[1:] if len(out[n]) + len(groups[i]) <= sizes[n]), names[0])
+        out[part] += groups[i]
+    return out
+
+
+def _row(system: str, split: str, setting: str, scores: dict) -> dict:
+    return {"system": system, "split": split, "setting": setting, **{c: scores.get(c) for c in COLUMNS}}
+
+
+def benchmark(data: str | Path, seed: int = 0) -> dict:
+    """Every row of the README table (see module doc), with the seconds each part took."""
+    started = time.perf_counter()
+    tables = read_pcs(data)
+    released = {s: [t for t in tables if t.split == s] for s in ("train", "val", "test")}
+    if not released["train"] or not released["test"]:
+        raise ValueError(f"{data}: expected train/ and test/ split directories")
+    splits = {
+        "released": released,
+        "random": random_split(tables, {s: len(v) for s, v in released.items()}, seed),
+    }
+    rows = []
+    for split_name, parts in splits.items():
+        gold = gold_rows(parts["test"])
+        for model, setting in RUNS:
+            pred = predict(parts["test"], model, setting, parts["train"])
+            rows.append(_row(model, split_name, setting, score(pred, gold)))
+    people = people_agreement(tables)
+    for direction, label in (("a2_vs_a1", "people: annotator 2 vs 1"), ("a1_vs_a2", "people: annotator 1 vs 2")):
+        rows.append(_row(f"{label} ({len(people['recipes'])} recipes)", "all", "-", people[direction]))
+    for system, values in PAPER.items():
+        rows.append({"system": system, "split": "paper", "setting": "-", **dict(zip(COLUMNS, values))})
+    return {
+        "rows": rows,
+        "test_rows": len(gold_rows(released["test"])),
+        "seed": seed,
+        "seconds": round(time.perf_counter() - started, 1),
+    }

@@ -1,0 +1,353 @@
+"""Predicting PCS input/output cells from instructions: floors and the comestible tracker (#27 §3).
+
+Every predictor fills, for each row of each table, the input set and the output of a step from the table's
+instructions, actions and the recipe's ingredient list. Two settings:
+
+- ``chained``: a row sees only its own instruction/action, the earlier instructions and the predictor's
+  *own* earlier outputs (as the paper's models did);
+- ``oracle``: the gold earlier outputs replace the predictor's own (gold inputs of earlier rows too): an
+  upper bound for the chaining, never a headline number.
+
+Floors: ``prev-output`` (input = the previous step's output, output = input unchanged), ``mentions`` (input
+= the food words the instruction names, output = input unchanged). The tracker (`Tracker`) keeps a kitchen
+state (which comestible each food word now lives in) and learns from the train tables how often an action
+takes no food, how often it carries the previous output along, and the output wording annotators use for it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dishgraph.pcs.tables import PCSRow, PCSTable, format_input_cell, format_output_cell, read_pcs
+from dishgraph.pcs.words import STOP, content_words, singular
+
+SETTINGS = ("chained", "oracle")
+MODELS = ("tracker", "prev-output", "mentions")
+ANAPHORA = frozenset("it them mixture everything all remaining rest this these".split())
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z_\-']*")
+X, R = "{X}", "{R}"
+FOOD_SHARE = 0.5  # a word is food when rows naming it list it in their input at least this often
+NONFOOD_SHARE = 0.15  # ... and never food (even in an ingredient line: oven, degrees) below this
+MAX_REST = 3  # other inputs written out in an output  # template slots: the main comestible, the other inputs joined
+
+
+def _key(text: str) -> str:
+    return " ".join(w for w in re.split(r"[^a-z0-9]+", text.lower()) if w)
+
+
+def action_key(action: str) -> str:
+    words = _key(action).split()
+    return words[0] if words else ""
+
+
+# ---------------------------------------------------------------------------------------------- mentions
+def mentions(
+    instruction: str, foods: AbstractSet[str], modifiers: AbstractSet[str] = frozenset(), merge: bool = True
+) -> list[str]:
+    """The food phrases an instruction names, in order: ``_``-joined ingredient words as written (the
+    release joins an ingredient's words with ``_``) and runs of words ending in a food word (``foods``,
+    singular) with the ``modifiers`` before it (``whole wheat flour``, ``brown sugar``); without ``merge``
+    every food word is an item of its own."""
+    out: list[str] = []
+    run: list[str] = []
+
+    def close() -> None:
+        while run and singular(run[-1]) not in foods:  # a run must end in a food word
+            run.pop()
+        if run and " ".join(run) not in out:
+            out.append(" ".join(run))
+        run.clear()
+
+    for tok in _TOKEN.findall(instruction):
+        tok = tok.strip("_-'")
+        if "_" in tok:
+            close()
+            if tok not in out:
+                out.append(tok)
+            continue
+        w = tok.lower()
+        if w and singular(w) not in STOP and (singular(w) in foods or singular(w) in modifiers):
+            run.append(w)
+            if not merge:
+                close()
+        else:
+            close()
+    close()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- learning
+@dataclass
+class Learned:
+    """What the tracker learns from the train tables (counts, turned into rates when used)."""
+
+    na: Counter = field(default_factory=Counter)  # action -> rows with no input
+    rows: Counter = field(default_factory=Counter)  # action -> rows
+    carry: Counter = field(default_factory=Counter)  # (action, named) -> rows whose inputs hold an earlier output
+    carry_rows: Counter = field(default_factory=Counter)
+    templates: dict = field(default_factory=lambda: defaultdict(Counter))  # (action, multi) -> template counts
+    foods: set[str] = field(default_factory=set)  # single words annotators use as input items
+    nonfood: set[str] = field(default_factory=set)  # words instructions use that are rarely in an input
+
+    def rate(self, num: Counter, den: Counter, key, prior: float, weight: float = 2.0) -> float:
+        """A smoothed rate: ``prior`` counts as ``weight`` pseudo-rows (rare actions lean on it)."""
+        return (num[key] + prior * weight) / (den[key] + weight)
+
+    def template(self, action: str, multi: bool, min_count: int = 2) -> str:
+        """The action's most frequent output template for this input shape; an action seen too rarely gets
+        its past participle before the main input (``baste`` → ``basted {X}``)."""
+        found = self.templates.get((action, multi))
+        if found and found.most_common(1)[0][1] >= min_count:
+            return found.most_common(1)[0][0]
+        if action and not multi:
+            return f"{participle(action)} {X}"
+        found = self.templates.get(("", multi))
+        return found.most_common(1)[0][0] if found else X
+
+
+def participle(verb: str) -> str:
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
+        return verb[:-1] + "ied"
+    if len(verb) <= 4 and re.fullmatch(r".*[^aeiou][aeiou][bdgklmnprt]", verb):
+        return verb + verb[-1] + "ed"
+    return verb + "ed"
+
+
+def template_of(output: str, main: str, rest: str) -> str | None:
+    """The output as a template over the main input ``{X}`` and the others ``{R}`` (token level), or None
+    when the main input's words do not appear in it contiguously."""
+    out, m = _key(output).split(), _key(main).split()
+    if not out or not m:
+        return None
+    at = next((i for i in range(len(out) - len(m) + 1) if out[i : i + len(m)] == m), None)
+    if at is None:
+        return None
+    toks = [*out[:at], X, *out[at + len(m) :]]
+    r = _key(rest).split()
+    if r:
+        for i in range(len(toks) - len(r) + 1):
+            if toks[i : i + len(r)] == r:
+                toks = [*toks[:i], R, *toks[i + len(r) :]]
+                break
+    return " ".join(toks)
+
+
+def learn(tables: Sequence[PCSTable]) -> Learned:
+    lr = Learned()
+    item_words: Counter = Counter()  # instruction word -> rows where it is also a word of an input item
+    seen_words: Counter = Counter()  # instruction word -> rows
+    for t in tables:
+        produced: set[str] = set()
+        for k, row in enumerate(t.rows):
+            a = action_key(row.action)
+            lr.rows[a] += 1
+            lr.rows[""] += 1
+            if not row.inputs:
+                lr.na[a] += 1
+                lr.na[""] += 1
+            in_items = {w for item in row.inputs for w in content_words(item)}
+            for w in set(content_words(row.instruction)):
+                seen_words[w] += 1
+                item_words[w] += w in in_items
+            named = bool(mentions(row.instruction, set()))
+            carried = any(_key(x) in produced for x in row.inputs)
+            for key in ((a, named), ("", named)):
+                lr.carry_rows[key] += bool(row.inputs) and k > 0
+                lr.carry[key] += carried
+            if row.output and row.inputs:
+                main = _main(row.inputs, produced)
+                tpl = template_of(row.output, main, " and ".join(x for x in row.inputs if x != main))
+                if tpl:
+                    multi = len(row.inputs) > 1
+                    lr.templates[(a, multi)][tpl] += 1
+                    lr.templates[("", multi)][tpl] += 1
+            if row.output:
+                produced.add(_key(row.output))
+    lr.foods = {w for w, n in seen_words.items() if n >= 3 and item_words[w] / n >= FOOD_SHARE}
+    lr.nonfood = {w for w, n in seen_words.items() if n >= 5 and item_words[w] / n < NONFOOD_SHARE}
+    return lr
+
+
+def _main(inputs: Sequence[str], produced: set[str]) -> str:
+    """The comestible a step works on: an earlier output if one is among the inputs, else the first."""
+    return next((x for x in inputs if _key(x) in produced), inputs[0])
+
+
+def fill(template: str, main: str, rest: Sequence[str]) -> str:
+    """The template with the main comestible's and the others' (at most `MAX_REST`) short names."""
+    others = " and ".join(_key(x) for x in rest[:MAX_REST])
+    text = template.replace(X, _key(main) or main)
+    text = text.replace(R, others) if R in text else text
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# ---------------------------------------------------------------------------------------------- predicting
+@dataclass
+class Kitchen:
+    """The live state while reading one recipe: the previous output and, per food word, its comestible."""
+
+    prev: str | None = None
+    where: dict[str, str] = field(default_factory=dict)
+    produced: set[str] = field(default_factory=set)
+    core: dict[str, str] = field(default_factory=dict)  # comestible -> the short name its outputs build on
+    depth: dict[str, int] = field(default_factory=dict)  # comestible -> steps behind it
+
+    def main(self, inputs: Sequence[str]) -> str:
+        """The comestible a step works on: the one with the longest history (the crust being topped)."""
+        return max(inputs, key=lambda x: (self.depth.get(x, 0), -inputs.index(x)))
+
+    def short(self, name: str) -> str:
+        return self.core.get(name, name)
+
+    def resolve(self, name: str) -> str:
+        words = content_words(name)
+        head = words[-1] if words else ""
+        return self.where.get(head, name)
+
+    def update(self, inputs: Sequence[str], output: str | None) -> None:
+        if not output:
+            return
+        for item in [*inputs, output]:
+            for w in content_words(item):
+                self.where[w] = output
+        if inputs and output not in self.core:
+            self.core[output] = self.short(self.main(inputs))
+        self.depth[output] = max(self.depth.get(output, 0), 1 + max((self.depth.get(x, 0) for x in inputs), default=0))
+        self.produced.add(_key(output))
+        self.prev = output
+
+
+@dataclass
+class Tracker:
+    learned: Learned
+    na_threshold: float = 0.3  # nothing named and an action this often without food: no input (val-tuned)
+    carry_threshold: float = 1.01  # carry the previous output beside named foods at this rate (> 1: never; val)
+    na_strong: float = 0.5  # an action this often without food (preheat) takes none even when words match
+    full_name: int = 3  # a main input this short is named in full in the output (else its core name)
+    merge: bool = False  # adjacent food words as one item (tuned on val: off)
+
+    def step(self, row: PCSRow, kitchen: Kitchen, ingredient_words: set[str]) -> tuple[list[str], str | None]:
+        a = action_key(row.action)
+        na = self.learned.rate(self.learned.na, self.learned.rows, a, 0.1)
+        if na >= self.na_strong:
+            return [], None
+        named = mentions(
+            row.instruction, self.learned.foods | (ingredient_words - self.learned.nonfood), merge=self.merge
+        )
+        words = set(_key(row.instruction).split())
+        if not named and not (words & ANAPHORA):
+            if kitchen.prev is None or na >= self.na_threshold:
+                return [], None
+        inputs: list[str] = []
+        for m in named:
+            r = kitchen.resolve(m)
+            if r not in inputs:
+                inputs.append(r)
+        carry = self.learned.rate(self.learned.carry, self.learned.carry_rows, (a, bool(named)), 0.5)
+        if kitchen.prev and kitchen.prev not in inputs and (not named or carry >= self.carry_threshold):
+            inputs.append(kitchen.prev)
+        if not inputs:
+            return [], None
+        main = kitchen.main(inputs)
+        template = self.learned.template(a, len(inputs) > 1)
+        if template == X:  # input = output (moving, resting): the name is kept as it is
+            return inputs, main
+        rest = [kitchen.short(x) for x in inputs if x != main]
+        name = main if len(_key(main).split()) <= self.full_name else kitchen.short(main)
+        return inputs, fill(template, name, rest)
+
+
+def predict_table(table: PCSTable, model: str, setting: str, tracker: Tracker | None = None) -> list[PCSRow]:
+    """Predicted rows of one table (instruction and action kept; inputs and output filled)."""
+    if setting not in SETTINGS:
+        raise ValueError(f"unknown setting {setting!r}; expected one of {SETTINGS}")
+    kitchen = Kitchen()
+    ingredient_words = {w for line in table.ingredients for w in content_words(line)}
+    foods = (tracker.learned.foods if tracker else set()) | ingredient_words  # the floor knows no train words
+    out = []
+    for row in table.rows:
+        if model == "prev-output":
+            inputs = [kitchen.prev] if kitchen.prev else []
+            output = format_input_cell(inputs) if inputs else None
+        elif model == "mentions":
+            inputs = mentions(row.instruction, foods)
+            output = format_input_cell(inputs) if inputs else None
+        elif model == "tracker" and tracker is not None:
+            inputs, output = tracker.step(row, kitchen, ingredient_words)
+        else:
+            raise ValueError(f"unknown model {model!r}; expected one of {MODELS} (the tracker needs train tables)")
+        out.append(PCSRow(instruction=row.instruction, action=row.action, inputs=inputs, output=output))
+        if setting == "oracle":
+            kitchen.update(row.inputs, row.output)
+        else:
+            kitchen.update(inputs, output)
+    return out
+
+
+def predict(tables: Sequence[PCSTable], model: str = "tracker", setting: str = "chained", train=None, **knobs):
+    """Prediction rows (recipe, annotator, row, instruction, action, input, output) for every gold row."""
+    if model.startswith("t5:"):
+        predicted = _t5_tables(tables, model[3:], setting)
+    else:
+        if model == "tracker" and not train:
+            raise ValueError("the tracker learns from train tables: give --train")
+        tracker = Tracker(learn(train), **knobs) if model == "tracker" else None
+        predicted = [
+            PCSTable(id=t.id, title=t.title, rows=predict_table(t, model, setting, tracker), annotator=t.annotator)
+            for t in tables
+        ]
+    return [
+        {
+            "recipe": t.id,
+            "annotator": t.annotator,
+            "row": k,
+            "instruction": r.instruction,
+            "action": r.action,
+            "input": format_input_cell(r.inputs),
+            "output": format_output_cell(r.output),
+        }
+        for t, p in zip(tables, predicted)
+        for k, r in enumerate(p.rows)
+    ]
+
+
+def _t5_tables(tables: Sequence[PCSTable], path: str, setting: str) -> list[PCSTable]:
+    """A fine-tuned T5 (`dishgraph train pcs -o DIR`) fills whole tables: chained by construction."""
+    if setting != "chained":
+        raise ValueError("t5 fills whole tables from the instructions alone: only --setting chained applies")
+    from dishgraph.pcs.t5 import T5Config, load_model, predict_tables
+    from dishgraph.torch_device import resolve_device
+
+    cfg = T5Config(model=path)
+    model, tokenizer = load_model(path, cfg.mask, resolve_device(None))
+    return predict_tables(model, tokenizer, tables, cfg)
+
+
+def predict_files(
+    split: str | Path, train: str | Path | None, out: str | Path, model: str = "tracker", setting: str = "chained"
+) -> dict:
+    """`dishgraph pcs predict`: read the split (and train) tables, write one JSONL row per gold row."""
+    started = time.perf_counter()
+    tables = read_pcs(split)
+    train_tables = read_pcs(train) if train else None
+    rows = predict(tables, model, setting, train_tables)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return {
+        "out": str(out),
+        "model": model,
+        "setting": setting,
+        "tables": len(tables),
+        "rows": len(rows),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
