@@ -10,6 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dishgraph.actions import ProtoAction
 from dishgraph.ingest.readers import (
@@ -282,21 +284,103 @@ def test_json_array_parser_across_chunk_boundaries(chunk):
     assert small == whole and [line for line, _ in small] == [2, 12, 23, 28, 32, 36]
 
 
-def test_json_array_syntax_error_stops_with_line(tmp_path):
+def test_json_array_malformed_element_is_skipped_and_reading_goes_on(tmp_path):
     p = tmp_path / "c.json"
     p.write_text(
         '[\n{"dish": "红烧肉", "text": "切块。"},\n{"dish": "鱼", "text": },\n{"dish": "虾", "text": "煮。"}\n]',
         encoding="utf-8",
     )
     rep = ReadReport()
-    assert [r.dish for r in read_corpus(p, report=rep)] == ["红烧肉"]  # what came before the damage is kept
+    assert [r.dish for r in read_corpus(p, report=rep)] == ["红烧肉", "虾"]  # a bad element costs no good one
     assert rep.skipped_by_reason == {"json": 1}
-    assert f"{p}:3: malformed JSON element" in rep.messages[0] and "elements before it were read" in rep.messages[0]
+    assert f"{p}:3: malformed JSON element" in rep.messages[0] and "the next one is read" in rep.messages[0]
     with pytest.raises(ReadError, match=r"c.json:3: malformed JSON element"):
         list(read_corpus(p, strict=True))
     (tmp_path / "o.json").write_text('{"dish": "a"}{"dish": "b"}', encoding="utf-8")
     with pytest.raises(ReadError, match="top-level array"):
         list(read_corpus(tmp_path / "o.json", format="json"))
+    cut = tmp_path / "cut.json"  # the file ends inside an element: what came before is kept
+    cut.write_text('[\n{"dish": "红烧肉", "text": "切块。"},\n{"dish": "鱼", "te', encoding="utf-8")
+    rep = ReadReport()
+    assert [r.dish for r in read_corpus(cut, report=rep)] == ["红烧肉"]
+    assert f"{cut}:3: unexpected end of file inside an element; elements before it were read" in rep.messages[0]
+
+
+def _record(i: int, text: str = "切块。") -> str:
+    return json.dumps({"dish": f"菜{i}", "text": text}, ensure_ascii=False)
+
+
+def test_json_array_element_over_the_limit_is_skipped_and_the_rest_is_read(tmp_path):
+    """Issue #25 §3: [good, <2 MB element>, good, good, good] keeps all 4 good records."""
+    p = tmp_path / "c.json"
+    big = json.dumps({"dish": "大", "text": "切，" * (1 << 20), "x": ["]", '\\"', {"}": "["}]}, ensure_ascii=False)
+    assert len(big) > 2_000_000
+    p.write_text("[\n" + _record(1) + ",\n" + big + ",\n" + ",\n".join(_record(i) for i in (2, 3, 4)) + "\n]", "utf-8")
+    rep = ReadReport()
+    assert [r.dish for r in read_corpus(p, report=rep)] == ["菜1", "菜2", "菜3", "菜4"]
+    assert rep.skipped_by_reason == {"too-long": 1}
+    assert rep.messages == [f"{p}:3: JSON element of {len(big):,} characters, over 1,048,576: skipped"]
+
+
+def test_json_array_limit_is_the_stated_one(tmp_path):
+    """1,048,576 characters (``MAX_LINE_BYTES``, the documented limit): an element of exactly that is read,
+    one character more is skipped."""
+    from dishgraph.ingest.readers import MAX_LINE_BYTES
+
+    assert MAX_LINE_BYTES == 1_048_576
+    head = len(_record(0, ""))
+    at_limit = _record(0, "切" * (MAX_LINE_BYTES - head))
+    over = _record(1, "炒" * (MAX_LINE_BYTES - head + 1))
+    assert (len(at_limit), len(over)) == (MAX_LINE_BYTES, MAX_LINE_BYTES + 1)
+    p = tmp_path / "c.json"
+    p.write_text(f"[{at_limit} ,\n\n{over}\t,{_record(2)}]", encoding="utf-8")
+    rep = ReadReport()
+    assert [r.dish for r in read_corpus(p, report=rep)] == ["菜0", "菜2"]
+    assert rep.messages == [f"{p}:3: JSON element of 1,048,577 characters, over 1,048,576: skipped"]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 64])
+def test_json_array_over_limit_elements_across_chunk_boundaries(tmp_path, chunk):
+    """Escapes, quotes and brackets inside strings, split at every chunk boundary: over-long elements are
+    read past by their structure, the good ones around them are kept with their line numbers."""
+    good = [{"dish": "a\\", "text": 'x"],{"}'}, {"dish": "b", "text": "y"}]
+    long_obj = json.dumps({"dish": "too long", "text": '\\"]]]}}}', "n": [1, 2, 3, {"a": "b"}]})
+    long_str = json.dumps("a string that is far too long, with a ] and a \\ in it")
+    text = f"[{json.dumps(good[0])}, {long_obj}, \n {long_str},\n{json.dumps(good[1])}]"
+    p = tmp_path / "c.json"
+    p.write_text(text, encoding="utf-8")
+    ctx = ReadContext(p, None, False)
+    got = list(_json_array_records(ctx, 40, chunk_chars=chunk))
+    assert got == [(1, good[0]), (3, good[1])]
+    assert len(json.dumps(good[0])) <= 40 < min(len(long_obj), len(long_str))
+    assert ctx.report.messages == [
+        f"{p}:1: JSON element of {len(long_obj)} characters, over 40: skipped",
+        f"{p}:2: JSON element of {len(long_str)} characters, over 40: skipped",
+    ]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(
+    st.lists(JSON_VALUES, min_size=1, max_size=8),
+    st.integers(1, 70),
+    st.sampled_from([",", ",\n", " ,\t", "\r\n,\r\n"]),
+)
+@settings(max_examples=150, derandomize=True, database=None, deadline=None)
+def test_json_array_keeps_every_element_within_the_limit_whatever_is_around_it(tmp_path_factory, items, chunk, sep):
+    limit = 60
+    texts = [json.dumps({"k": v}, ensure_ascii=bool(i % 2)) for i, v in enumerate(items)]
+    p = tmp_path_factory.mktemp("arr") / "c.json"
+    p.write_text("[" + sep.join(texts) + "]", encoding="utf-8")
+    ctx = ReadContext(p, None, False)
+    got = [v for _, v in _json_array_records(ctx, limit, chunk_chars=chunk)]
+    assert got == [json.loads(t) for t in texts if len(t) <= limit]
+    assert ctx.report.skipped == ctx.report.skipped_by_reason["too-long"] == sum(len(t) > limit for t in texts)
 
 
 def test_json_array_non_utf8_element_skipped(tmp_path):
