@@ -507,3 +507,23 @@ def test_estimate_records_counts_non_blank_lines_of_line_formats(tmp_path, crg_d
     arr = tmp_path / "c.json"
     arr.write_text('[{"dish": "a", "text": "切"}]', encoding="utf-8")
     assert estimate_records(arr) is None
+
+
+@pytest.mark.parametrize("encoding", ["gb18030", "utf-8"])
+def test_lines_of_objects_followed_by_commas_are_read_as_records(tmp_path, data_dir, encoding):
+    """A crawler's dump: one JSON object a line, each followed by a comma (an array without its brackets),
+    GB-encoded: 20 real XiaChuFang records, every one read (issue #25 §3)."""
+    src = tmp_path / "orig.jsonl"
+    with open(data_dir / "xiachufang" / "recipes.jsonl", encoding="utf-8") as fh:
+        src.write_text("".join(next(fh) for _ in range(20)), encoding="utf-8")
+    want = [(r.dish, r.title, r.text) for r in read_corpus(src)]
+    dump = tmp_path / "dump.json"
+    lines = [json.dumps(json.loads(line), ensure_ascii=False) for line in src.read_text("utf-8").splitlines()]
+    dump.write_bytes(("\r\n".join(line + "," for line in lines[:-1]) + "\r\n" + lines[-1] + "\r\n").encode(encoding))
+    rep = ReadReport()
+    got = [(r.dish, r.title, r.text) for r in read_corpus(dump, report=rep)]
+    assert len(want) == 20 and got == want and rep.skipped == 0
+    bad = tmp_path / "bad.jsonl"  # a comma does not excuse other damage: reported with its line
+    bad.write_text(lines[0] + ",\n" + lines[1] + ",,\n" + lines[2] + "\n", encoding="utf-8")
+    rep = ReadReport()
+    assert len(list(read_corpus(bad, report=rep))) == 2 and rep.messages[0].startswith(f"{bad}:2: malformed JSON")

@@ -158,10 +158,22 @@ class _Fields:
         return CorpusRecipe(dish, title or None, text, None if ident in (None, "") else str(ident), ctx.file, line)
 
 
+def _loads_line(text: str) -> Any:
+    """One JSONL line; a line that is one value followed by a comma (a JSON array written without its
+    brackets, one element a line, as crawlers dump them) is read as that value."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        body = text.rstrip()
+        if e.msg == "Extra data" and body.endswith(","):
+            return json.loads(body[:-1])
+        raise
+
+
 def _jsonl_records(ctx: ReadContext, max_line_bytes: int) -> Iterator[tuple[int, Any]]:
     for line, text in iter_lines(ctx, max_line_bytes):
         try:
-            value = json.loads(text)
+            value = _loads_line(text)
         except json.JSONDecodeError as e:
             ctx.skip(line, "json", f"malformed JSON ({e.msg}, column {e.colno})")
             continue
