@@ -85,6 +85,11 @@ def _unique(rows: Iterable, key) -> list:
     return list(seen.values())
 
 
+def existing_recipe_lines(store: GraphStore, ids: Sequence[str]) -> dict[str, int | None]:
+    """id -> the line it was first loaded from, for the ids that are in the graph (primary-key lookups)."""
+    return {r["id"]: r["line"] for r in _lookup(store, "load_existing_recipes", "ids", list(dict.fromkeys(ids)))}
+
+
 def load_glossary(store: GraphStore, glossary: Glossary) -> None:
     for kind in KINDS:
         rows = [{"key": f"{kind}:{f}", "form": f, "kind": kind, "cls": c} for f, c in glossary.table(kind).items()]
