@@ -411,3 +411,21 @@ def test_exact_duplicates_are_counted_as_duplicates_not_junk(tmp_path, small_cor
         again = ingest_corpus(store, three, glossary, segmenter="jieba", show_progress=False)
         assert (again.recipes, again.duplicates, again.already_loaded, again.junk) == (1, 2, 1, {})
         assert graph_counts(store)["Recipe"] == 1
+
+
+def test_a_recipe_giving_more_steps_than_the_cap_is_cut_and_reported(tmp_path, small_corpus, glossary, monkeypatch):
+    """Issue #25 §3: the steps of one recipe are capped (MAX_RECIPE_STEPS; lowered here to 5 so that a real
+    recipe exceeds it): the first steps are kept, the cut is counted and named with file and line."""
+    from dishgraph.ingest import pipeline
+    from dishgraph.ingest.corpus import ingest_corpus
+
+    monkeypatch.setattr(pipeline, "MAX_RECIPE_STEPS", 5)
+    lines = small_corpus.read_text(encoding="utf-8").splitlines()[:3]
+    path = tmp_path / "three.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with LadybugStore(tmp_path / "db") as store:
+        rep = ingest_corpus(store, path, glossary, segmenter="jieba", workers=1, show_progress=False)
+        per_recipe = store.execute("MATCH (r:Recipe)-[:HAS_STEP]->(s:Step) RETURN r.line AS line, count(s) AS n")
+    assert rep.truncated_steps == 3 and rep.steps == 15 and sorted(r["n"] for r in per_recipe) == [5, 5, 5]
+    cut = [m for m in rep.messages if "steps; the first 5 were kept" in m]
+    assert len(cut) == 3 and cut[0].startswith("three.jsonl:1: recipe three.jsonl:")

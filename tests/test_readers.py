@@ -527,3 +527,19 @@ def test_lines_of_objects_followed_by_commas_are_read_as_records(tmp_path, data_
     bad.write_text(lines[0] + ",\n" + lines[1] + ",,\n" + lines[2] + "\n", encoding="utf-8")
     rep = ReadReport()
     assert len(list(read_corpus(bad, report=rep))) == 2 and rep.messages[0].startswith(f"{bad}:2: malformed JSON")
+
+
+def test_a_recipe_over_the_character_cap_is_skipped_with_its_line(tmp_path):
+    """Issue #25 §3: one recipe's text is capped (MAX_RECIPE_CHARS), so parsing it cannot take memory in
+    proportion to the input; at the cap a record is read, one character more and it is skipped."""
+    from dishgraph.ingest.readers import MAX_RECIPE_CHARS
+
+    p = tmp_path / "c.jsonl"
+    at_cap = "切葱，" * (MAX_RECIPE_CHARS // 3) + "炒" * (MAX_RECIPE_CHARS % 3)
+    p.write_text(
+        "\n".join(_record(i, t) for i, t in enumerate([at_cap, at_cap + "炒", "切块。"])) + "\n", encoding="utf-8"
+    )
+    rep = ReadReport()
+    assert [len(r.text) for r in read_corpus(p, report=rep)] == [MAX_RECIPE_CHARS, 3]
+    assert rep.skipped_by_reason == {"long-recipe": 1}
+    assert rep.messages == [f"{p}:2: recipe for '菜1' of 20,001 characters, over the cap of 20,000: skipped"]

@@ -30,6 +30,7 @@ class CorpusReport:
     skipped_already_parsed: int = 0
     duplicates: int = 0  # records repeating an earlier record of the same source (same dish and text): left out
     already_loaded: int = 0  # records an earlier ingest of this source loaded from the same line (a re-run)
+    truncated_steps: int = 0  # recipes whose steps were cut to pipeline.MAX_RECIPE_STEPS
     skipped_lines: int = 0
     junk: dict[str, int] = field(default_factory=dict)  # junk kind -> records (see ingest/junk.py)
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
@@ -221,6 +222,8 @@ class _CorpusLoad:
         """Steps and parsed recipes from ``parse_and_load``; a recipe that yields no action is junk too."""
         self.rep.steps, self.rep.with_actions = stats.steps, stats.with_actions
         self.rep.skipped_already_parsed = stats.skipped_already_parsed
+        self.rep.truncated_steps = stats.truncated
+        self.junk_messages.extend(stats.errors)
         parsed = stats.recipes - stats.skipped_already_parsed  # parsed in this run (not a recipe parsed before)
         if parsed > stats.with_actions:
             self.rep.junk[NO_ACTION] = parsed - stats.with_actions

@@ -313,6 +313,7 @@ class ParsedRows:
     nexts: list[dict] = field(default_factory=list)
     protos: dict[str, ProtoAction] = field(default_factory=dict)  # key -> proto-action, once each
     marks: list[dict] = field(default_factory=list)  # {"id", "n"}: n actions became steps
+    truncated: list[tuple[str, int]] = field(default_factory=list)  # (id, actions parsed) cut to a cap
 
     @classmethod
     def of(cls, parsed: Sequence[ParsedRecipe]) -> ParsedRows:
@@ -334,6 +335,7 @@ class ParsedRows:
             out.nexts.extend(r for r in part.nexts if keep(_step_recipe(r["src"])))
             out.marks.extend(m for m in part.marks if keep(m["id"]))
             out.protos.update(part.protos)
+            out.truncated.extend(t for t in part.truncated if keep(t[0]))
         return out
 
     @property

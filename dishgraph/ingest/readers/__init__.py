@@ -12,7 +12,9 @@ good one. Decisions worth knowing:
 * Lines that are not UTF-8 are skipped (replacement characters would corrupt the text we key on); a BOM
   and CRLF line ends are accepted silently; blank lines are counted (`blank`) without a message.
 * ``strict=True`` turns every message into a `ReadError`, flags included (for curated inputs).
-* Lines longer than ``max_line_bytes`` (default 1 MiB) are skipped without ever being held in memory.
+* Lines longer than ``max_line_bytes`` (default 1 MiB) are skipped without ever being held in memory, and
+  recipe texts longer than ``MAX_RECIPE_CHARS`` (20,000 characters; the longest real recipe has 5,724) are
+  skipped (``long-recipe``): parsing costs memory in proportion to the text.
 * In a top-level JSON array, each element is delimited by its structure (brackets and strings followed, not
   parsed) before it is parsed, so an element over the limit (1,048,576 characters, ``max_line_bytes``) is
   read past without being held and skipped, a malformed one is skipped, and the elements after both are
@@ -38,6 +40,7 @@ from dishgraph.ingest.readers.lines import (
     CHUNK_BYTES,
     MAX_LINE_BYTES,
     MAX_NAME_CHARS,
+    MAX_RECIPE_CHARS,
     check_encoding,
     clean_name,
     detect_encoding,
@@ -51,6 +54,7 @@ __all__ = [
     "CORPUS_FORMATS",
     "MAX_LINE_BYTES",
     "MAX_NAME_CHARS",
+    "MAX_RECIPE_CHARS",
     "PIVOT_KINDS",
     "BaseRecipe",
     "Change",
