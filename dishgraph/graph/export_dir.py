@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from dishgraph.graph.export_scan import table_specs
 
@@ -195,7 +195,7 @@ def _dir_mode(out: Path) -> int:
 
 
 @cache
-def _renameat2():
+def _renameat2() -> Any:  # the C function, or None
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         fn = libc.renameat2
