@@ -210,7 +210,9 @@ def test_too_long_line_is_skipped_and_next_line_read(tmp_path):
     assert rep.skipped_by_reason == {"too-long": 1}
     assert f"{p}:2: line longer than {1 << 20} bytes" in rep.messages[0]
     rep2 = ReadReport()
-    assert [r.line for r in read_base_recipes(p, report=rep2, max_line_bytes=3 << 20)] == [1, 2, 3]
+    # a longer line limit reads the line; its 800,000-character recipe is then over the recipe cap
+    assert [r.line for r in read_base_recipes(p, report=rep2, max_line_bytes=3 << 20)] == [1, 3]
+    assert rep2.skipped_by_reason == {"long-recipe": 1} and f"{p}:2: recipe for 'x' of 800,000" in rep2.messages[0]
     assert [r.line for r in read_base_recipes(p, max_line_bytes=26)] == [3]  # 26 bytes + newline fit
 
 
@@ -328,9 +330,16 @@ def test_json_array_limit_is_the_stated_one(tmp_path):
     from dishgraph.ingest.readers import MAX_LINE_BYTES
 
     assert MAX_LINE_BYTES == 1_048_576
-    head = len(_record(0, ""))
-    at_limit = _record(0, "切" * (MAX_LINE_BYTES - head))
-    over = _record(1, "炒" * (MAX_LINE_BYTES - head + 1))
+
+    def padded(i: int, n: int) -> str:  # a record of n characters (padded in a field that is not the text)
+        return json.dumps(
+            {"dish": f"菜{i}", "text": "切块。", "note": "注" * (n - len(padded_head(i)))}, ensure_ascii=False
+        )
+
+    def padded_head(i: int) -> str:
+        return json.dumps({"dish": f"菜{i}", "text": "切块。", "note": ""}, ensure_ascii=False)
+
+    at_limit, over = padded(0, MAX_LINE_BYTES), padded(1, MAX_LINE_BYTES + 1)
     assert (len(at_limit), len(over)) == (MAX_LINE_BYTES, MAX_LINE_BYTES + 1)
     p = tmp_path / "c.json"
     p.write_text(f"[{at_limit} ,\n\n{over}\t,{_record(2)}]", encoding="utf-8")
