@@ -123,9 +123,12 @@ def exit_code_section() -> list[str]:
         "",
         "Input records that cannot be used (malformed JSON, nesting deeper than the stack, integers of more "
         "than 4,300 digits, bytes not in the file's encoding, a dish that is not text, a step list holding "
-        "lists, a text of zero-width characters only, a line over 1 MiB, damage in a `.gz`) are skipped and "
-        "counted by reason with `file:line`; every good record before and after them is stored, and the "
-        "command exits 3. A file that yields no record at all is an error (exit 1).",
+        "lists, a text of zero-width characters only, a line or JSON array element over 1 MiB, a recipe text "
+        "over 20,000 characters, damage in a `.gz`) are skipped and counted by reason with `file:line`; every "
+        "good record before and after them is stored, and the command exits 3. A file that yields no record at "
+        "all is an error (exit 1). A recipe that parses into more than 2,000 steps keeps its first 2,000 "
+        "(`truncated_steps`, named with `file:line`). Exact repeats of a record are left out and counted as "
+        "`duplicates`; records a previous run loaded from the same line count as `already_loaded`.",
         "",
     ]
     return out

@@ -100,6 +100,9 @@ def test_corpus_ingest_loads_and_parses_every_record(clean_corpus_run):
     assert rep.steps == counts["Step"] == counts["HAS_STEP"] == counts["INSTANCE_OF"] > 10 * CORPUS_N
     assert counts["NEXT"] == counts["Step"] - rep.with_actions  # one chain per recipe with actions
     assert counts_again == counts and again.skipped_already_parsed == CORPUS_N and again.steps == 0
+    # a re-run: every record was loaded before from its own line (not a duplicate, not a recipe without action)
+    assert (again.already_loaded, again.duplicates, again.junk) == (CORPUS_N, 0, {})
+    assert (rep.already_loaded, rep.duplicates) == (0, 0)
 
 
 KILL_POINTS = {
@@ -253,7 +256,9 @@ def test_corpus_repeating_recipes_across_batches_loads_each_once(
             show_progress=False,
         )
         assert graph_counts(store) == clean
-    assert rep.recipes == CORPUS_N + 50 and rep.skipped_already_parsed == 50
+    # the 50 repeats are duplicates, left out before parsing (chunks of 20: within a chunk and across chunks)
+    assert rep.recipes == CORPUS_N and rep.duplicates == 50 and rep.skipped_already_parsed == 0
+    assert "no_action" not in rep.junk
 
 
 @pytest.fixture(scope="module")
@@ -390,3 +395,37 @@ def test_dishes_copied_in_bulk_keep_an_existing_dish_source(store):
         assert loader.load_dishes(store, ["白灼菜心", "酸辣鸡爪", "酸辣鸡爪"], "second", mode="copy") == 2
     rows = store.execute("MATCH (d:Dish) RETURN d.name AS name, d.source AS source ORDER BY name")
     assert rows == [{"name": "白灼菜心", "source": "first"}, {"name": "酸辣鸡爪", "source": "second"}]
+
+
+def test_exact_duplicates_are_counted_as_duplicates_not_junk(tmp_path, small_corpus, glossary):
+    """Issue #25 §3: three identical lines gave `no_action 2`; a re-run of a corpus gave `no_action N`."""
+    from dishgraph.ingest.corpus import ingest_corpus
+
+    line = small_corpus.read_text(encoding="utf-8").splitlines()[0]
+    three = tmp_path / "three.jsonl"
+    three.write_text("\n".join([line] * 3) + "\n", encoding="utf-8")
+    with LadybugStore(tmp_path / "db") as store:
+        rep = ingest_corpus(store, three, glossary, segmenter="jieba", show_progress=False)
+        assert (rep.recipes, rep.duplicates, rep.already_loaded, rep.junk) == (1, 2, 0, {})
+        assert f"{three}:2: recipe for" in rep.messages[0] and "repeats line 1 word for word" in rep.messages[0]
+        again = ingest_corpus(store, three, glossary, segmenter="jieba", show_progress=False)
+        assert (again.recipes, again.duplicates, again.already_loaded, again.junk) == (1, 2, 1, {})
+        assert graph_counts(store)["Recipe"] == 1
+
+
+def test_a_recipe_giving_more_steps_than_the_cap_is_cut_and_reported(tmp_path, small_corpus, glossary, monkeypatch):
+    """Issue #25 §3: the steps of one recipe are capped (MAX_RECIPE_STEPS; lowered here to 5 so that a real
+    recipe exceeds it): the first steps are kept, the cut is counted and named with file and line."""
+    from dishgraph.ingest import pipeline
+    from dishgraph.ingest.corpus import ingest_corpus
+
+    monkeypatch.setattr(pipeline, "MAX_RECIPE_STEPS", 5)
+    lines = small_corpus.read_text(encoding="utf-8").splitlines()[:3]
+    path = tmp_path / "three.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with LadybugStore(tmp_path / "db") as store:
+        rep = ingest_corpus(store, path, glossary, segmenter="jieba", workers=1, show_progress=False)
+        per_recipe = store.execute("MATCH (r:Recipe)-[:HAS_STEP]->(s:Step) RETURN r.line AS line, count(s) AS n")
+    assert rep.truncated_steps == 3 and rep.steps == 15 and sorted(r["n"] for r in per_recipe) == [5, 5, 5]
+    cut = [m for m in rep.messages if "steps; the first 5 were kept" in m]
+    assert len(cut) == 3 and cut[0].startswith("three.jsonl:1: recipe three.jsonl:")

@@ -10,6 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dishgraph.actions import ProtoAction
 from dishgraph.ingest.readers import (
@@ -208,7 +210,9 @@ def test_too_long_line_is_skipped_and_next_line_read(tmp_path):
     assert rep.skipped_by_reason == {"too-long": 1}
     assert f"{p}:2: line longer than {1 << 20} bytes" in rep.messages[0]
     rep2 = ReadReport()
-    assert [r.line for r in read_base_recipes(p, report=rep2, max_line_bytes=3 << 20)] == [1, 2, 3]
+    # a longer line limit reads the line; its 800,000-character recipe is then over the recipe cap
+    assert [r.line for r in read_base_recipes(p, report=rep2, max_line_bytes=3 << 20)] == [1, 3]
+    assert rep2.skipped_by_reason == {"long-recipe": 1} and f"{p}:2: recipe for 'x' of 800,000" in rep2.messages[0]
     assert [r.line for r in read_base_recipes(p, max_line_bytes=26)] == [3]  # 26 bytes + newline fit
 
 
@@ -282,21 +286,110 @@ def test_json_array_parser_across_chunk_boundaries(chunk):
     assert small == whole and [line for line, _ in small] == [2, 12, 23, 28, 32, 36]
 
 
-def test_json_array_syntax_error_stops_with_line(tmp_path):
+def test_json_array_malformed_element_is_skipped_and_reading_goes_on(tmp_path):
     p = tmp_path / "c.json"
     p.write_text(
         '[\n{"dish": "红烧肉", "text": "切块。"},\n{"dish": "鱼", "text": },\n{"dish": "虾", "text": "煮。"}\n]',
         encoding="utf-8",
     )
     rep = ReadReport()
-    assert [r.dish for r in read_corpus(p, report=rep)] == ["红烧肉"]  # what came before the damage is kept
+    assert [r.dish for r in read_corpus(p, report=rep)] == ["红烧肉", "虾"]  # a bad element costs no good one
     assert rep.skipped_by_reason == {"json": 1}
-    assert f"{p}:3: malformed JSON element" in rep.messages[0] and "elements before it were read" in rep.messages[0]
+    assert f"{p}:3: malformed JSON element" in rep.messages[0] and "the next one is read" in rep.messages[0]
     with pytest.raises(ReadError, match=r"c.json:3: malformed JSON element"):
         list(read_corpus(p, strict=True))
     (tmp_path / "o.json").write_text('{"dish": "a"}{"dish": "b"}', encoding="utf-8")
     with pytest.raises(ReadError, match="top-level array"):
         list(read_corpus(tmp_path / "o.json", format="json"))
+    cut = tmp_path / "cut.json"  # the file ends inside an element: what came before is kept
+    cut.write_text('[\n{"dish": "红烧肉", "text": "切块。"},\n{"dish": "鱼", "te', encoding="utf-8")
+    rep = ReadReport()
+    assert [r.dish for r in read_corpus(cut, report=rep)] == ["红烧肉"]
+    assert f"{cut}:3: unexpected end of file inside an element; elements before it were read" in rep.messages[0]
+
+
+def _record(i: int, text: str = "切块。") -> str:
+    return json.dumps({"dish": f"菜{i}", "text": text}, ensure_ascii=False)
+
+
+def test_json_array_element_over_the_limit_is_skipped_and_the_rest_is_read(tmp_path):
+    """Issue #25 §3: [good, <2 MB element>, good, good, good] keeps all 4 good records."""
+    p = tmp_path / "c.json"
+    big = json.dumps({"dish": "大", "text": "切，" * (1 << 20), "x": ["]", '\\"', {"}": "["}]}, ensure_ascii=False)
+    assert len(big) > 2_000_000
+    p.write_text("[\n" + _record(1) + ",\n" + big + ",\n" + ",\n".join(_record(i) for i in (2, 3, 4)) + "\n]", "utf-8")
+    rep = ReadReport()
+    assert [r.dish for r in read_corpus(p, report=rep)] == ["菜1", "菜2", "菜3", "菜4"]
+    assert rep.skipped_by_reason == {"too-long": 1}
+    assert rep.messages == [f"{p}:3: JSON element of {len(big):,} characters, over 1,048,576: skipped"]
+
+
+def test_json_array_limit_is_the_stated_one(tmp_path):
+    """1,048,576 characters (``MAX_LINE_BYTES``, the documented limit): an element of exactly that is read,
+    one character more is skipped."""
+    from dishgraph.ingest.readers import MAX_LINE_BYTES
+
+    assert MAX_LINE_BYTES == 1_048_576
+
+    def padded(i: int, n: int) -> str:  # a record of n characters (padded in a field that is not the text)
+        return json.dumps(
+            {"dish": f"菜{i}", "text": "切块。", "note": "注" * (n - len(padded_head(i)))}, ensure_ascii=False
+        )
+
+    def padded_head(i: int) -> str:
+        return json.dumps({"dish": f"菜{i}", "text": "切块。", "note": ""}, ensure_ascii=False)
+
+    at_limit, over = padded(0, MAX_LINE_BYTES), padded(1, MAX_LINE_BYTES + 1)
+    assert (len(at_limit), len(over)) == (MAX_LINE_BYTES, MAX_LINE_BYTES + 1)
+    p = tmp_path / "c.json"
+    p.write_text(f"[{at_limit} ,\n\n{over}\t,{_record(2)}]", encoding="utf-8")
+    rep = ReadReport()
+    assert [r.dish for r in read_corpus(p, report=rep)] == ["菜0", "菜2"]
+    assert rep.messages == [f"{p}:3: JSON element of 1,048,577 characters, over 1,048,576: skipped"]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 64])
+def test_json_array_over_limit_elements_across_chunk_boundaries(tmp_path, chunk):
+    """Escapes, quotes and brackets inside strings, split at every chunk boundary: over-long elements are
+    read past by their structure, the good ones around them are kept with their line numbers."""
+    good = [{"dish": "a\\", "text": 'x"],{"}'}, {"dish": "b", "text": "y"}]
+    long_obj = json.dumps({"dish": "too long", "text": '\\"]]]}}}', "n": [1, 2, 3, {"a": "b"}]})
+    long_str = json.dumps("a string that is far too long, with a ] and a \\ in it")
+    text = f"[{json.dumps(good[0])}, {long_obj}, \n {long_str},\n{json.dumps(good[1])}]"
+    p = tmp_path / "c.json"
+    p.write_text(text, encoding="utf-8")
+    ctx = ReadContext(p, None, False)
+    got = list(_json_array_records(ctx, 40, chunk_chars=chunk))
+    assert got == [(1, good[0]), (3, good[1])]
+    assert len(json.dumps(good[0])) <= 40 < min(len(long_obj), len(long_str))
+    assert ctx.report.messages == [
+        f"{p}:1: JSON element of {len(long_obj)} characters, over 40: skipped",
+        f"{p}:2: JSON element of {len(long_str)} characters, over 40: skipped",
+    ]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(
+    st.lists(JSON_VALUES, min_size=1, max_size=8),
+    st.integers(1, 70),
+    st.sampled_from([",", ",\n", " ,\t", "\r\n,\r\n"]),
+)
+@settings(max_examples=150, derandomize=True, database=None, deadline=None)
+def test_json_array_keeps_every_element_within_the_limit_whatever_is_around_it(tmp_path_factory, items, chunk, sep):
+    limit = 60
+    texts = [json.dumps({"k": v}, ensure_ascii=bool(i % 2)) for i, v in enumerate(items)]
+    p = tmp_path_factory.mktemp("arr") / "c.json"
+    p.write_text("[" + sep.join(texts) + "]", encoding="utf-8")
+    ctx = ReadContext(p, None, False)
+    got = [v for _, v in _json_array_records(ctx, limit, chunk_chars=chunk)]
+    assert got == [json.loads(t) for t in texts if len(t) <= limit]
+    assert ctx.report.skipped == ctx.report.skipped_by_reason["too-long"] == sum(len(t) > limit for t in texts)
 
 
 def test_json_array_non_utf8_element_skipped(tmp_path):
@@ -423,3 +516,39 @@ def test_estimate_records_counts_non_blank_lines_of_line_formats(tmp_path, crg_d
     arr = tmp_path / "c.json"
     arr.write_text('[{"dish": "a", "text": "切"}]', encoding="utf-8")
     assert estimate_records(arr) is None
+
+
+@pytest.mark.parametrize("encoding", ["gb18030", "utf-8"])
+def test_lines_of_objects_followed_by_commas_are_read_as_records(tmp_path, data_dir, encoding):
+    """A crawler's dump: one JSON object a line, each followed by a comma (an array without its brackets),
+    GB-encoded: 20 real XiaChuFang records, every one read (issue #25 §3)."""
+    src = tmp_path / "orig.jsonl"
+    with open(data_dir / "xiachufang" / "recipes.jsonl", encoding="utf-8") as fh:
+        src.write_text("".join(next(fh) for _ in range(20)), encoding="utf-8")
+    want = [(r.dish, r.title, r.text) for r in read_corpus(src)]
+    dump = tmp_path / "dump.json"
+    lines = [json.dumps(json.loads(line), ensure_ascii=False) for line in src.read_text("utf-8").splitlines()]
+    dump.write_bytes(("\r\n".join(line + "," for line in lines[:-1]) + "\r\n" + lines[-1] + "\r\n").encode(encoding))
+    rep = ReadReport()
+    got = [(r.dish, r.title, r.text) for r in read_corpus(dump, report=rep)]
+    assert len(want) == 20 and got == want and rep.skipped == 0
+    bad = tmp_path / "bad.jsonl"  # a comma does not excuse other damage: reported with its line
+    bad.write_text(lines[0] + ",\n" + lines[1] + ",,\n" + lines[2] + "\n", encoding="utf-8")
+    rep = ReadReport()
+    assert len(list(read_corpus(bad, report=rep))) == 2 and rep.messages[0].startswith(f"{bad}:2: malformed JSON")
+
+
+def test_a_recipe_over_the_character_cap_is_skipped_with_its_line(tmp_path):
+    """Issue #25 §3: one recipe's text is capped (MAX_RECIPE_CHARS), so parsing it cannot take memory in
+    proportion to the input; at the cap a record is read, one character more and it is skipped."""
+    from dishgraph.ingest.readers import MAX_RECIPE_CHARS
+
+    p = tmp_path / "c.jsonl"
+    at_cap = "切葱，" * (MAX_RECIPE_CHARS // 3) + "炒" * (MAX_RECIPE_CHARS % 3)
+    p.write_text(
+        "\n".join(_record(i, t) for i, t in enumerate([at_cap, at_cap + "炒", "切块。"])) + "\n", encoding="utf-8"
+    )
+    rep = ReadReport()
+    assert [len(r.text) for r in read_corpus(p, report=rep)] == [MAX_RECIPE_CHARS, 3]
+    assert rep.skipped_by_reason == {"long-recipe": 1}
+    assert rep.messages == [f"{p}:2: recipe for '菜1' of 20,001 characters, over the cap of 20,000: skipped"]

@@ -19,7 +19,11 @@ app = typer.Typer(
     cls=DishgraphGroup,
 )
 
-DirArg = typer.Argument(..., help="Output directory (created if missing; files of an earlier export are replaced).")
+DirArg = typer.Argument(
+    ...,
+    help="Output directory: created if missing, or an earlier export there replaced whole (built beside it, "
+    "swapped in at the end: a killed export leaves the old one). A directory holding other files is refused.",
+)
 
 
 def _progress(disable: bool):

@@ -39,11 +39,11 @@ from typing import Any
 
 from dishgraph.graph import schema
 from dishgraph.graph.base import GraphStore
+from dishgraph.graph.export_dir import export_directory, file_sha256, open_output, write_text
 from dishgraph.graph.export_scan import (
     TableSpec,
     count_rows,
     iter_batches,
-    open_output,
     scan_to_parquet,
     scratch_dir,
     table_specs,
@@ -197,6 +197,7 @@ class ExportedFile:
     rows: int
     bytes: int
     seconds: float
+    sha256: str = ""  # of the file as written (the manifest lets a reader check every file)
 
 
 @dataclass
@@ -332,63 +333,77 @@ def export_neo4j_import(
     """Write one import CSV per label and relationship type (and end pair) of the schema into directory.
 
     Tables without rows get no file (and no ``--nodes`` / ``--relationships`` argument). Also writes
-    ``IMPORT.txt`` (the command lines), ``post-import.cypher`` and ``manifest.json``.
+    ``IMPORT.txt`` (the command lines), ``post-import.cypher`` and ``manifest.json`` (last). The directory
+    is replaced whole, or not at all (``export_dir``): a directory holding other files is refused.
     """
-    import pyarrow.csv as pcsv
 
     if len(array_delimiter) != 1 or array_delimiter in ',"\r\n':
         raise ExportError(
             f'the array delimiter must be one character other than , " and line breaks, not {array_delimiter!r}'
         )
-    out = Path(directory).expanduser().resolve()
-    out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     seen = _Seen()
     files: list[ExportedFile] = []
-    opts = pcsv.WriteOptions(include_header=False, quoting_style="needed")
-    with scratch_dir(out) as scratch:
+    with export_directory(directory) as (stage, out), scratch_dir(stage) as scratch:
         for spec in table_specs(by_offset=True):
-            total = count_rows(store, spec)
-            target = out / file_name(spec, compress)
-            for stale in (out / file_name(spec, True), out / file_name(spec, False)):
-                stale.unlink(missing_ok=True)
-            if progress:
-                progress(spec.name, 0, total)
-            if not total:
-                continue
-            t1 = time.perf_counter()
-            parquet = scan_to_parquet(store, spec, scratch)
-            done = 0
-            with open_output(target, compress) as sink:
-                sink.write((",".join(header(spec)) + "\n").encode("utf-8"))
-                writer = None
-                for batch in iter_batches(parquet, spec, batch_rows):
-                    enc = encode_batch(batch, spec, array_delimiter, seen)
-                    if writer is None:
-                        writer = pcsv.CSVWriter(sink, enc.schema, write_options=opts)
-                    writer.write_batch(enc)
-                    done += batch.num_rows
-                    if progress:
-                        progress(spec.name, done, total)
-                if writer is not None:
-                    writer.close()
-            parquet.unlink()
-            files.append(
-                ExportedFile(
-                    target.name, spec.kind, spec.name, done, target.stat().st_size, round(time.perf_counter() - t1, 3)
-                )
-            )
-    rep = Neo4jExport(
-        str(out),
-        files,
-        time.perf_counter() - t0,
-        array_delimiter,
-        seen.multiline,
-        seen.empty_lists,
-        seen.null_lists,
-        database,
-    )
-    (out / "IMPORT.txt").write_text(rep.instructions(), encoding="utf-8")
-    (out / "post-import.cypher").write_text(rep.post_import_cypher(), encoding="utf-8")
-    (out / "manifest.json").write_text(json.dumps(rep.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            f = _export_table(store, spec, stage, scratch, compress, array_delimiter, seen, progress, batch_rows)
+            if f is not None:
+                files.append(f)
+        rep = Neo4jExport(
+            str(out),
+            files,
+            time.perf_counter() - t0,
+            array_delimiter,
+            seen.multiline,
+            seen.empty_lists,
+            seen.null_lists,
+            database,
+        )
+        write_text(stage, "IMPORT.txt", rep.instructions())
+        write_text(stage, "post-import.cypher", rep.post_import_cypher())
+        write_text(stage, "manifest.json", json.dumps(rep.to_dict(), ensure_ascii=False, indent=2) + "\n")
     return rep
+
+
+def _export_table(
+    store: GraphStore,
+    spec: TableSpec,
+    stage: Path,
+    scratch: Path,
+    compress: bool,
+    array_delimiter: str,
+    seen: _Seen,
+    progress: Progress | None,
+    batch_rows: int,
+) -> ExportedFile | None:
+    """One table's import file in the staging directory (None for a table without rows: no file)."""
+    import pyarrow.csv as pcsv
+
+    total = count_rows(store, spec)
+    if progress:
+        progress(spec.name, 0, total)
+    if not total:
+        return None
+    t1 = time.perf_counter()
+    name = file_name(spec, compress)
+    parquet = scan_to_parquet(store, spec, scratch)
+    done = 0
+    opts = pcsv.WriteOptions(include_header=False, quoting_style="needed")
+    with open_output(stage, name, compress) as sink:
+        sink.write((",".join(header(spec)) + "\n").encode("utf-8"))
+        writer = None
+        for batch in iter_batches(parquet, spec, batch_rows):
+            enc = encode_batch(batch, spec, array_delimiter, seen)
+            if writer is None:
+                writer = pcsv.CSVWriter(sink, enc.schema, write_options=opts)
+            writer.write_batch(enc)
+            done += batch.num_rows
+            if progress:
+                progress(spec.name, done, total)
+        if writer is not None:
+            writer.close()
+    parquet.unlink()
+    path = stage / name
+    return ExportedFile(
+        name, spec.kind, spec.name, done, path.stat().st_size, round(time.perf_counter() - t1, 3), file_sha256(path)
+    )

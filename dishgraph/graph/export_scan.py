@@ -17,7 +17,6 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from io import BufferedIOBase
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +103,7 @@ def count_rows(store: GraphStore, spec: TableSpec) -> int:
 
 @contextmanager
 def scratch_dir(parent: Path | None = None) -> Iterator[Path]:
-    """A temporary directory for the engine's Parquet files (next to the output by default: same disk)."""
+    """A temporary directory for the engine's Parquet files (inside the export's staging directory: same disk)."""
     with tempfile.TemporaryDirectory(prefix=".dishgraph-export-", dir=parent) as tmp:
         yield Path(tmp)
 
@@ -120,18 +119,6 @@ def scan_to_parquet(store: GraphStore, spec: TableSpec, scratch: Path) -> Path:
         raise ValueError(f"cannot use a scratch path containing quotes or backslashes: {text}")
     store.copy_query_to(scan_query(spec), text)
     return path
-
-
-GZIP_LEVEL = 1  # about 3x smaller than plain CSV at a fraction of level 6's CPU time (exports are CPU-bound)
-
-
-def open_output(path: Path, compress: bool) -> BufferedIOBase:
-    """A binary file for one exported CSV, gzip-compressed when asked (neo4j-admin and pandas read .gz)."""
-    import gzip
-
-    if compress:
-        return gzip.open(path, "wb", compresslevel=GZIP_LEVEL)
-    return open(path, "wb")
 
 
 ARROW_TYPES = {"STRING": "string", "INT64": "int64", "DOUBLE": "float64", "BOOLEAN": "bool_"}

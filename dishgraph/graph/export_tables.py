@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from dishgraph.graph.base import GraphStore
+from dishgraph.graph.export_dir import export_directory, file_sha256, new_file, open_output, write_text
 from dishgraph.graph.export_scan import (
     TableSpec,
     arrow_schema,
     count_rows,
     iter_batches,
-    open_output,
     scan_to_parquet,
     scratch_dir,
     table_specs,
@@ -49,6 +49,7 @@ class ExportedTable:
     seconds: float
     src: str | None = None
     dst: str | None = None
+    sha256: str = ""  # of the file as written (tables.json lets a reader check every file)
 
 
 @dataclass
@@ -115,64 +116,77 @@ def export_tables(
     progress: Progress | None = None,
     batch_rows: int = 65_536,
 ) -> TablesExport:
-    """Write every label and relationship table of the schema (empty ones too, with their columns).
+    """Write every label and relationship table of the schema (empty ones too, with their columns), then
+    ``tables.json``. The directory is replaced whole, or not at all (``export_dir``): a directory holding
+    other files is refused.
 
     ``compress``: zstd inside Parquet files, gzip around CSV files.
     """
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    t0 = time.perf_counter()
+    with export_directory(directory) as (stage, out), scratch_dir(stage) as scratch:
+        rep = TablesExport(str(out), fmt)
+        for spec in table_specs():
+            rep.tables.append(_export_table(store, spec, stage, scratch, fmt, compress, progress, batch_rows))
+        rep.seconds = time.perf_counter() - t0
+        write_text(stage, "tables.json", json.dumps(rep.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    return rep
+
+
+def _export_table(
+    store: GraphStore,
+    spec: TableSpec,
+    stage: Path,
+    scratch: Path,
+    fmt: str,
+    compress: bool,
+    progress: Progress | None,
+    batch_rows: int,
+) -> ExportedTable:
+    """One table's file in the staging directory."""
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    out = Path(directory).expanduser().resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    rep = TablesExport(str(out), fmt)
-    t0 = time.perf_counter()
-    with scratch_dir(out) as scratch:
-        for spec in table_specs():
-            t1 = time.perf_counter()
-            total = count_rows(store, spec)
-            target = out / table_file(spec, fmt, compress)
-            if progress:
-                progress(spec.name, 0, total)
-            batches = iter_batches(scan_to_parquet(store, spec, scratch), spec, batch_rows) if total else iter(())
-            done = 0
-            if fmt == "parquet":
-                with pq.ParquetWriter(
-                    str(target), arrow_schema(spec), compression="zstd" if compress else "none"
-                ) as writer:
-                    for batch in batches:
-                        writer.write_batch(batch)
-                        done += batch.num_rows
-                        if progress:
-                            progress(spec.name, done, total)
-            else:
-                with (
-                    open_output(target, compress) as sink,
-                    pcsv.CSVWriter(
-                        sink, _csv_schema(spec), write_options=pcsv.WriteOptions(quoting_style="needed")
-                    ) as writer,
-                ):
-                    for batch in batches:
-                        writer.write_batch(_csv_batch(batch, spec))
-                        done += batch.num_rows
-                        if progress:
-                            progress(spec.name, done, total)
-            (scratch / f"{spec.name}.parquet").unlink(missing_ok=True)
-            rep.tables.append(
-                ExportedTable(
-                    spec.name,
-                    target.name,
-                    spec.kind,
-                    spec.label_or_type,
-                    dict(zip(spec.columns, spec.types)),
-                    done,
-                    target.stat().st_size,
-                    round(time.perf_counter() - t1, 3),
-                    spec.src,
-                    spec.dst,
-                )
-            )
-    rep.seconds = time.perf_counter() - t0
-    (out / "tables.json").write_text(json.dumps(rep.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return rep
+    t1 = time.perf_counter()
+    total = count_rows(store, spec)
+    name = table_file(spec, fmt, compress)
+    if progress:
+        progress(spec.name, 0, total)
+    batches = iter_batches(scan_to_parquet(store, spec, scratch), spec, batch_rows) if total else iter(())
+    done = 0
+    if fmt == "parquet":
+        with (
+            new_file(stage, name) as sink,
+            pq.ParquetWriter(sink, arrow_schema(spec), compression="zstd" if compress else "none") as writer,
+        ):
+            for batch in batches:
+                writer.write_batch(batch)
+                done += batch.num_rows
+                if progress:
+                    progress(spec.name, done, total)
+    else:
+        with (
+            open_output(stage, name, compress) as sink,
+            pcsv.CSVWriter(sink, _csv_schema(spec), write_options=pcsv.WriteOptions(quoting_style="needed")) as writer,
+        ):
+            for batch in batches:
+                writer.write_batch(_csv_batch(batch, spec))
+                done += batch.num_rows
+                if progress:
+                    progress(spec.name, done, total)
+    (scratch / f"{spec.name}.parquet").unlink(missing_ok=True)
+    path = stage / name
+    return ExportedTable(
+        spec.name,
+        name,
+        spec.kind,
+        spec.label_or_type,
+        dict(zip(spec.columns, spec.types)),
+        done,
+        path.stat().st_size,
+        round(time.perf_counter() - t1, 3),
+        spec.src,
+        spec.dst,
+        file_sha256(path),
+    )

@@ -28,6 +28,9 @@ class CorpusReport:
     steps: int = 0
     with_actions: int = 0
     skipped_already_parsed: int = 0
+    duplicates: int = 0  # records repeating an earlier record of the same source (same dish and text): left out
+    already_loaded: int = 0  # records an earlier ingest of this source loaded from the same line (a re-run)
+    truncated_steps: int = 0  # recipes whose steps were cut to pipeline.MAX_RECIPE_STEPS
     skipped_lines: int = 0
     junk: dict[str, int] = field(default_factory=dict)  # junk kind -> records (see ingest/junk.py)
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
@@ -182,6 +185,7 @@ class _CorpusLoad:
     def loaded(self, chunk_size: int, mode: str) -> Iterator[loader.RecipeRecord]:
         """Records after their chunk is written: the parser consumes this lazily, so memory stays flat."""
         for chunk in batched(self.recipes(), chunk_size):
+            chunk = self.without_duplicates(chunk)
             new = [r.dish for r in chunk if r.dish not in self.seen_dishes]
             self.seen_dishes.update(new)
             loader.load_dishes(self.store, new, self.source, mode=mode)
@@ -189,12 +193,40 @@ class _CorpusLoad:
             self.rep.recipes += len(chunk)
             yield from chunk
 
+    def without_duplicates(self, chunk: list[loader.RecipeRecord]) -> list[loader.RecipeRecord]:
+        """The chunk less exact duplicates (same id: same source, dish and text), counted as ``duplicates``.
+
+        The graph remembers the line each recipe was first loaded from, so no set of every id read is kept
+        (memory stays bounded by the chunk): a record whose recipe is there *from another line* repeats an
+        earlier record; one there from *its own* line was loaded by an earlier run (``already_loaded``) and
+        goes on, so that a run killed before parsing it resumes."""
+        first: dict[str, int | None] = {}
+        there = loader.existing_recipe_lines(self.store, [r.id for r in chunk])
+        out = []
+        for r in chunk:
+            line = first.get(r.id, there.get(r.id))
+            if r.id in first or (r.id in there and line != r.line):
+                self.rep.duplicates += 1
+                if len(self.junk_messages) < 20:
+                    self.junk_messages.append(
+                        f"{self.path}:{r.line}: recipe for {r.dish!r} repeats line {line} word for word: "
+                        "left out as a duplicate"
+                    )
+                continue
+            self.rep.already_loaded += r.id in there
+            first[r.id] = r.line
+            out.append(r)
+        return out
+
     def count_parsed(self, stats: Any) -> None:
         """Steps and parsed recipes from ``parse_and_load``; a recipe that yields no action is junk too."""
         self.rep.steps, self.rep.with_actions = stats.steps, stats.with_actions
         self.rep.skipped_already_parsed = stats.skipped_already_parsed
-        if stats.recipes > stats.with_actions:
-            self.rep.junk[NO_ACTION] = stats.recipes - stats.with_actions
+        self.rep.truncated_steps = stats.truncated
+        self.junk_messages.extend(stats.errors)
+        parsed = stats.recipes - stats.skipped_already_parsed  # parsed in this run (not a recipe parsed before)
+        if parsed > stats.with_actions:
+            self.rep.junk[NO_ACTION] = parsed - stats.with_actions
 
     def finish(self) -> CorpusReport:
         """The filled report; an ingest that read nothing, or only junk, is an InputError, never a success."""

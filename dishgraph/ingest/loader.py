@@ -85,6 +85,11 @@ def _unique(rows: Iterable, key) -> list:
     return list(seen.values())
 
 
+def existing_recipe_lines(store: GraphStore, ids: Sequence[str]) -> dict[str, int | None]:
+    """id -> the line it was first loaded from, for the ids that are in the graph (primary-key lookups)."""
+    return {r["id"]: r["line"] for r in _lookup(store, "load_existing_recipes", "ids", list(dict.fromkeys(ids)))}
+
+
 def load_glossary(store: GraphStore, glossary: Glossary) -> None:
     for kind in KINDS:
         rows = [{"key": f"{kind}:{f}", "form": f, "kind": kind, "cls": c} for f, c in glossary.table(kind).items()]
@@ -308,6 +313,7 @@ class ParsedRows:
     nexts: list[dict] = field(default_factory=list)
     protos: dict[str, ProtoAction] = field(default_factory=dict)  # key -> proto-action, once each
     marks: list[dict] = field(default_factory=list)  # {"id", "n"}: n actions became steps
+    truncated: list[tuple[str, int]] = field(default_factory=list)  # (id, actions parsed) cut to a cap
 
     @classmethod
     def of(cls, parsed: Sequence[ParsedRecipe]) -> ParsedRows:
@@ -329,6 +335,7 @@ class ParsedRows:
             out.nexts.extend(r for r in part.nexts if keep(_step_recipe(r["src"])))
             out.marks.extend(m for m in part.marks if keep(m["id"]))
             out.protos.update(part.protos)
+            out.truncated.extend(t for t in part.truncated if keep(t[0]))
         return out
 
     @property

@@ -43,14 +43,31 @@ def worker_context(parser=None):
     return mp.get_context("forkserver" if parser is None or isinstance(parser, str) else "fork")
 
 
-def _parse_chunk(chunk: Sequence[tuple[str, str]]) -> list[ParsedRecipe]:
+# The most steps one recipe may give. With the reader's cap on a recipe's characters (``MAX_RECIPE_CHARS``,
+# 20,000) a text of short clauses still gives ~6,700 actions; each step costs rows in every load buffer, so
+# this cap is what keeps a load's memory bounded by its recipe count. No real recipe comes near it: at most
+# 67 steps in the CRG release, 170 in the XiaChuFang sample, 582 in the classic corpus (every record parsed).
+MAX_RECIPE_STEPS = 2_000
+
+
+def _parse_capped(chunk: Sequence[tuple[str, str]]) -> tuple[list[ParsedRecipe], list[tuple[str, int]]]:
+    """Parsed recipes, each cut to ``MAX_RECIPE_STEPS`` actions, and (id, actions parsed) of those cut."""
     parsed = _WORKER_PARSER.parse_many([text for _, text in chunk])
-    return [ParsedRecipe(rid, actions) for (rid, _), actions in zip(chunk, parsed)]
+    cut = [(rid, len(a)) for (rid, _), a in zip(chunk, parsed) if len(a) > MAX_RECIPE_STEPS]
+    return [ParsedRecipe(rid, a[:MAX_RECIPE_STEPS]) for (rid, _), a in zip(chunk, parsed)], cut
+
+
+def _parse_chunk(chunk: Sequence[tuple[str, str]]) -> list[ParsedRecipe]:
+    return _parse_capped(chunk)[0]
 
 
 def _parse_chunk_rows(chunk: Sequence[tuple[str, str]]) -> ParsedRows:
-    """What the ingest workers send back: loader rows, cheap to pickle (see ``ParsedRows``)."""
-    return ParsedRows.of(_parse_chunk(chunk))
+    """What the ingest workers send back: loader rows, cheap to pickle (see ``ParsedRows``), with the recipes
+    whose actions were cut to ``MAX_RECIPE_STEPS``."""
+    parsed, cut = _parse_capped(chunk)
+    rows = ParsedRows.of(parsed)
+    rows.truncated = cut
+    return rows
 
 
 @dataclass
@@ -59,8 +76,9 @@ class ParseStats:
     skipped_already_parsed: int = 0
     steps: int = 0
     with_actions: int = 0
+    truncated: int = 0  # recipes whose steps were cut to MAX_RECIPE_STEPS
     seconds: float = 0.0
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # `source:line: …` messages (the first MAX_MESSAGES)
 
 
 def progress_bar(disable: bool = False) -> Progress:
@@ -87,6 +105,7 @@ LOAD_BATCH_BULK = 20_000
 # Parse batches submitted ahead of the one being collected, so workers stay busy through a long load
 # (a 20k-recipe load takes ~17 s, in which two workers parse ~6 batches of 2,000).
 PARSE_AHEAD = 8
+MAX_MESSAGES = 20
 
 
 def default_load_batch(store: GraphStore, mode: str, batch_size: int) -> int:
@@ -145,7 +164,9 @@ def parse_and_load(
         task = bar.add_task("parse+load", total=total, rate="")
 
         def collect(job: _Job) -> None:
-            loads.add(job.result.get() if pool is not None else [job.result])
+            parts = job.result.get() if pool is not None else [job.result]
+            _note_truncated(stats, parts, job.where)
+            loads.add(parts)
             stats.recipes += job.n_records
             elapsed = time.perf_counter() - t0
             bar.update(task, advance=job.n_records, rate=f"{stats.recipes / max(elapsed, 1e-9):,.0f} recipes/s")
@@ -176,6 +197,18 @@ class _Job:
     n_records: int
     result: Any
     ids: list[str]
+    where: dict[str, str] = field(default_factory=dict)  # id -> "source:line", for messages
+
+
+def _note_truncated(stats: ParseStats, parts: Iterable[ParsedRows], where: dict[str, str]) -> None:
+    """Count (and name the first of) the recipes whose steps were cut to ``MAX_RECIPE_STEPS``."""
+    for part in parts:
+        for rid, n in part.truncated:
+            stats.truncated += 1
+            if len(stats.errors) < MAX_MESSAGES:
+                stats.errors.append(
+                    f"{where.get(rid, rid)}: recipe {rid} gave {n:,} steps; the first {MAX_RECIPE_STEPS:,} were kept"
+                )
 
 
 def _start_parsers(glossary: Glossary, segmenter: str, parser, workers: int):
@@ -209,7 +242,8 @@ def _submit(
     todo = list({r.id: (r.id, r.text) for r in batch if r.id not in done}.values())
     loads.stats.skipped_already_parsed += len(batch) - len(todo)
     result = pool.map_async(_parse_chunk_rows, _chunks(todo, workers)) if pool is not None else _parse_chunk_rows(todo)
-    return _Job(len(batch), result, [rid for rid, _ in todo])
+    where = {r.id: f"{r.source}:{r.line}" for r in batch}
+    return _Job(len(batch), result, [rid for rid, _ in todo], where)
 
 
 class _Loads:

@@ -1,6 +1,7 @@
 """The human-in-the-loop step of pivot mining (CRG §4.2): questions for actions in M, majority votes back.
 
-``export_questions`` writes one CSV row per candidate action with three real example phrases;
+``export_questions`` writes one CSV row per candidate action with three real example phrases (cells that a
+spreadsheet would run as formulas are escaped, and the escape is removed on import: ``dishgraph.csvcells``);
 annotators fill the ``answer`` column (one file each, or several ``answer_*`` columns in one file);
 ``import_answers`` pools the votes, takes the majority (more than half), and records the decision as
 an ``annotated`` PIVOT edge carrying the vote counts, which overrides the mined kind of that action.
@@ -8,13 +9,13 @@ an ``annotated`` PIVOT edge carrying the vote counts, which overrides the mined 
 
 from __future__ import annotations
 
-import csv
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from dishgraph import csvcells
 from dishgraph.actions import ProtoAction
 from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge.pivots import ANNOTATED, MINED, pair_info, parse_pair, pivots
@@ -88,29 +89,27 @@ def export_questions(store: GraphStore, pair: str, out: str | Path, *, include_m
     kinds = ("manual", "remove", "insert") if include_mined else ("manual",)
     cands = [p for p in pivots(store, base, target, source=MINED) if p.kind in kinds]
     ex = examples(store, [p.action for p in cands], [base, target])
-    with open(out, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=COLUMNS)
-        w.writeheader()
-        for p in cands:
-            text = str(ProtoAction.from_key(p.action))
-            phr = ex[p.action] + [""] * N_EXAMPLES
-            w.writerow(
-                {
-                    "pair": key,
-                    "base": base,
-                    "target": target,
-                    "action": p.action,
-                    "action_text": text,
-                    "candidate": p.kind,
-                    "side": _side(p.fb or 0.0, p.ft or 0.0),
-                    "fb": p.fb,
-                    "ft": p.ft,
-                    "question": f"How often does {text} occur in recipes of {target}? "
-                    f"Answer one of: {' / '.join(ANSWERS)}",
-                    **{f"example_{i + 1}": phr[i] for i in range(N_EXAMPLES)},
-                    "answer": "",
-                }
-            )
+    rows = []
+    for p in cands:
+        text = str(ProtoAction.from_key(p.action))
+        phr = ex[p.action] + [""] * N_EXAMPLES
+        rows.append(
+            {
+                "pair": key,
+                "base": base,
+                "target": target,
+                "action": p.action,
+                "action_text": text,
+                "candidate": p.kind,
+                "side": _side(p.fb or 0.0, p.ft or 0.0),
+                "fb": p.fb,
+                "ft": p.ft,
+                "question": f"How often does {text} occur in recipes of {target}? Answer one of: {' / '.join(ANSWERS)}",
+                **{f"example_{i + 1}": phr[i] for i in range(N_EXAMPLES)},
+                "answer": "",
+            }
+        )
+    csvcells.write_rows(out, COLUMNS, rows)  # formula-like cells escaped: annotators open this in spreadsheets
     return len(cands)
 
 
@@ -153,34 +152,31 @@ def read_answers(paths: Iterable[str | Path]) -> dict[tuple[str, str], dict]:
     pooled: dict[tuple[str, str], dict] = {}
     for path in paths:
         path = Path(path)
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
-            cols = reader.fieldnames or []
-            missing = {"pair", "action"} - set(cols)
-            answer_cols = [c for c in cols if c.lower().startswith("answer")]
-            if missing or not answer_cols:
-                raise ValueError(f"{path}:1: header needs pair, action and answer column(s); got {cols}")
-            for row in reader:
-                line = reader.line_num
-                q = pooled.setdefault(
-                    (row["pair"], row["action"]),
-                    {
-                        "side": row.get("side") or "",
-                        "fb": _float(row.get("fb")),
-                        "ft": _float(row.get("ft")),
-                        "votes": Counter(),
-                    },
-                )
-                for c in answer_cols:
-                    cell = (row.get(c) or "").strip()
-                    if not cell:
-                        continue
-                    ans = normalize_answer(cell)
-                    if ans is None:
-                        raise ValueError(
-                            f"{path}:{line}: answer {cell!r} in column {c!r} is not one of {', '.join(ANSWERS)}"
-                        )
-                    q["votes"][ans] += 1
+        cols, rows = csvcells.read_rows(path)  # the export's formula escapes removed: values as exported
+        missing = {"pair", "action"} - set(cols)
+        answer_cols = [c for c in cols if c.lower().startswith("answer")]
+        if missing or not answer_cols:
+            raise ValueError(f"{path}:1: header needs pair, action and answer column(s); got {cols}")
+        for line, row in rows:
+            q = pooled.setdefault(
+                (row.get("pair", ""), row.get("action", "")),
+                {
+                    "side": row.get("side") or "",
+                    "fb": _float(row.get("fb")),
+                    "ft": _float(row.get("ft")),
+                    "votes": Counter(),
+                },
+            )
+            for c in answer_cols:
+                cell = (row.get(c) or "").strip()
+                if not cell:
+                    continue
+                ans = normalize_answer(cell)
+                if ans is None:
+                    raise ValueError(
+                        f"{path}:{line}: answer {cell!r} in column {c!r} is not one of {', '.join(ANSWERS)}"
+                    )
+                q["votes"][ans] += 1
     return pooled
 
 

@@ -12,10 +12,13 @@ good one. Decisions worth knowing:
 * Lines that are not UTF-8 are skipped (replacement characters would corrupt the text we key on); a BOM
   and CRLF line ends are accepted silently; blank lines are counted (`blank`) without a message.
 * ``strict=True`` turns every message into a `ReadError`, flags included (for curated inputs).
-* Lines longer than ``max_line_bytes`` (default 1 MiB) are skipped without ever being held in memory.
-* In a top-level JSON array, elements that are not usable records are skipped like lines, but broken JSON
-  *syntax* stops the read with `ReadError` (resynchronising inside JSON is guesswork); use JSONL for
-  dumps that may be damaged.
+* Lines longer than ``max_line_bytes`` (default 1 MiB) are skipped without ever being held in memory, and
+  recipe texts longer than ``MAX_RECIPE_CHARS`` (20,000 characters; the longest real recipe has 5,724) are
+  skipped (``long-recipe``): parsing costs memory in proportion to the text.
+* In a top-level JSON array, each element is delimited by its structure (brackets and strings followed, not
+  parsed) before it is parsed, so an element over the limit (1,048,576 characters, ``max_line_bytes``) is
+  read past without being held and skipped, a malformed one is skipped, and the elements after both are
+  read. Only a file that ends inside the array ends the read (what came before is kept).
 
 One module per job: `report` (counting and raising), `lines` (bytes to lines, names cleaned), `crg` (the release's
 text files and the release as a whole), `pivots` (pivot actions and order constraints), `corpus` (any recipe
@@ -37,6 +40,7 @@ from dishgraph.ingest.readers.lines import (
     CHUNK_BYTES,
     MAX_LINE_BYTES,
     MAX_NAME_CHARS,
+    MAX_RECIPE_CHARS,
     check_encoding,
     clean_name,
     detect_encoding,
@@ -50,6 +54,7 @@ __all__ = [
     "CORPUS_FORMATS",
     "MAX_LINE_BYTES",
     "MAX_NAME_CHARS",
+    "MAX_RECIPE_CHARS",
     "PIVOT_KINDS",
     "BaseRecipe",
     "Change",

@@ -30,11 +30,12 @@ from dishgraph.ingest.readers.lines import (
 from dishgraph.ingest.readers.report import ReadContext, ReadError, ReadReport
 
 _WS = re.compile(r"[ \t\r\n]*")
+_STRUCTURE = re.compile(r'[\[\]{}",]')  # what delimits a JSON element outside strings
+_IN_STRING = re.compile(r'["\\]')  # what ends a string, or escapes its next character
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # undecodable bytes under errors="surrogateescape"
 _STEP_FIELDS = ("recipeInstructions", "instructions", "steps")
 _TITLE_FIELDS = ("title", "name")
 _ID_FIELDS = ("id", "_id", "recipe_id")
-_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -157,10 +158,22 @@ class _Fields:
         return CorpusRecipe(dish, title or None, text, None if ident in (None, "") else str(ident), ctx.file, line)
 
 
+def _loads_line(text: str) -> Any:
+    """One JSONL line; a line that is one value followed by a comma (a JSON array written without its
+    brackets, one element a line, as crawlers dump them) is read as that value."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        body = text.rstrip()
+        if e.msg == "Extra data" and body.endswith(","):
+            return json.loads(body[:-1])
+        raise
+
+
 def _jsonl_records(ctx: ReadContext, max_line_bytes: int) -> Iterator[tuple[int, Any]]:
     for line, text in iter_lines(ctx, max_line_bytes):
         try:
-            value = json.loads(text)
+            value = _loads_line(text)
         except json.JSONDecodeError as e:
             ctx.skip(line, "json", f"malformed JSON ({e.msg}, column {e.colno})")
             continue
@@ -240,12 +253,12 @@ class _JsonArrayScanner:
                 return None
 
     def stop(self, at_line: int, message: str) -> None:
-        """Broken array syntax: the elements before were read (and are kept); resynchronising inside JSON
-        is guesswork, so the rest of the file is one skip (strict: an error)."""
+        """The file ends inside the array (or inside an element): the elements before were read (and are
+        kept); there is nothing after to read on to."""
         if getattr(self.ctx, "damaged", None) is not None:
             report_damage(self.ctx, at_line)
         else:
-            self.ctx.skip(at_line, "json", message + "; elements before it were read, the rest of the file was not")
+            self.ctx.skip(at_line, "json", message + "; elements before it were read")
 
     def elements(self, max_record_chars: int) -> Iterator[tuple[int, Any]]:
         if self.skip_ws() != "[":
@@ -264,41 +277,80 @@ class _JsonArrayScanner:
             if ch == "]":
                 return
             if not first:
-                if ch != ",":
+                if ch != ",":  # cannot happen: an element ends at a top-level ',' or ']'
                     return self.stop(self.line, f"expected ',' or ']' between elements, found {ch!r}")
                 self.pos += 1
-                if self.skip_ws() is None:
-                    return self.stop(self.line, "unexpected end of file after ','")
+                if self.skip_ws() == "]":
+                    self.ctx.skip(self.line, "json", "empty element (a ',' before the closing ']')")
+                    return
             first = False
             start_line = self.line
-            got = self._decode_element(start_line, max_record_chars)
+            got = self._element_text(max_record_chars)
             if got is None:
-                return
-            value, end = got
-            self.line += self.buf.count("\n", self.pos, end)
-            self.pos = end
+                return self.stop(start_line, "unexpected end of file inside an element")
+            text, size = got
+            if text is None:
+                self.ctx.skip(
+                    start_line, "too-long", f"JSON element of {size:,} characters, over {max_record_chars:,}: skipped"
+                )
+                continue
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as e:
+                at = start_line + text.count("\n", 0, e.pos)
+                self.ctx.skip(at, "json", f"malformed JSON element ({e.msg}); skipped, the next one is read")
+                continue
+            except (ValueError, RecursionError) as e:
+                self.ctx.skip(start_line, "json", f"JSON element this reader refuses ({_json_refusal(e)})")
+                continue
             yield start_line, value
 
-    def _decode_element(self, start_line: int, max_record_chars: int) -> tuple[Any, int] | None:
-        """The element at ``pos`` and where it ends, reading on until it is complete and followed by ``,`` or
-        ``]``; None once it cannot be (reported with `stop`)."""
+    def _element_text(self, max_record_chars: int) -> tuple[str | None, int] | None:
+        """The text of the element at ``pos`` (up to the ``,`` or ``]`` that ends it at the top level, brackets
+        and strings followed, not parsed) and its length in characters; the text is None for an element over
+        ``max_record_chars``, which is read past without being held (memory: the limit plus a chunk). None
+        when the file ends inside the element. Leaves ``pos`` at the separator, ``line`` counted up to it."""
+        i, depth, in_string, dropped, over = self.pos, 0, False, 0, False
         while True:
-            try:
-                value, end = _DECODER.raw_decode(self.buf, self.pos)
-                if _WS.match(self.buf, end).end() < len(self.buf) or self.eof:
-                    return value, end
-            except json.JSONDecodeError as e:
-                if self.eof or len(self.buf) - self.pos > max_record_chars:
-                    self.stop(
-                        start_line + self.buf.count("\n", self.pos, e.pos),
-                        f"malformed JSON element, or one over {max_record_chars} characters ({e.msg})",
-                    )
+            if i >= len(self.buf):
+                if over:  # an over-long element: let go of what was read of it
+                    keep = min(i, len(self.buf))
+                    self.line += self.buf.count("\n", self.pos, keep)
+                    dropped += keep - self.pos
+                    self.pos = keep
+                base = self.pos
+                if not self.fill():
                     return None
-            except (ValueError, RecursionError) as e:
-                self.stop(start_line, f"JSON element this reader refuses ({_json_refusal(e)})")
-                return None
-            if not self.fill():
-                self.eof = True
+                i -= base
+                continue
+            if in_string:
+                m = _IN_STRING.search(self.buf, i)
+                if m is None:
+                    i = len(self.buf)
+                    continue
+                i = m.end() + (m.group() == "\\")  # a backslash escapes the next character, whatever it is
+                in_string = m.group() != '"'
+            else:
+                m = _STRUCTURE.search(self.buf, i)
+                if m is None:
+                    i = len(self.buf)
+                elif depth == 0 and m.group() in ",]":
+                    end = m.start()
+                    break
+                else:
+                    i = m.end()
+                    c = m.group()
+                    in_string = c == '"'
+                    depth = depth + 1 if c in "[{" else max(depth - 1, 0) if c in "]}" else depth
+            if not over and i - self.pos > max_record_chars:
+                over = len(self.buf[self.pos : i].rstrip(" \t\r\n")) > max_record_chars
+        text = self.buf[self.pos : end].rstrip(" \t\r\n")
+        size = dropped + len(text)
+        self.line += self.buf.count("\n", self.pos, end)
+        self.pos = end
+        if over or len(text) > max_record_chars:
+            return None, size
+        return text, size
 
 
 def _tsv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[tuple[int, Any]]:
