@@ -21,7 +21,6 @@ Cells are `Text`, so data prints literally whatever the console's markup setting
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -33,6 +32,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from dishgraph.terminal_text import escape_controls
+
 MISSING = "—"
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?|[-+]?(inf|nan)", re.IGNORECASE)
 _TEXT_MIN = 10  # a wrapped text column gets at least this many cells (fewer when its text is shorter)
@@ -41,15 +42,20 @@ TRANSPOSE_ROWS = 6  # up to this many rows, a table too wide for the console is 
 
 
 def format_cell(v: Any, decimals: int | None = None) -> str:
-    """The text of one cell: numbers in full (floats rounded, see `float_decimals`), None as "—",
-    lists/dicts as JSON."""
+    """The text of one cell: numbers in full (floats rounded, see `float_decimals`), None as "—", a list as
+    its items joined with ", " (a dict as ``key: value`` items), control characters escaped
+    (`dishgraph.terminal_text`: a cell never drives the terminal)."""
     if v is None:
         return MISSING
     if isinstance(v, float):
         return format_float(v, float_decimals([v]) if decimals is None else decimals)
-    if isinstance(v, (list, dict)):
-        return json.dumps(v, ensure_ascii=False)
-    return str(v)
+    if isinstance(v, int) and not isinstance(v, bool) and decimals is not None:
+        return format_float(float(v), decimals)  # an int in a column of floats lines up with them
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return ", ".join(format_cell(x) for x in v)
+    if isinstance(v, dict):
+        return ", ".join(f"{format_cell(k)}: {format_cell(x)}" for k, x in v.items())
+    return escape_controls(str(v), "\n")
 
 
 def float_decimals(values: Iterable[Any]) -> int:
@@ -210,10 +216,11 @@ class RowsTable:
         cols = []
         for k in self.keys:
             values = [r.get(k) for r in self.rows]
-            decimals = float_decimals(values)
+            floats = any(isinstance(v, float) for v in values)
+            decimals = float_decimals(values) if floats else None  # ints stay ints unless floats share the column
             cells = [format_cell(v, decimals) for v in values]
             numbers = [v is None or _is_number(v, c) for v, c in zip(values, cells)]  # "—" aligns like numbers
-            cols.append(_Column(str(self.headers.get(k, k)), cells, numbers))
+            cols.append(_Column(escape_controls(str(self.headers.get(k, k))), cells, numbers))
         return cols
 
     def tables(self, width: int) -> list[Table]:
