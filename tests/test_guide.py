@@ -201,3 +201,15 @@ def test_compose_file_runs_neo4j5_with_browser_guide_access():
     guide = compose["services"]["guide"]
     assert guide["profiles"] == ["guide"] and guide["ports"][0].endswith(":8001")
     compile(guide["command"][2], "docker-compose guide server", "exec")
+
+
+def test_shipped_slides_all_have_their_query_and_examples():
+    """`guide build` warns about nothing: every slide's query exists and every parameter has an example."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        guide = build_guide()
+    assert guide.skipped == [] and len(guide.slides) == len(build.load_spec()["slides"])
+    first = guide.slides[0]
+    assert first.query == "dish_recipes_steps" and first.params["base"] and first.params["limit"]
