@@ -38,6 +38,7 @@ MISSING = "—"
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?|[-+]?(inf|nan)", re.IGNORECASE)
 _TEXT_MIN = 10  # a wrapped text column gets at least this many cells (fewer when its text is shorter)
 _TEXT_WORD_CAP = 16  # longer words fold instead of widening their column's minimum
+_NAME_WORD_CAP = 24  # ... in the first column, which names the row (a dish of up to 12 characters stays whole)
 TRANSPOSE_ROWS = 6  # up to this many rows, a table too wide for the console is turned on its side
 
 
@@ -92,6 +93,7 @@ class _Column:
     header: str
     cells: list[str]
     numbers: list[bool]  # per cell: a number (or "—"), right-aligned and never wrapped
+    word_cap: int = _TEXT_WORD_CAP
 
     @property
     def numeric(self) -> bool:
@@ -108,7 +110,7 @@ class _Column:
         if self.numeric:
             return max(header, numbers)
         text = [c for c, n in zip(self.cells, self.numbers) if not n]
-        words = max([0] + [min(_longest_word(c), _TEXT_WORD_CAP) for c in text])
+        words = max([0] + [min(_longest_word(c), self.word_cap) for c in text])
         return max(header, numbers, min(self.natural, max(words, _TEXT_MIN)))
 
 
@@ -220,7 +222,8 @@ class RowsTable:
             decimals = float_decimals(values) if floats else None  # ints stay ints unless floats share the column
             cells = [format_cell(v, decimals) for v in values]
             numbers = [v is None or _is_number(v, c) for v, c in zip(values, cells)]  # "—" aligns like numbers
-            cols.append(_Column(escape_controls(str(self.headers.get(k, k))), cells, numbers))
+            cap = _NAME_WORD_CAP if not cols else _TEXT_WORD_CAP  # names (dish, pair) are not cut mid-word
+            cols.append(_Column(escape_controls(str(self.headers.get(k, k))), cells, numbers, cap))
         return cols
 
     def tables(self, width: int) -> list[Table]:
