@@ -215,7 +215,7 @@ class RowsTable:
         return len(self.rows)
 
     def _columns(self) -> list[_Column]:
-        cols = []
+        cols: list[_Column] = []
         for k in self.keys:
             values = [r.get(k) for r in self.rows]
             floats = any(isinstance(v, float) for v in values)
