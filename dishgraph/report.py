@@ -21,7 +21,7 @@ h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}h3{font-size:1r
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;
 vertical-align:top}
 th{background:#f4f4f4;font-weight:600}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.wrap{overflow-wrap:anywhere;min-width:8rem}
+td.wrap{overflow-wrap:anywhere;min-width:7rem}
 table.results{font-size:.9rem}table.results td,table.results th{padding:.2rem .35rem}
 table.results td:first-child,table.results th:first-child{position:sticky;left:0;background:#fff;z-index:1}
 table.results th:first-child{background:#f4f4f4}table.results tr.headline td:first-child{background:#eef4fb}
@@ -53,7 +53,7 @@ MISSING = "—"
 HEADERS = {
     "step": "Step",
     "seconds": "Seconds",
-    "status": "Status",
+    "time": "Time",
     "detail": "Detail",
     "label": "Node label",
     "nodes": "Nodes",
@@ -77,6 +77,8 @@ FIGURES = {
     "n_train": "train dishes",
     "n_test": "test dishes",
     "divergence": "compound divergence",
+    "atom_divergence": "atom divergence",
+    "ratio": "train/test ratio",
 }
 
 
@@ -249,10 +251,9 @@ def render_html(rep) -> str:
         "<h2>Steps</h2>"
         + _table(
             [
-                {
+                {  # three columns, so the detail keeps room to wrap on a phone
                     "step": s["name"],
-                    "seconds": s["seconds"],
-                    "status": "skipped" if s["skipped"] else "ran",
+                    "time": "skipped" if s["skipped"] else f"{s['seconds']:,.1f} s",
                     "detail": s["detail"],
                 }
                 for s in d["steps"]
