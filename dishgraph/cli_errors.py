@@ -111,15 +111,16 @@ def exit_on(*types: type[BaseException], code: int = EXIT_USAGE) -> Iterator[Non
 
 
 def report(code_and_message: tuple[int, str]) -> None:
-    from rich.console import Console
     from rich.text import Text
 
-    # Its own stderr console (markup off, as commands._common's): importing that one would run back up into
-    # the commands package, which imports this module (an import cycle).
-    err_console = Console(stderr=True, markup=False)
+    from dishgraph.terminal_text import escape_controls, safe_console
+
+    # Its own stderr console (markup off and control characters escaped, as commands._common's): importing
+    # that one would run back up into the commands package, which imports this module (an import cycle).
+    err_console = safe_console(stderr=True)
     code, message = code_and_message
     label = "usage error:" if code == EXIT_USAGE else "error:"
-    err_console.print(Text.assemble((label, "bold red"), " ", message), soft_wrap=True)
+    err_console.print(Text.assemble((label, "bold red"), " ", escape_controls(message)), soft_wrap=True)
 
 
 class DishgraphGroup(TyperGroup):

@@ -306,8 +306,13 @@ def _collect(store: GraphStore, g, rep: DemoReport, results_file: Path, split_in
                 {"action": p.action, "kind": p.kind, "source": p.source, "fb": p.fb, "ft": p.ft} for p in rel[:40]
             ],
         }
-    for dish in list(stats.get("top_actions_per_dish", {}))[:3]:
-        rep.top_actions[dish] = [{"action": a["action"], "freq": a["freq"]} for a in g.actions(dish, top=8)]
+    from dishgraph.knowledge.frequencies import dishes_with_recipes
+
+    by_recipes = sorted(dishes_with_recipes(store).items(), key=lambda kv: (-kv[1], kv[0]))
+    for dish, _ in by_recipes[:3]:  # the dishes with the most recipes: their top actions mean something
+        rep.top_actions[dish] = [
+            {"action": a["action"], "freq": a["freq"], "n": a["n"], "total": a["total"]} for a in g.actions(dish, top=8)
+        ]
     try:
         rep.split = split_info(store, SPLIT_NAME)
     except (KeyError, ValueError):

@@ -4,6 +4,8 @@ CLI command has help text and an entry in the generated docs/cli.md."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import tempfile
 from pathlib import Path
@@ -20,6 +22,45 @@ def python_blocks(path: Path) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
 
 
+def python_blocks_and_outputs(path: Path) -> list[tuple[str, str | None]]:
+    """Each python block with the ```text block that follows it under "Output:" (None where none does)."""
+    found = re.findall(
+        r"^```python\n(.*?)^```\n(?:\s*Output:\s*\n```text\n(.*?)^```)?", path.read_text(encoding="utf-8"), re.S | re.M
+    )
+    return [(code, out or None) for code, out in found]
+
+
+EXPECT = re.compile(r"#\s*->\s*(.+?)\s*$")
+
+
+def _matches(expected: str, line: str) -> bool:
+    """``expected`` with "…" standing for any text (a value that varies, or one too long to show)."""
+    pattern = ".*".join(re.escape(part) for part in expected.strip().split("…"))
+    return re.fullmatch(pattern, line.strip()) is not None
+
+
+def stated_values(code: str) -> list[str]:
+    """The ``# -> value`` comments of a block: what its print calls print, in order."""
+    return [m.group(1) for line in code.splitlines() if (m := EXPECT.search(line))]
+
+
+def check_stated(block: int, code: str, printed: str, output: str | None) -> list[str]:
+    """Where the page's stated values disagree with what the block printed (an empty list: none)."""
+    lines = printed.splitlines()
+    wrong, at = [], 0
+    for value in stated_values(code):
+        hit = next((i for i in range(at, len(lines)) if _matches(value, lines[i])), None)
+        if hit is None:
+            wrong.append(f"block {block}: states {value!r}, printed {lines[at:]!r}")
+        else:
+            at = hit + 1
+    if output is not None:
+        want = output.rstrip("\n").splitlines()
+        if len(want) != len(lines) or not all(_matches(w, got) for w, got in zip(want, lines)):
+            wrong.append(f"block {block}: Output block {want!r}, printed {lines!r}")
+    return wrong
+
+
 def public_methods() -> list[str]:
     return sorted(n for n in vars(DishGraph) if not n.startswith("_"))
 
@@ -34,11 +75,15 @@ def test_every_public_dishgraph_method_has_an_example():
 def test_python_api_doc_runs_in_order(monkeypatch, tmp_path):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the doc's mkdtemp lands in pytest's tmp dir
     ns: dict = {"__name__": "python_api_doc"}
-    blocks = python_blocks(DOCS / "python-api.md")
-    assert len(blocks) >= 12
+    blocks = python_blocks_and_outputs(DOCS / "python-api.md")
+    assert len(blocks) >= 12 and sum(len(stated_values(code)) for code, _ in blocks) >= 15
+    wrong: list[str] = []
     try:
-        for i, block in enumerate(blocks):
-            exec(compile(block, f"docs/python-api.md block {i + 1}", "exec"), ns)
+        for i, (block, output) in enumerate(blocks):
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                exec(compile(block, f"docs/python-api.md block {i + 1}", "exec"), ns)
+            wrong += check_stated(i + 1, block, printed.getvalue(), output)
     finally:
         g = ns.get("g")
         if isinstance(g, DishGraph) and getattr(g.store, "_conn", None) is not None:
@@ -47,6 +92,14 @@ def test_python_api_doc_runs_in_order(monkeypatch, tmp_path):
     assert ns["report"].pairs == 50 and ns["parsed"].recipes == 100
     assert ns["res"].counts()["remove"] > 0 and len(ns["results"]) == 50
     assert ns["rep"].to_dict()["totals"]["constraints"] > 0
+    assert not wrong, "docs/python-api.md states values its blocks do not print:\n" + "\n".join(wrong)
+
+
+def test_stated_values_are_compared():
+    code = "print(1)  # -> 1\nprint({'a': 306})  # -> {'a': 30…}\n"
+    assert check_stated(1, code, "1\n{'a': 306}\n", None) == []
+    assert check_stated(1, code, "1\n{'a': 429}\n", None)  # a changed value is caught
+    assert check_stated(1, "print(2)", "2\n", "3\n")  # so is an Output block that no longer holds
 
 
 @pytest.fixture(scope="module")

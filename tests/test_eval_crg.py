@@ -38,9 +38,17 @@ def test_evaluate_crg_identity_and_replace(first_pairs, glossary, crg_dir):
     assert set(ident["timing"]) == {"l1", "vectors", "l2"}
 
     texts = ReplaceGenerator(glossary).generate(first_pairs)
+    phases: list[str] = []
     rep = evaluate_crg(
-        texts, first_pairs, glossary=glossary, vectors=vectors, with_bertscore=False, data_dir=crg_dir.parent
+        texts,
+        first_pairs,
+        glossary=glossary,
+        vectors=vectors,
+        with_bertscore=False,
+        data_dir=crg_dir.parent,
+        phase=phases.append,
     )
+    assert [p.split(":")[0] for p in phases] == ["L1", "L2"]  # a progress display names what runs
     assert rep["l1"]["coi_added"] > ident["l1"]["coi_added"]
     assert rep["l1"]["coi_replaced"] < ident["l1"]["coi_replaced"]
     assert rep["l1"]["bleu4"] < 100
@@ -78,3 +86,22 @@ def test_eval_cli_reports_bad_files(tmp_path):
     bad.write_text("x\n", encoding="utf-8")
     res = CliRunner().invoke(app, ["eval", "l1", str(bad), "--no-bertscore"])
     assert res.exit_code == 2 and "1 lines but there are 2500 instances" in " ".join(res.output.split())
+
+
+def test_score_crg_names_each_phase_before_the_first_instance(tmp_path, crg_dir):
+    """`eval crg` spent most of a run at 0/2500 with no word of what it did: each stage is named."""
+    from dishgraph.eval.jobs import score_crg
+
+    insts = load_instances(crg_dir)
+    out = write_outputs(tmp_path / "identity.txt", [i.base_recipe for i in insts], insts)
+    phases: list[str] = []
+    steps: list[tuple[int, int]] = []
+    score_crg([out], None, limit=20, no_graph=True, phase=phases.append, progress=lambda k, n: steps.append((k, n)))
+    assert phases == [
+        "reading the reference and the base recipes' parses",
+        "segmenting base recipes, word vectors",
+        "parsing generated texts",
+        "L1: segmenting texts (BLEU, ingredient coverage)",
+        "L2: scoring actions",
+    ]
+    assert steps[0] == (0, 20) and sum(k for k, _ in steps) == 20

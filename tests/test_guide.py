@@ -246,3 +246,15 @@ def test_serve_port_out_of_range_is_a_one_line_usage_error():
 
     r = CliRunner().invoke(app, ["guide", "serve", "--port", "70000"])
     assert r.exit_code == 2 and "70000" in r.output and "OverflowError" not in r.output
+
+
+def test_shipped_slides_all_have_their_query_and_examples():
+    """`guide build` warns about nothing: every slide's query exists and every parameter has an example."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        guide = build_guide()
+    assert guide.skipped == [] and len(guide.slides) == len(build.load_spec()["slides"])
+    first = guide.slides[0]
+    assert first.query == "dish_recipes_steps" and first.params["base"] and first.params["limit"]

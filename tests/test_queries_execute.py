@@ -31,6 +31,7 @@ NON_EMPTY = {
     "diner_list_splits",
     "diner_split_info",
     "pivot_pair_info",
+    "dish_recipes_steps",
 }
 
 

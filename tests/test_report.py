@@ -26,3 +26,34 @@ def test_report_is_self_contained_and_escapes_names():
     assert "data:image/png;base64," in html  # the histogram is inline
     for text in ("白灼菜心", "洗净|菜心|", "切|洋葱|", "identity", "100.0", "skipped"):
         assert text in html
+
+
+def test_report_leads_with_the_fair_editor_beside_the_paper():
+    from dishgraph.eval.crg import COLUMNS
+    from dishgraph.report import PAPER_TABLE3
+
+    row = {k: 10.0 for k, _ in COLUMNS} | {"bertscore_f1": None, "order_accuracy": None, "n_scored": 2492}
+    rep = DemoReport(
+        database="/tmp/db",
+        seconds=1.0,
+        steps=[StepLog("ingest", 2.0, False, "x")],
+        top_actions={
+            "一人食": [{"action": "切|葱|", "freq": 1.0, "n": 1, "total": 1}],
+            "红烧肉": [{"action": "炒|糖|", "freq": 0.5, "n": 40, "total": 80}],
+        },
+        results=[{**row, "model": "replace"}, {**row, "model": "graph editor (composed, fair)", "hard_f1": 16.24}],
+    )
+    html = render_html(rep)
+    assert "name='viewport'" in html
+    first = html.index("<h2>")
+    assert html[first:].startswith("<h2>CRG results") and html.index("Hard F1 16.24") < html.index("<h2>Steps")
+    table = html[html.index("<table") : html.index("</table>")]
+    assert table.index("graph editor (composed, fair)") < table.index("paper: GPT-2 (D)") < table.index("replace")
+    for p in PAPER_TABLE3:
+        assert p["model"] in table and f"{p['hard_f1']:.2f}" in table
+    assert "coi_added" not in html and "hard_p" not in html and "CoI add" in html and "Hard P" in html
+    assert "BERTScore" not in table  # computed for no row: left out, and said so under the table
+    assert "Not computed in this run: BERTScore" in html
+    assert table.count("—") >= 2 * (len(COLUMNS) - 2)  # the paper rows' uncited cells (and order acc) are "—"
+    assert "width:16.2%" in html  # bars on one 0-100 axis, not scaled to the largest value
+    assert html.index("红烧肉") < html.index("一人食") and "(80 recipes)" in html and "炒|糖| (40)" in html

@@ -8,20 +8,21 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.text import Text
 
 from dishgraph.commands._tables import RowsTable
+from dishgraph.terminal_text import MESSAGE_KEEP, escape_controls, safe_console
 
 # Markup off: dish names, phrases and Cypher results are data and print literally (a dish called "[/x]" or
 # "[link=…]" must neither crash nor become a link). Styled labels go through `styled` (a rich Text).
-console = Console(markup=False)
-err_console = Console(stderr=True, markup=False)
+# Every printed text escapes control characters (`dishgraph.terminal_text`): data never drives the terminal.
+console = safe_console()
+err_console = safe_console(stderr=True)
 
 
 def styled(label: str, style: str, message: str = "") -> Text:
-    """``label`` in ``style``, then the message as literal text."""
-    return Text.assemble((label, style), " " if message else "", str(message))
+    """``label`` in ``style``, then the message as literal text (control characters escaped)."""
+    return Text.assemble((label, style), " " if message else "", escape_controls(str(message), MESSAGE_KEEP))
 
 
 def print_warning(message: str, label: str = "warning:") -> None:

@@ -48,11 +48,12 @@ ParserOpt = typer.Option(
 # DiNeR dish-name glossary (the `diner` group and `eval diner`).
 DinerGlossaryOpt = typer.Option(None, "--glossary", help="DiNeR glossary JSON (default: data/diner/glossary.json).")
 ExtraGlossaryOpt = typer.Option(
-    None,
+    ["shipped"],
     "--extra-glossary",
     help="Extra entries in the same JSON shape ({food|action|flavour: {surface: "
-    "cluster}}); repeatable. `--extra-glossary shipped` uses "
-    "dishgraph/diner/extra_glossary.json.",
+    "cluster}}); repeatable. Default `shipped`: dishgraph/diner/extra_glossary.json (the names the CRG "
+    "release uses that DiNeR's glossary lacks); a file given replaces it (add `--extra-glossary shipped` to "
+    "keep it); `--extra-glossary none`: DiNeR's glossary alone.",
 )
 
 # Torch models (generate, train).

@@ -21,7 +21,6 @@ Cells are `Text`, so data prints literally whatever the console's markup setting
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -33,23 +32,31 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from dishgraph.terminal_text import escape_controls
+
 MISSING = "—"
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?|[-+]?(inf|nan)", re.IGNORECASE)
 _TEXT_MIN = 10  # a wrapped text column gets at least this many cells (fewer when its text is shorter)
 _TEXT_WORD_CAP = 16  # longer words fold instead of widening their column's minimum
+_NAME_WORD_CAP = 24  # ... in the first column, which names the row (a dish of up to 12 characters stays whole)
 TRANSPOSE_ROWS = 6  # up to this many rows, a table too wide for the console is turned on its side
 
 
 def format_cell(v: Any, decimals: int | None = None) -> str:
-    """The text of one cell: numbers in full (floats rounded, see `float_decimals`), None as "—",
-    lists/dicts as JSON."""
+    """The text of one cell: numbers in full (floats rounded, see `float_decimals`), None as "—", a list as
+    its items joined with ", " (a dict as ``key: value`` items), control characters escaped
+    (`dishgraph.terminal_text`: a cell never drives the terminal)."""
     if v is None:
         return MISSING
     if isinstance(v, float):
         return format_float(v, float_decimals([v]) if decimals is None else decimals)
-    if isinstance(v, (list, dict)):
-        return json.dumps(v, ensure_ascii=False)
-    return str(v)
+    if isinstance(v, int) and not isinstance(v, bool) and decimals is not None:
+        return format_float(float(v), decimals)  # an int in a column of floats lines up with them
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return ", ".join(format_cell(x) for x in v)
+    if isinstance(v, dict):
+        return ", ".join(f"{format_cell(k)}: {format_cell(x)}" for k, x in v.items())
+    return escape_controls(str(v), "\n")
 
 
 def float_decimals(values: Iterable[Any]) -> int:
@@ -86,6 +93,7 @@ class _Column:
     header: str
     cells: list[str]
     numbers: list[bool]  # per cell: a number (or "—"), right-aligned and never wrapped
+    word_cap: int = _TEXT_WORD_CAP
 
     @property
     def numeric(self) -> bool:
@@ -102,7 +110,7 @@ class _Column:
         if self.numeric:
             return max(header, numbers)
         text = [c for c, n in zip(self.cells, self.numbers) if not n]
-        words = max([0] + [min(_longest_word(c), _TEXT_WORD_CAP) for c in text])
+        words = max([0] + [min(_longest_word(c), self.word_cap) for c in text])
         return max(header, numbers, min(self.natural, max(words, _TEXT_MIN)))
 
 
@@ -207,13 +215,15 @@ class RowsTable:
         return len(self.rows)
 
     def _columns(self) -> list[_Column]:
-        cols = []
+        cols: list[_Column] = []
         for k in self.keys:
             values = [r.get(k) for r in self.rows]
-            decimals = float_decimals(values)
+            floats = any(isinstance(v, float) for v in values)
+            decimals = float_decimals(values) if floats else None  # ints stay ints unless floats share the column
             cells = [format_cell(v, decimals) for v in values]
             numbers = [v is None or _is_number(v, c) for v, c in zip(values, cells)]  # "—" aligns like numbers
-            cols.append(_Column(str(self.headers.get(k, k)), cells, numbers))
+            cap = _NAME_WORD_CAP if not cols else _TEXT_WORD_CAP  # names (dish, pair) are not cut mid-word
+            cols.append(_Column(escape_controls(str(self.headers.get(k, k))), cells, numbers, cap))
         return cols
 
     def tables(self, width: int) -> list[Table]:

@@ -41,7 +41,9 @@ def init(db: str | None = DbOpt, uri: str | None = UriOpt):
 
 @app.command()
 def shell(
-    statement: str | None = typer.Argument(None, help="Cypher statement; read from stdin if omitted."),
+    statement: str | None = typer.Argument(
+        None, help="Cypher statement; read from stdin if omitted (a prompt when stdin is a terminal)."
+    ),
     param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME=JSON_VALUE (repeatable)."),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
@@ -50,40 +52,64 @@ def shell(
 ):
     """Run one Cypher statement (values only as --param, never pasted into the text) and print a table.
 
-    Without --write the database opens read-only and only reads run: MATCH, WITH, UNWIND, RETURN, UNION,
-    allow-listed functions and CALLs (show_tables, table_info, db.labels, ...). Anything else (writes,
-    COPY, LOAD FROM, INSTALL, CHECKPOINT, settings, ...) is refused (exit 2); on Neo4j the session is
-    opened with read access too, so the server refuses writes itself."""
-    from dishgraph.errors import DatabaseError, UsageError
-    from dishgraph.graph.readonly import check_read_only
+    Without a statement on a terminal: an interactive prompt (statements end with ';', :help, :exit,
+    history in ~/.local/share/dishgraph/shell_history). Without --write the database opens read-only and only
+    reads run: MATCH, WITH, UNWIND, RETURN, UNION, allow-listed functions and CALLs (show_tables, table_info,
+    db.labels, ...). Anything else (writes, COPY, LOAD FROM, INSTALL, CHECKPOINT, settings, ...) is refused
+    (exit 2); on Neo4j the session is opened with read access too, so the server refuses writes itself."""
+    from dishgraph.errors import UsageError
 
-    text, params = statement if statement is not None else sys.stdin.read(), _params(param)
+    params = _params(param)
+    if statement is None and sys.stdin.isatty():
+        return _interactive(db, uri, write, params, as_json)
+    text = statement if statement is not None else sys.stdin.read()
     if not text.strip():
         raise UsageError("no Cypher statement given (as an argument or on stdin)")
+    _checked(text, write)
+    with open_store(db, uri, read_only=not write) as store:
+        _run(store, text, params, write, as_json)
+
+
+def _checked(text: str, write: bool) -> None:
+    from dishgraph.graph.readonly import check_read_only
+
     if not write:
         check_read_only(text)  # on Neo4j too: db shell reads unless --write
-    with open_store(db, uri, read_only=not write) as store:
-        try:
-            rows = store.execute(text, params)
-        except RuntimeError as e:  # Ladybug: parser / binder / runtime errors of the statement
-            raise DatabaseError(f"Cypher: {' '.join(str(e).split())}") from None
+
+
+def _run(store, text: str, params: dict, write: bool, as_json: bool) -> None:
+    """One statement: the read-only check, then execute and print (a table, or JSON)."""
+    from dishgraph.errors import DatabaseError
+
+    _checked(text, write)
+    try:
+        rows = store.execute(text, params)
+    except RuntimeError as e:  # Ladybug: parser / binder / runtime errors of the statement
+        raise DatabaseError(f"Cypher: {' '.join(str(e).split())}") from None
     if as_json:
         return emit_json(rows)
-    console.print(rows_table(rows))
+    console.print(rows_table(rows) if rows else "(no rows)")
+
+
+def _interactive(db: str | None, uri: str | None, write: bool, params: dict, as_json: bool) -> None:
+    from dishgraph.cli_errors import message_for, report
+    from dishgraph.commands._repl import history_file, interactive
+
+    with open_store(db, uri, read_only=not write) as store:
+        interactive(
+            lambda text, p: _run(store, text, p, write, as_json),
+            lambda e: report(message_for(e)),
+            console.print,
+            params,
+            history_file(),
+        )
 
 
 def _params(items: list[str]) -> dict:
     """--param NAME=VALUE: VALUE as JSON when it parses, else the text itself."""
-    import json
+    from dishgraph.commands._repl import parse_param
 
-    params = {}
-    for p in items:
-        name, _, value = p.partition("=")
-        try:
-            params[name] = json.loads(value)
-        except json.JSONDecodeError:
-            params[name] = value
-    return params
+    return dict(parse_param(p) for p in items)
 
 
 @app.command()

@@ -60,11 +60,13 @@ NoGraphOpt = typer.Option(
 
 
 def _progress(label: str):
-    """(progress, advance): a bar whose ``advance(k, total=None)`` the scoring calls after k instances."""
+    """(progress, advance): a bar whose ``advance(k, total=None)`` the scoring calls after k instances;
+    ``prog.phase(text)`` names the stage that runs now beside the label (parsing, segmenting, scoring)."""
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    prog = progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    prog = progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     task = prog.add_task(label, total=None)
+    prog.phase = lambda text: prog.update(task, description=f"{label}: {text}")  # type: ignore[attr-defined]
     return prog, lambda k, total=None: prog.update(task, advance=k, total=total)
 
 
@@ -194,6 +196,7 @@ def crg(
             note=print_note,
             warn=print_warning,
             progress=advance,
+            phase=prog.phase,
         )
     if as_json or json_out:
         emit_json(json_safe(table), json_out)

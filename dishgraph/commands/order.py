@@ -57,7 +57,7 @@ def estimate(
     if as_json:
         return emit_json(data)
     console.print(rows_table([{k: v for k, v in d.items()} for d in data["dishes"]], "order estimation"))
-    console.print(f"totals: {data['totals']}  ({rep.seconds:.1f} s, {estimator}, window={window})")
+    console.print(rows_table([data["totals"]], f"totals ({rep.seconds:.1f} s, {estimator}, window={window})"))
 
 
 @app.command()

@@ -15,10 +15,11 @@ from dishgraph.graph.base import GraphStore
 
 def load_glossary(path: Path | None = None, extra: Sequence[str] | None = None):
     """The DiNeR glossary (default: data/diner/glossary.json) plus extra entry files; ``shipped`` names
-    dishgraph/diner/extra_glossary.json. One that cannot be read is a `UsageError`."""
+    dishgraph/diner/extra_glossary.json (the CLI's default) and ``none`` adds nothing (DiNeR's glossary
+    alone). One that cannot be read is a `UsageError`."""
     from dishgraph.diner.names import EXTRA_GLOSSARY, DinerGlossary
 
-    extras = [EXTRA_GLOSSARY if e == "shipped" else Path(e) for e in (extra or [])]
+    extras = [EXTRA_GLOSSARY if e == "shipped" else Path(e) for e in dict.fromkeys(extra or []) if e != "none"]
     try:
         return DinerGlossary.load(path, extras)
     except (OSError, ValueError) as e:

@@ -76,15 +76,19 @@ def evaluate_crg(
     pivot_texts: PivotTexts = default_pivot_texts,
     data_dir: str | Path | None = None,
     progress: Callable[[int], None] | None = None,
+    phase: Callable[[str], None] | None = None,
 ) -> dict:
-    """L1 and L2 scores of `outputs` (aligned with `instances`), plus timings in seconds."""
+    """L1 and L2 scores of `outputs` (aligned with `instances`), plus timings in seconds. ``phase(text)`` is
+    told what runs now (L1 segments every text before the first L2 instance advances ``progress``)."""
     timing: dict[str, float] = {}
+    phase = phase or (lambda _: None)
     d = crg_dir(data_dir)
     if glossary is None:
         glossary = Glossary.load(d / "glossary.json")
     segment = segment or memoize(default_segmenter("auto", glossary))
 
     t0 = time.perf_counter()
+    phase("L1: segmenting texts (BLEU, ingredient coverage)")
     l1 = evaluate_l1(outputs, instances, segment, bertscore_config, with_bertscore=with_bertscore)
     timing["l1"] = time.perf_counter() - t0
 
@@ -95,6 +99,7 @@ def evaluate_crg(
     timing["vectors"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
+    phase("L2: scoring actions")
     reference = reference or L2Reference.from_release(d)
     parse = parse or default_parse(glossary)
     table = glossary.ingredient
@@ -180,10 +185,17 @@ class CrgScorer:
         self.parse = CachedParse(default_parse(glossary, segmenter), base_parses)
 
     def score(
-        self, outputs: Sequence[str], instances: Sequence[Instance], progress: Callable[[int], None] | None = None
+        self,
+        outputs: Sequence[str],
+        instances: Sequence[Instance],
+        progress: Callable[[int], None] | None = None,
+        phase: Callable[[str], None] | None = None,
     ) -> dict:
+        """Scores of ``outputs``; ``phase(text)`` names each stage as it starts (see `evaluate_crg`)."""
         from dishgraph.eval.prefetch import prefetch
 
+        if phase:
+            phase("parsing generated texts")
         prefetch(
             outputs,
             self.parse,
@@ -205,4 +217,5 @@ class CrgScorer:
             with_bertscore=self.bertscore_config is not None,
             data_dir=self.data_dir,
             progress=progress,
+            phase=phase,
         )

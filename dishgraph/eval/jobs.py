@@ -206,12 +206,14 @@ def score_crg(
     note: Note = _quiet,
     warn: Note = _quiet,
     progress: Callable[[int, int], None] | None = None,
+    phase: Callable[[str], None] = _quiet,
     **scorer_options,
 ) -> dict:
     """The CRG table (paper Table 3): {"rows": one table row per file, "results": file -> full scores}.
 
     A JSONL file may hold a subset run; its row is labelled with its size. ``progress(k, total)`` after k
-    instances; ``bertscore``: the arguments of `bertscore_config` (None: skip BERTScore), its warning
+    instances, ``phase(text)`` as each stage starts (most of a run happens before the first instance is
+    scored); ``bertscore``: the arguments of `bertscore_config` (None: skip BERTScore), its warning
     to ``warn``; ``scorer_options`` (segmenter, vectors, workers) go to `CrgScorer`."""
     from dishgraph.eval.crg import CrgScorer, table_row
     from dishgraph.eval.outputs import crg_dir, load_instances, read_present
@@ -223,8 +225,10 @@ def score_crg(
         files = {p: (inst[:limit], txt[:limit]) for p, (inst, txt) in files.items()}
         instances = everything[:limit]
         glossary = Glossary.load(crg_dir(data) / "glossary.json")
+    phase("reading the reference and the base recipes' parses")
     ref, cache = graph_knowledge(data, pivots, constraints, glossary, db, uri, no_graph, note)
     cfg = bertscore_config(**bertscore, warn=warn) if bertscore is not None else None
+    phase("segmenting base recipes, word vectors")
     with unusable_input():
         scorer = CrgScorer(
             instances, glossary, ref, base_parses=cache, bertscore_config=cfg, data_dir=data, **scorer_options
@@ -234,7 +238,12 @@ def score_crg(
         progress(0, total)
     results, rows = {}, []
     for p, (inst, outputs) in files.items():
-        res = scorer.score(outputs, inst, progress=(lambda k: progress(k, total)) if progress else None)
+        res = scorer.score(
+            outputs,
+            inst,
+            progress=(lambda k: progress(k, total)) if progress else None,
+            phase=(lambda text, name=p.name: phase(f"{name}: {text}")) if len(files) > 1 else phase,
+        )
         res["n"] = len(inst)
         results[str(p)] = res
         rows.append(table_row(res, p.stem if len(inst) == len(instances) else f"{p.stem} (n={len(inst)})"))

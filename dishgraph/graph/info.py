@@ -24,12 +24,15 @@ def graph_stats(store: GraphStore, top: int = 5) -> dict[str, Any]:
     with_actions = sum(1 for r in recipes if r["steps"] > 0)
     steps = sum(r["steps"] for r in recipes)
     inherited = sum(r["inherited"] for r in recipes)
-    top_rows = store.query("stats_top_actions_per_dish")
-    per_dish: dict[str, list[dict[str, Any]]] = {}
-    for r in top_rows:
-        lst = per_dish.setdefault(r["dish"], [])
+    dish_recipes = {r["dish"]: int(r["recipes"]) for r in store.query("uses_dishes_with_recipes")}
+    ranked = sorted(dish_recipes, key=lambda d: (-dish_recipes[d], d))  # most recipes first: a reader's dishes
+    found: dict[str, list[dict[str, Any]]] = {}
+    for r in store.query("stats_top_actions_per_dish"):
+        lst = found.setdefault(r["dish"], [])
         if len(lst) < top:
             lst.append({"action": r["action"], "recipes": r["recipes"]})
+    per_dish = {d: found[d] for d in ranked if d in found}
+    per_dish.update({d: acts for d, acts in found.items() if d not in per_dish})
     return {
         "counts": counts,
         "recipes": n,
@@ -38,5 +41,6 @@ def graph_stats(store: GraphStore, top: int = 5) -> dict[str, Any]:
         "steps_per_recipe": (steps / n) if n else 0.0,
         "inherited_per_recipe": (inherited / n) if n else 0.0,
         "distinct_proto_actions": store.query("stats_distinct_proto_actions")[0]["n"],
-        "top_actions_per_dish": per_dish,
+        "top_actions_per_dish": per_dish,  # dishes ranked by parsed recipes, most first
+        "dish_recipes": {d: dish_recipes[d] for d in ranked},
     }

@@ -1,0 +1,136 @@
+"""The README's headline figures come from the results files under benchmarks/results/, so they cannot drift
+apart again (the fair editor's scored count was 2,484 in one paragraph and 2,492 in another): each figure
+the README states is read back here and compared with the file it comes from.
+
+- demo.json: `make demo` (`benchmarks/demo_figures.py` over the demo's report): its time, the XiaChuFang
+  sample as read and as loaded, the identity / replace / fair composed editor rows;
+- compose.json: the composed editor's rows (all / even / odd pairs) from `benchmarks/bench_compose.py`;
+- generators_fair.json: the association (earlier fair) editor and the oracle editor.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from dishgraph.eval.crg import COLUMNS
+from dishgraph.report import PAPER_TABLE3
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+TEXT = " ".join(README.split())  # sentences wrap anywhere in the source
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def _load(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text(encoding="utf-8"))
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _row(model: str, rows: list[dict]) -> dict:
+    return next(r for r in rows if r["model"] == model)
+
+
+def _stated(pattern: str) -> tuple[float, ...]:
+    m = re.search(pattern, TEXT)
+    assert m, f"README no longer says {pattern!r}"
+    return tuple(_num(g) for g in m.groups())
+
+
+DEMO = _load("demo.json")
+COMPOSED = _load("compose.json")["release_and_sample"]["table3"]
+FAIR = _load("generators_fair.json")["rows"]
+TABLE_COLUMNS = [
+    "n",
+    "coi_added",
+    "coi_replaced",
+    "bleu4",
+    "hard_p",
+    "hard_r",
+    "hard_f1",
+    "soft_f1",
+    "insert_hard_f1",
+    "remove_hard_f1",
+    "order_accuracy",
+]
+
+
+def _table_row(label: str) -> dict:
+    """A row of the README's results table by the start of its first cell: column -> value (None for —)."""
+    for line in README.splitlines():
+        cells = [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0].startswith(label):
+            return {k: None if c == "—" else _num(c) for k, c in zip(TABLE_COLUMNS, cells[1:])}
+    raise AssertionError(f"no README table row starting {label!r}")
+
+
+@pytest.mark.parametrize(
+    "label,row",
+    [
+        ("identity", _row("identity", DEMO["rows"])),
+        ("replace", _row("replace", DEMO["rows"])),
+        ("graph editor, `--knowledge composed` (fair), all pairs", COMPOSED["all"]),
+        ("… even pairs", COMPOSED["even"]),
+        ("… odd pairs", COMPOSED["odd"]),
+        ("graph editor, `--knowledge association`", _row("association", FAIR)),
+        ("graph editor, `--knowledge pivots`", _row("graph", FAIR)),
+    ],
+)
+def test_results_table_rows_match_their_files(label, row):
+    stated = _table_row(label)
+    for key in TABLE_COLUMNS[1:]:
+        want = row.get(key)
+        assert stated[key] == (None if want is None else pytest.approx(want, abs=0.005)), (label, key)
+
+
+def test_demo_row_of_the_composed_editor_matches_the_benchmark():
+    demo = _row("graph editor (composed, fair)", DEMO["rows"])
+    for key, _ in COLUMNS:
+        assert demo.get(key) == COMPOSED["all"].get(key), key
+
+
+def test_scored_counts_are_one_figure_each():
+    replace, comp = _row("replace", DEMO["rows"]), COMPOSED["all"]
+    assoc, oracle = _row("association", FAIR), _row("graph", FAIR)
+    assert _stated(r"replace is scored on ([\d,]+) of 2,500 \(F1 all ([\d.]+)\)") == (
+        replace["n_scored"],
+        replace["hard_f1_all"],
+    )
+    assert _stated(r"the fair composed editor on ([\d,]+) \(F1 all ([\d.]+)\)") == (
+        comp["n_scored"],
+        comp["hard_f1_all"],
+    )
+    assert _stated(r"the association editor on ([\d,]+) \(([\d.]+)\)") == (assoc["n_scored"], assoc["hard_f1_all"])
+    assert _stated(r"the oracle editor on ([\d,]+) \(([\d.]+)\)") == (oracle["n_scored"], oracle["hard_f1_all"])
+    assert _stated(r"Scored on ([\d,]+) of 2,500 instances \(F1 with undefined counted as 0: ([\d.]+)") == (
+        comp["n_scored"],
+        comp["hard_f1_all"],
+    )
+    for wrong in re.findall(r"on ([\d,]+)(?: of 2,500)? \(F1 all", TEXT):  # no other scored count beside an "F1 all"
+        assert _num(wrong) in {replace["n_scored"], comp["n_scored"], assoc["n_scored"], 1502}, wrong
+
+
+def test_sample_is_stated_as_read_and_as_loaded():
+    s = DEMO["sample"]
+    assert _stated(r"([\d,]+) records of ([\d,]+) dishes read, ([\d,]+) recipes of ([\d,]+) dishes loaded") == (
+        s["read"]["records"],
+        s["read"]["dishes"],
+        s["loaded"]["recipes"],
+        s["loaded"]["dishes"],
+    )
+
+
+def test_demo_time_is_the_recorded_one():
+    (minutes,) = _stated(r"`make demo` \([^)]*\) took ([\d.]+) minutes")
+    assert minutes == round(DEMO["seconds"] / 60, 1)
+
+
+def test_paper_rows_are_the_ones_the_report_shows():
+    cited = ", ".join(f"{p['model'].removeprefix('paper: ')} {p['hard_f1']}" for p in PAPER_TABLE3)
+    assert f"{cited} Hard F1" in TEXT
