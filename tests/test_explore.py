@@ -212,6 +212,52 @@ def test_hostile_names_stay_text_in_chromium(views, tmp_path):
     assert 'data-nodes="' in dom
 
 
+# The page measured inside a phone-sized iframe: headless Chromium will not make its own window narrower
+# than 500 px, but an iframe is a viewport of exactly the size asked for (media queries included).
+_MEASURE = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="phone" style="border:0;width:%dpx;height:%dpx" srcdoc="%s"></iframe>
+<pre id="measured"></pre>
+<script>
+window.addEventListener("load", function () {
+  var w = document.getElementById("phone").contentWindow, d = w.document;
+  function box(id) { var r = d.getElementById(id).getBoundingClientRect();
+                     return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, height: r.height}; }
+  document.getElementById("measured").textContent = JSON.stringify({
+    width: w.innerWidth, height: w.innerHeight, scroll_width: d.documentElement.scrollWidth,
+    graph: box("graph"), drawing: box("viewport"), fit: box("zoom-reset"), search: box("search")});
+});
+</script></body></html>"""
+
+
+def measure_page(page_html: str, tmp_path: Path, width: int, height: int) -> dict:
+    """Boxes (CSS px) of the graph, its drawing, the fit button and the search box in a width × height viewport."""
+    wrapper = tmp_path / f"measure-{width}.html"
+    wrapper.write_text(_MEASURE % (width, height, html_mod.escape(page_html, quote=True)), encoding="utf-8")
+    dom, console = chromium_dom(wrapper, tmp_path)
+    assert console == []
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
+    assert found and found.group(1), dom[-2000:]
+    return json.loads(html_mod.unescape(found.group(1)))
+
+
+@needs_chromium
+def test_page_works_on_a_phone(views, tmp_path):
+    """At 390×844 the details column stacks under the graph (side by side it left the graph a 50 px strip),
+    the controls wrap inside the width (the fit button was cut off) and nothing overflows sideways."""
+    m = measure_page(render_html(views[0]), tmp_path, 390, 844)
+    assert (m["width"], m["height"]) == (390, 844)
+    assert m["scroll_width"] <= 390
+    assert m["graph"]["height"] >= 300 and m["graph"]["right"] - m["graph"]["left"] >= 360  # less a scrollbar
+    fit, search = m["fit"], m["search"]
+    assert 0 <= fit["left"] and fit["right"] <= 390 and 0 <= fit["top"] and fit["bottom"] <= 844
+    assert 0 <= search["left"] and search["right"] <= 390
+    # The fitted drawing lies inside the graph's box (the fit used the phone's width, not a desktop one).
+    assert m["drawing"]["left"] >= m["graph"]["left"] - 1 and m["drawing"]["right"] <= m["graph"]["right"] + 1
+    # The desktop keeps its side-by-side layout: the graph beside a details column, filling the height.
+    d = measure_page(render_html(views[0]), tmp_path, 1280, 900)
+    assert d["scroll_width"] <= 1280 and d["graph"]["right"] <= 1280 - 300 and d["graph"]["bottom"] == 900
+
+
 def test_cli_writes_the_page(db, tmp_path):
     from dishgraph.cli import app
 

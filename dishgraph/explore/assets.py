@@ -17,8 +17,8 @@ h1 { font-size: 20px; margin: 0 0 4px 0; }
 h1 .arrow { color: #999; }
 #title-base { color: var(--base); } #title-target { color: var(--target); }
 #summary { color: #555; font-size: 13px; }
-.controls { margin: 6px 0; display: flex; gap: 6px; align-items: center; }
-#search { width: 340px; padding: 4px 8px; font-size: 14px; }
+.controls { margin: 6px 0; display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+#search { width: 340px; max-width: 100%; padding: 4px 8px; font-size: 14px; }
 #search-count { color: #555; min-width: 90px; }
 button { padding: 2px 9px; font-size: 14px; cursor: pointer; }
 #legend { font-size: 12px; color: #444; display: flex; flex-wrap: wrap; gap: 14px; }
@@ -51,6 +51,18 @@ aside .link { color: #1f5fa8; cursor: pointer; text-decoration: underline; }
 .edge.reference { stroke-dasharray: 5 4; }
 .edge.dim { opacity: 0.06; }
 .edge.active { opacity: 1; stroke-width: 2.6; }
+/* A phone (390 px): side by side, the 340 px details column left the graph a 50 px strip. Stack instead:
+   the page scrolls, the graph gets most of a screen of its own, the details follow below it, and the
+   controls share the width rather than pushing "fit" off the edge. The desktop layout above is untouched. */
+@media (max-width: 700px) {
+  body { height: auto; min-height: 100vh; }
+  header { padding: 8px 10px; }
+  #search { flex: 1 1 150px; width: auto; min-width: 0; }
+  #search-count { min-width: 0; }
+  main { flex: none; flex-direction: column; }
+  #graph { flex: none; width: 100%; height: 60vh; min-height: 320px; }
+  aside { width: auto; border-left: none; border-top: 1px solid #ddd; }
+}
 """
 
 JS = r"""
@@ -315,6 +327,7 @@ JS = r"""
 
   // ------------------------------------------------------------------ zoom and pan
   var view = {x: 0, y: 0, k: 1};
+  var fitted = true;  // still the fitted view (no zoom or pan yet): refit when the window changes size
   function apply() { viewport.setAttribute("transform", "translate(" + view.x + "," + view.y + ") scale(" + view.k + ")"); }
   function fit() {
     var box = svg.getBoundingClientRect();
@@ -323,11 +336,13 @@ JS = r"""
     var minY = 0, maxY = Math.max.apply(null, ys.concat([H / 2])) + 30;
     var k = Math.min((box.width || W) / (maxX - minX), (box.height || H) / (maxY - minY));
     view = {k: k, x: -minX * k, y: -minY * k};
+    fitted = true;
     apply();
   }
   function zoomAt(factor, px, py) {
     var k = Math.max(0.1, Math.min(8, view.k * factor));
     view.x = px - (px - view.x) * (k / view.k); view.y = py - (py - view.y) * (k / view.k); view.k = k;
+    fitted = false;
     apply();
   }
   svg.addEventListener("wheel", function (ev) {
@@ -339,12 +354,14 @@ JS = r"""
   svg.addEventListener("mousedown", function (ev) { drag = {x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y}; svg.classList.add("panning"); });
   window.addEventListener("mousemove", function (ev) {
     if (!drag) return;
-    view.x = drag.vx + ev.clientX - drag.x; view.y = drag.vy + ev.clientY - drag.y; apply();
+    view.x = drag.vx + ev.clientX - drag.x; view.y = drag.vy + ev.clientY - drag.y; fitted = false; apply();
   });
   window.addEventListener("mouseup", function () { drag = null; svg.classList.remove("panning"); });
   document.getElementById("zoom-in").addEventListener("click", function () { var b = svg.getBoundingClientRect(); zoomAt(1.25, b.width / 2, b.height / 2); });
   document.getElementById("zoom-out").addEventListener("click", function () { var b = svg.getBoundingClientRect(); zoomAt(0.8, b.width / 2, b.height / 2); });
   document.getElementById("zoom-reset").addEventListener("click", fit);
+  // A phone turned sideways, or a window resized across the stacking width, changes the graph's box.
+  window.addEventListener("resize", function () { if (fitted) fit(); });
   fit();
 
   // The URL fragment can pre-fill the search and select an action (#q=洋葱&select=切|洋葱|), to share a view.
