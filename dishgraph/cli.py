@@ -62,9 +62,10 @@ def _main(
     Exit codes: 0 success, 1 failed, 2 usage error, 3 finished with skipped input, 4 violations found
     (`order check`), 5 database in use, 130 interrupted (see docs/cli.md).
     """
-    from dishgraph.graph import lock
+    if wait is not None:  # only then: the GPU path (train, generate) must not import the graph layer
+        from dishgraph.graph import lock
 
-    lock.WAIT = wait
+        lock.WAIT = wait
 
 
 # Top-level commands.
