@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dishgraph.pcs.tables import PCSTable, format_input_cell, format_output_cell, parse_input_cell
+from dishgraph.pcs.tables import PCSTable, format_input_cell, format_output_cell, parse_input_cell, table_rows
 
 KEY = ("recipe", "annotator", "row")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -51,19 +51,7 @@ def input_set(cell: str) -> frozenset[str]:
 
 def gold_rows(tables: Iterable[PCSTable]) -> list[dict]:
     """One row per table row: the key (release id, annotator, row index), instruction and the cells."""
-    return [
-        {
-            "recipe": t.id,
-            "annotator": t.annotator,
-            "row": k,
-            "instruction": r.instruction,
-            "action": r.action,
-            "input": format_input_cell(r.inputs),
-            "output": format_output_cell(r.output),
-        }
-        for t in tables
-        for k, r in enumerate(t.rows)
-    ]
+    return table_rows(tables)
 
 
 def key_of(row: dict) -> tuple[str, int, int]:

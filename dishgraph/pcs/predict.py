@@ -25,7 +25,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dishgraph.pcs.tables import PCSRow, PCSTable, format_input_cell, format_output_cell, read_pcs
+from dishgraph.pcs.tables import PCSRow, PCSTable, format_input_cell, read_pcs, table_rows
 from dishgraph.pcs.words import STOP, content_words, singular
 
 SETTINGS = ("chained", "oracle")
@@ -305,19 +305,10 @@ def predict(tables: Sequence[PCSTable], model: str = "tracker", setting: str = "
             PCSTable(id=t.id, title=t.title, rows=predict_table(t, model, setting, tracker), annotator=t.annotator)
             for t in tables
         ]
-    return [
-        {
-            "recipe": t.id,
-            "annotator": t.annotator,
-            "row": k,
-            "instruction": r.instruction,
-            "action": r.action,
-            "input": format_input_cell(r.inputs),
-            "output": format_output_cell(r.output),
-        }
-        for t, p in zip(tables, predicted)
-        for k, r in enumerate(p.rows)
-    ]
+    # keyed by the gold table (a T5 table may not carry the annotator), rows as predicted
+    return table_rows(
+        PCSTable(id=t.id, title=t.title, rows=p.rows, annotator=t.annotator) for t, p in zip(tables, predicted)
+    )
 
 
 def _t5_tables(tables: Sequence[PCSTable], path: str, setting: str) -> list[PCSTable]:

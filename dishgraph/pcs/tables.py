@@ -477,3 +477,21 @@ def write_pcs(tables: list[PCSTable], path: str | Path) -> Path:
     else:
         raise ValueError(f"{path}: unknown table format {suffix!r} (use .json, .jsonl, .csv or .tsv)")
     return path
+
+
+def table_rows(tables: Iterable[PCSTable]) -> list[dict]:
+    """One flat row per table row, keyed by (release id, annotator, row index): the one shape that gold
+    tables (`eval pcs`) and predictions (`pcs predict`) are written and compared in."""
+    return [
+        {
+            "recipe": t.id,
+            "annotator": t.annotator,
+            "row": k,
+            "instruction": r.instruction,
+            "action": r.action,
+            "input": format_input_cell(r.inputs),
+            "output": format_output_cell(r.output),
+        }
+        for t in tables
+        for k, r in enumerate(t.rows)
+    ]
