@@ -123,3 +123,34 @@ def test_fast_equals_dowhy_real(crg_dir, glossary):
                 assert fast.ate == pytest.approx(slow.ate, abs=1e-9)
                 n += 1
     assert n >= 20
+
+
+def _psm_as_dowhy_writes_it(X, t, y):
+    """psm_fast through sklearn's NearestNeighbors objects, as DoWhy calls them: psm_fast builds the same
+    ball trees directly and must match this match for match, ties included."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import NearestNeighbors
+
+    ps = LogisticRegression().fit(X, t).predict_proba(X)[:, 1]
+    ps_t, ps_c = ps[t == 1].reshape(-1, 1), ps[t == 0].reshape(-1, 1)
+    y_t, y_c = y[t == 1], y[t == 0]
+    _, i = NearestNeighbors(n_neighbors=1, algorithm="ball_tree").fit(ps_c).kneighbors(ps_t)
+    att = (y_t - y_c[i.ravel()]).mean()
+    _, i = NearestNeighbors(n_neighbors=1, algorithm="ball_tree").fit(ps_t).kneighbors(ps_c)
+    atc = (y_t[i.ravel()] - y_c).mean()
+    return float(np.float64(att * len(y_t) + atc * len(y_c)) / (len(y_t) + len(y_c)))
+
+
+def test_fast_matches_neighbors_objects_on_tie_heavy_frames():
+    """Binary confounders give many equal propensity scores: which tied neighbour is matched decides the ATE."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        n, k = int(rng.integers(10, 300)), int(rng.integers(1, 8))
+        X = (rng.random((n, k)) < rng.random(k)).astype(np.int64)
+        t = (rng.random(n) < 0.4).astype(np.int64)
+        t[:2] = (1, 0)
+        y = (rng.random(n) < 0.5).astype(np.int64)
+        assert causal.psm_fast(X, t, y) == _psm_as_dowhy_writes_it(X, t, y)

@@ -31,6 +31,7 @@ from dishgraph.models.graph_editor_knowledge import (
     COMPOSED,
     PIVOT_SOURCES,
     PairKnowledge,
+    PositionTable,
     association_pivots,
     load_pair_knowledge,
 )
@@ -179,6 +180,7 @@ class GraphEditor:
         self.assoc_inserts, self.assoc_removals, self.abstain = assoc_inserts, assoc_removals, abstain
         self.ensure_change = ensure_change
         self._pairs: dict[tuple[str, str], PairKnowledge] = {}
+        self._positions = PositionTable(store)
         self._phrases: dict[tuple, list[str]] = {}
         self.stats = EditStats()
 
@@ -195,7 +197,13 @@ class GraphEditor:
         if key not in self._pairs:
             sources = {"association": (), "composed": (COMPOSED,)}.get(self.knowledge, self.pivot_sources)
             self._pairs[key] = load_pair_knowledge(
-                self.store, inst.base, inst.target, self.cls(inst.old), self.cls(inst.new), sources
+                self.store,
+                inst.base,
+                inst.target,
+                self.cls(inst.old),
+                self.cls(inst.new),
+                sources,
+                self._positions,
             )
         return self._pairs[key]
 
