@@ -44,7 +44,12 @@ def _build_segmenter(name: str, glossary) -> Segment:
     def words(text: str) -> list[str]:
         return [t.word for t in cut(text) if t.word.strip()]
 
+    def words_many(texts: list[str]) -> list[list[str]]:
+        """``words`` of many texts in one segmenter call (LAC batches them; same words as one at a time)."""
+        return [[t.word for t in toks if t.word.strip()] for toks in seg.cut_many(texts)]
+
     words.backend = type(seg).__name__  # type: ignore[attr-defined]  # e.g. LacSegmenter (cache key)
+    words.many = words_many  # type: ignore[attr-defined]
     return words
 
 
