@@ -58,17 +58,19 @@ def prefetch(
         return 0
     if workers <= 1 or len(todo) < min_texts:
         tools = _tools(glossary, segmenter)
-        for start in range(0, len(todo), 250):
-            chunk = todo[start : start + 250]
-            for text, (actions, tokens) in zip(chunk, _work(chunk, tools)):
-                parse.memo.setdefault(text, actions)
-                segment.memo.setdefault(text, tokens)
+        chunks = [todo[i : i + 250] for i in range(0, len(todo), 250)]
+        _fill(parse, segment, chunks, (_work(chunk, tools) for chunk in chunks))
         return len(todo)
     n_chunks = workers * 8
     chunks = [todo[i::n_chunks] for i in range(n_chunks)]
     with mp.get_context("spawn").Pool(workers, initializer=_init, initargs=(glossary, segmenter)) as pool:
-        for chunk, results in zip(chunks, pool.imap(_work, chunks)):
-            for text, (actions, tokens) in zip(chunk, results):
-                parse.memo.setdefault(text, actions)
-                segment.memo.setdefault(text, tokens)
+        _fill(parse, segment, chunks, pool.imap(_work, chunks))
     return len(todo)
+
+
+def _fill(parse, segment, chunks, results) -> None:
+    """Put each chunk's (actions, tokens) into the memo tables (in-process and pool results alike)."""
+    for chunk, done in zip(chunks, results):
+        for text, (actions, tokens) in zip(chunk, done):
+            parse.memo.setdefault(text, actions)
+            segment.memo.setdefault(text, tokens)
