@@ -47,6 +47,19 @@ def test_uses_frequencies(store):
     assert all(r["freq"] >= 0.5 for r in frequencies.dish_actions(store, base, top=100, min_freq=0.5))
 
 
+def test_new_dishes_get_the_uses_edges_the_merge_path_writes(store):
+    """Dishes without USES get theirs in one bulk write; re-materializing (clear + MERGE) gives the same edges."""
+    corpus = planted_pivot_corpus(n_pairs=2, n_recipes=30, seed=3)
+    load_planted(store, corpus)
+    edges = "MATCH (d:Dish)-[u:USES]->(a:ProtoAction) RETURN d.name AS d, a.key AS a, u.n AS n, u.total AS t, u.freq AS f"
+    assert not store.execute(edges)
+    bulk = frequencies.materialize_uses(store)  # every dish new: the bulk path
+    first = sorted(tuple(r.values()) for r in store.execute(edges))
+    assert frequencies.materialize_uses(store) == bulk  # every dish has edges now: clear + MERGE
+    assert sorted(tuple(r.values()) for r in store.execute(edges)) == first
+    assert sum(bulk.values()) == len(first) > 0 and frequencies.stale_uses_dishes(store) == []
+
+
 def _boundary_store(store, n_recipes, cases):
     """One pair; cases: name -> (base count, target count) out of n_recipes each."""
     protos = {name: proto(i, tag="b") for i, name in enumerate(cases)}

@@ -16,6 +16,10 @@ from typing import Any, Self
 from dishgraph.graph import queries, schema
 from dishgraph.graph.values import batched, param
 
+# Rows for the bulk paths: a sequence of dicts, or a pyarrow.Table with one column per property (the
+# loader's Step tables, built in parse workers). Typed loosely: pyarrow ships no type stubs.
+BulkRows = Sequence[dict[str, Any]] | Any
+
 DEFAULT_BATCH = 2000
 
 Row = dict[str, Any]
@@ -59,12 +63,20 @@ class GraphStore(ABC):
     def version(self) -> str: ...
 
     @abstractmethod
-    def bulk_load_nodes(self, label: str, rows: Sequence[dict[str, Any]]) -> int:
-        """Fast path for large loads of *new* nodes (Ladybug COPY; Neo4j falls back to batched MERGE)."""
+    def bulk_load_nodes(self, label: str, rows: BulkRows) -> int:
+        """Fast path for large loads of *new* nodes (Ladybug COPY; Neo4j falls back to batched MERGE).
+        ``rows`` are dicts or an Arrow table with one column per property."""
 
     @abstractmethod
-    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict[str, Any]]) -> int:
-        """Fast path for *new* relationships; rows have ``from``, ``to`` keys plus properties."""
+    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: BulkRows) -> int:
+        """Fast path for *new* relationships; rows (dicts or an Arrow table) have ``from``, ``to`` plus
+        properties."""
+
+    def bulk_load_rels_from_query(self, rel: str, src: str, dst: str, name: str, **params: Any) -> None:
+        """*New* relationships from the rows of a named read query, which returns ``from``, ``to`` and then
+        the relationship's properties in schema order. Here the rows pass through Python; Ladybug copies
+        them inside the engine (``COPY … FROM (query)``), with no rows sent out and back."""
+        self.bulk_load_rels(rel, src, dst, self.query(name, **params))
 
     @contextmanager
     def bulk_session(self) -> Iterator[None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -14,11 +14,12 @@ from typing import Any
 import ladybug
 
 from dishgraph.errors import DatabaseError
-from dishgraph.graph import diskspace, schema
-from dishgraph.graph.base import GraphStore
+from dishgraph.graph import diskspace, queries, schema
+from dishgraph.graph.base import BulkRows, GraphStore
+from dishgraph.graph.copy_csv import is_table, unsafe_list_rows, write_table_csv
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
 from dishgraph.graph.readonly import check_read_only
-from dishgraph.graph.values import plain
+from dishgraph.graph.values import param, plain
 
 BULK_SOURCES = ("csv", "frame")
 
@@ -209,14 +210,17 @@ class LadybugStore(GraphStore):
             self._unsaved_bytes += csv_bytes
 
     # --- bulk path: COPY from a temp CSV file (default) or an in-memory data frame ------------------
-    def _copy(self, table: str, types: dict[str, str], rows: Sequence[dict[str, Any]], options: str = "") -> int:
-        """COPY rows into a table in one transaction (atomic: a kill leaves all of them or none).
+    def _copy(self, table: str, types: dict[str, str], rows: BulkRows, options: str = "") -> int:
+        """COPY rows (dicts, or an Arrow table) into a table in one transaction (atomic: a kill leaves all of
+        them or none).
 
         ``bulk_source="frame"`` passes a pandas data frame as a query parameter: no CSV to format and parse
         again, about 2.5x faster per COPY, but Ladybug 0.22 keeps memory for every row scanned from a frame
         (measured: +225 bytes per row that does not come back, so a 1M-recipe load would need ~28 GB).
         The CSV file is the default for that reason; both sources give identical values (tested).
         """
+        if is_table(rows):
+            return self._copy_table(table, types, rows, options)
         if not rows:
             return 0
         n = len(rows)
@@ -232,19 +236,42 @@ class LadybugStore(GraphStore):
                     exact = [r for r, ok in zip(rows, safe) if not ok]
                     rows = [r for r, ok in zip(rows, safe) if ok]
             if rows:
-                self._copy_csv(table, list(types), rows, options)
+                self._copy_csv(table, lambda path: _write_csv(path, list(types), rows), options)
         else:
             exact = rows
         if exact:
-            self._reserve(sum(len(str(v)) + 3 for r in exact for v in r.values()))  # about its CSV size
-            frame = _frame(types, exact)
-            # The table name comes from the schema whitelist; the rows are a parameter, never query text.
-            opts = f" ({options})" if options else ""
-            self._conn.execute(f"COPY {table} FROM $rows{opts}", {"rows": frame})
+            self._copy_frame(table, types, exact, options)
         self._unsaved_copy = self._bulk_depth > 0
         return n
 
-    def _copy_csv(self, table: str, header: list[str], rows: Sequence[dict[str, Any]], options: str) -> None:
+    def _copy_frame(self, table: str, types: dict[str, str], rows: Sequence[dict[str, Any]], options: str) -> None:
+        self._reserve(sum(len(str(v)) + 3 for r in rows for v in r.values()))  # about its CSV size
+        frame = _frame(types, rows)
+        # The table name comes from the schema whitelist; the rows are a parameter, never query text.
+        opts = f" ({options})" if options else ""
+        self._conn.execute(f"COPY {table} FROM $rows{opts}", {"rows": frame})
+
+    def _copy_table(self, table: str, types: dict[str, str], rows: Any, options: str) -> int:  # a pyarrow.Table
+        """COPY an Arrow table (the loader's Step tables): the CSV is written by ``pyarrow.csv`` in the same
+        bytes as ``_write_csv``; rows with a list item the literal cannot carry go through a data frame, as
+        in ``_copy``. ``bulk_source="frame"`` sends every row through the frame."""
+        n: int = rows.num_rows
+        if not n:
+            return 0
+        if self.bulk_source == "csv":
+            lists = [c for c, t in types.items() if t.endswith("[]") and c in rows.column_names]
+            unsafe = unsafe_list_rows(rows, lists, _CSV_LIST_UNSAFE) if lists else None
+            if unsafe is not None and unsafe.any():
+                self._copy_frame(table, types, rows.filter(unsafe).to_pylist(), options)
+                rows = rows.filter(~unsafe)
+            if rows.num_rows:
+                self._copy_csv(table, lambda path: write_table_csv(path, types, rows), options)
+        else:
+            self._copy_frame(table, types, rows.to_pylist(), options)
+        self._unsaved_copy = self._bulk_depth > 0
+        return n
+
+    def _copy_csv(self, table: str, write: Callable[[Path], bool], options: str) -> None:
         """COPY from a temp CSV file (the issue's reference bulk path).
 
         Strings are always quoted so "" stays an empty string (an unquoted empty cell is NULL, as for
@@ -252,7 +279,7 @@ class LadybugStore(GraphStore):
         """
         with tempfile.TemporaryDirectory(prefix="dishgraph-copy-") as tmp:
             path = Path(tmp) / f"{table}.csv"
-            multiline = _write_csv(path, header, rows)
+            multiline = write(path)  # True when a value holds a line break
             self._reserve(path.stat().st_size)
             # The path is ours (mkdtemp under TMPDIR), never user input, but TMPDIR may hold a quote or a
             # backslash: escaped as a Cypher string literal. Table names come from the schema whitelist.
@@ -260,16 +287,28 @@ class LadybugStore(GraphStore):
             extra = (", PARALLEL=FALSE" if multiline else "") + (f", {options}" if options else "")
             self._conn.execute(f"COPY {table} FROM '{literal}' (HEADER=true, ESCAPE='\"'{extra})")
 
-    def bulk_load_nodes(self, label: str, rows: Sequence[dict[str, Any]]) -> int:
+    def bulk_load_nodes(self, label: str, rows: BulkRows) -> int:
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
         return self._copy(node.label, node.props, rows)
 
-    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict[str, Any]]) -> int:
+    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: BulkRows) -> int:
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         if (src, dst) not in r.ends:
             raise ValueError(f"{rel} does not connect {src} to {dst}")
         opts = f"from='{src}', to='{dst}'" if len(r.ends) > 1 else ""  # labels checked above
         return self._copy(r.type, {"from": "STRING", "to": "STRING", **r.props}, rows, opts)
+
+    def bulk_load_rels_from_query(self, rel: str, src: str, dst: str, name: str, **params: Any) -> None:
+        r = schema.REL_BY_TYPE[schema.check_rel(rel)]
+        if (src, dst) not in r.ends:
+            raise ValueError(f"{rel} does not connect {src} to {dst}")
+        q = queries.get(name, self.backend)
+        check_read_only(q.text)  # a named read query: the COPY below is the only write
+        opts = f" (from='{src}', to='{dst}')" if len(r.ends) > 1 else ""  # labels checked above
+        if self.read_only:
+            raise DatabaseError(f"{self.path}: opened read-only; {rel} edges cannot be written")
+        self._conn.execute(f"COPY {r.type} FROM ({q.text}){opts}", {k: param(v) for k, v in params.items()})
+        self._unsaved_copy = self._bulk_depth > 0
 
     def close(self) -> None:
         if getattr(self, "_conn", None) is not None:

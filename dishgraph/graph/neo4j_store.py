@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from typing import Any
 
 from dishgraph.graph import schema
-from dishgraph.graph.base import GraphStore
+from dishgraph.graph.base import BulkRows, GraphStore
+from dishgraph.graph.copy_csv import as_dicts
 from dishgraph.graph.readonly import check_read_only
 from dishgraph.graph.values import batched, param, plain
 
@@ -69,10 +69,11 @@ class Neo4jStore(GraphStore):
         info = self._driver.get_server_info()
         return f"{info.agent} (protocol {'.'.join(map(str, info.protocol_version))})"
 
-    def bulk_load_nodes(self, label: str, rows: Sequence[dict[str, Any]]) -> int:
+    def bulk_load_nodes(self, label: str, rows: BulkRows) -> int:
         # For very large loads use `neo4j-admin database import full` with the CSVs of
         # `dishgraph export neo4j-import DIR` (docs/neo4j.md, section 5).
         node = schema.NODE_BY_LABEL[schema.check_label(label)]
+        rows = as_dicts(rows)
         q = f"UNWIND $rows AS r MERGE (n:{node.label} {{{node.key}: r.{node.key}}}) SET n += r"
         n = 0
         for b in batched(rows, 10000):
@@ -80,9 +81,10 @@ class Neo4jStore(GraphStore):
             n += len(b)
         return n
 
-    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: Sequence[dict[str, Any]]) -> int:
+    def bulk_load_rels(self, rel: str, src: str, dst: str, rows: BulkRows) -> int:
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         a, b = schema.NODE_BY_LABEL[src], schema.NODE_BY_LABEL[dst]
+        rows = as_dicts(rows)
         q = (
             f"UNWIND $rows AS r MATCH (a:{a.label} {{{a.key}: r.`from`}}) MATCH (b:{b.label} {{{b.key}: r.`to`}}) "
             f"CREATE (a)-[e:{r.type}]->(b) SET e += r.props"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from dishgraph.graph.base import GraphStore
+from dishgraph.graph.values import batched
 
 
 def dishes_with_recipes(store: GraphStore) -> dict[str, int]:
@@ -19,16 +20,37 @@ def dishes_with_recipes(store: GraphStore) -> dict[str, int]:
 def materialize_uses(store: GraphStore, dishes: Iterable[str] | None = None) -> dict[str, int]:
     """(Re)compute USES edges for ``dishes`` (default: every dish with parsed recipes); dish -> #actions.
 
-    Old edges of those dishes are deleted first, so an action no longer used leaves no stale frequency.
+    Old edges of those dishes are deleted first, so an action no longer used leaves no stale frequency;
+    dishes without any edge yet (new in an ingest) get theirs in one bulk write (``_create_uses``).
     """
     names = sorted(set(dishes)) if dishes is not None else sorted(dishes_with_recipes(store))
     if not names:
         return {}
-    store.query("uses_clear", dishes=names)
     out = {n: 0 for n in names}
-    for row in store.query("uses_materialize", dishes=names):
-        out[row["dish"]] = row["actions"]
+    new = {
+        r["dish"] for part in batched(names, LOOKUP_BATCH) for r in store.query("uses_dishes_without_uses", dishes=part)
+    }
+    if new:
+        out.update(_create_uses(store, sorted(new)))
+    old = [n for n in names if n not in new]
+    if old:
+        store.query("uses_clear", dishes=old)
+        for row in store.query("uses_materialize", dishes=old):
+            out[row["dish"]] = row["actions"]
     return out
+
+
+LOOKUP_BATCH = 5000  # dish names per query
+
+
+def _create_uses(store: GraphStore, dishes: list[str]) -> dict[str, int]:
+    """USES of dishes that have none, created in one bulk write from the counting query's rows.
+
+    An ingest that adds thousands of dishes (7.7k for the XiaChuFang sample: 200k edges) spent 9 s MERGEing
+    the edges one at a time; on Ladybug the same rows now go from the query into the table in one COPY.
+    """
+    store.bulk_load_rels_from_query("USES", "Dish", "ProtoAction", "uses_counts", dishes=dishes)
+    return {r["dish"]: r["actions"] for r in store.query("uses_action_counts", dishes=dishes)}
 
 
 def dish_actions(store: GraphStore, dish: str, *, top: int = 20, min_freq: float = 0.0) -> list[dict]:
