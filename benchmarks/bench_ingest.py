@@ -317,9 +317,96 @@ def phase_release(work: Path, workers: int) -> dict:
 # that ingest runs on the embedded database: incremental and idempotent too), COPY from a data frame
 # (faster, but Ladybug keeps memory per row) and ``bulk``: the store's own bulk path with nothing of the
 # loader's (plain COPY from CSV of every row into the fresh database, the reference), back to back.
+# --- the pipeline against its parser (issue #30): parse-only and end to end on the same corpus, same run ---
+def corpus_path(spec: str, work: Path) -> Path:
+    """``xiachufang`` (the real sample in ../shared/data) or a synthetic corpus size."""
+    from dishgraph import config
+
+    spec = str(spec)
+    return config.data_dir() / "xiachufang" / "recipes.jsonl" if spec == "xiachufang" else corpus(int(spec), work)
+
+
+def phase_parse_only(work: Path, spec: str, limit: int) -> dict:
+    """The parser alone, one process: ``parse_many`` over chunks of 250 (as the ingest workers get them)."""
+    from dishgraph.ingest.parser import make_parser
+    from dishgraph.ingest.readers import read_corpus
+
+    texts = [r.text for _, r in zip(range(limit), read_corpus(corpus_path(spec, work)))]
+    parser = make_parser(glossary(), "rules", "auto")
+    parser.parse_many(texts[:20])  # models and memo tables loaded, as in a warm worker
+    t0, c0 = time.perf_counter(), time.process_time()
+    for i in range(0, len(texts), 250):
+        parser.parse_many(texts[i : i + 250])
+    secs = time.perf_counter() - t0
+    return {
+        "phase": "parse_only",
+        "corpus": spec,
+        "recipes": len(texts),
+        "seconds": round(secs, 1),
+        "cpu_seconds": round(time.process_time() - c0, 1),
+        "recipes_per_s_per_core": round(len(texts) / secs, 1),
+    }
+
+
+def phase_ingest(work: Path, spec: str, workers: int) -> dict:
+    """``dishgraph ingest corpus`` as the CLI runs it: read, upsert, parse in workers, load, refresh derived."""
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.ingest.corpus import ingest_corpus
+    from dishgraph.knowledge.derived import refresh_derived
+
+    db = fresh(work / f"ingest_{spec}.db")
+    t0, c0 = time.perf_counter(), time.process_time()
+    with LadybugStore(db) as store:
+        rep = ingest_corpus(store, corpus_path(spec, work), glossary(), workers=workers, show_progress=False)
+        t1 = time.perf_counter()
+        refreshed = refresh_derived(store)
+        t2 = time.perf_counter()
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "phase": "ingest",
+        "corpus": spec,
+        "recipes": rep.recipes,
+        "steps": rep.steps,
+        "workers": workers,
+        "seconds": round(t2 - t0, 1),
+        "ingest_seconds": round(t1 - t0, 1),
+        "refresh_seconds": round(t2 - t1, 1),
+        "uses_dishes": len(refreshed.uses_dishes),
+        "main_cpu_seconds": round(time.process_time() - c0, 1),
+        "workers_cpu_seconds": round(kids.ru_utime + kids.ru_stime, 1),
+        "recipes_per_s": round(rep.recipes / (t2 - t0), 1),
+        "peak_rss_mb": peak_rss_mb(),
+        "db_bytes": db_bytes(db),
+    }
+
+
+def throughput(res: dict, spec: str, workers: int) -> dict:
+    """The issue's ratio: end-to-end rate / (workers x parse-only rate per core), both from this run."""
+    parse, ing = res[f"parse_only_{spec}"], res[f"ingest_{spec}_w{workers}"]
+    limit = workers * parse["recipes_per_s_per_core"]
+    return {
+        "corpus": spec,
+        "workers": workers,
+        "parse_only_recipes_per_s_per_core": parse["recipes_per_s_per_core"],
+        "e2e_recipes_per_s": ing["recipes_per_s"],
+        "ratio": round(ing["recipes_per_s"] / limit, 3),
+        "goal": 0.85,
+        "projected_minutes_1_55M": round(PAPER_RECIPES / ing["recipes_per_s"] / 60, 1),
+        "parse_only_minutes_1_55M": round(PAPER_RECIPES / limit / 60, 1),
+        "peak_rss_mb": ing["peak_rss_mb"],
+    }
+
+
 RATIO_MODES = ("merge", "create", "copy", "copy-frame", "bulk")
 
-PHASES = {"e2e": phase_e2e, "parse": parse_sample, "load": phase_load, "release": phase_release}
+PHASES = {
+    "e2e": phase_e2e,
+    "parse": parse_sample,
+    "load": phase_load,
+    "release": phase_release,
+    "parse_only": phase_parse_only,
+    "ingest": phase_ingest,
+}
 
 
 def run_phase(*args: str) -> dict:
@@ -380,10 +467,17 @@ def main() -> None:
     ap.add_argument("--e2e-sizes", default="10000", help="corpus sizes for the end-to-end phase")
     ap.add_argument(
         "--only",
-        default="parse,ratio,load,e2e,release",
+        default="parse,ratio,load,e2e,release,throughput",
         help="phases to run; results are merged into an existing --out file",
     )
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--throughput",
+        default="xiachufang,100000",
+        help="corpora (xiachufang or a synthetic size) for the pipeline-vs-parser ratio (phase 'throughput')",
+    )
+    ap.add_argument("--throughput-workers", default="2", help="worker counts for the ratio, e.g. 1,2")
+    ap.add_argument("--parse-only-n", type=int, default=10_000, help="recipes the parse-only rate is measured on")
     ap.add_argument("--parse-n", type=int, default=3000, help="recipes parsed for the load-only phases")
     ap.add_argument("--ratio-n", type=int, default=2000, help="recipes in the MERGE vs COPY comparison")
     ap.add_argument("--ratio-repeat", type=int, default=3, help="rounds of the comparison (median kept)")
@@ -447,6 +541,13 @@ def main() -> None:
             record(f"e2e_{n}", "e2e", str(work), str(n), str(a.workers))
     if "release" in only:
         record("release", "release", str(work), str(a.workers))
+    if "throughput" in only:
+        res.setdefault("throughput", {})
+        for spec in a.throughput.split(","):
+            record(f"parse_only_{spec}", "parse_only", str(work), spec, str(a.parse_only_n))
+            for w in (int(x) for x in a.throughput_workers.split(",")):
+                record(f"ingest_{spec}_w{w}", "ingest", str(work), spec, str(w))
+                res["throughput"][f"{spec}_w{w}"] = throughput(res, spec, w)
     res["summary"] = summarize(res)
     res["machine"]["loadavg_end"] = os.getloadavg()
     res["total_seconds"] = round(time.perf_counter() - t0, 1)
