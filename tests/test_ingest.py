@@ -373,7 +373,8 @@ def test_a_bulk_load_of_parsed_recipes_needs_no_logged_write(tmp_path, few_parse
     checkpoint = LadybugStore._checkpoint
     monkeypatch.setattr(LadybugStore, "_checkpoint", lambda self: (checkpoints.append(1), checkpoint(self)))
     with LadybugStore(tmp_path / "db") as store:
-        loader.load_glossary(store, glossary)
+        loader.load_glossary(store, glossary)  # COPYed into the fresh database: its own checkpoint
+        checkpoints.clear()
         with store.bulk_session():
             loader.load_dishes(store, [r.dish for r in recs], "t", mode="copy")
             loader.load_recipes(store, recs, mode="copy")
