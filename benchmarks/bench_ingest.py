@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PAPER_RECIPES = 1_550_000
+INGEST_BUFFER_POOL_MB = 1024  # dishgraph.commands._options.INGEST_BUFFER_POOL_MB (what `ingest` opens with)
 
 
 def peak_rss_mb() -> float:
@@ -348,20 +349,20 @@ def phase_parse_only(work: Path, spec: str, limit: int) -> dict:
     }
 
 
-def phase_ingest(work: Path, spec: str, workers: int) -> dict:
-    """``dishgraph ingest corpus`` as the CLI runs it: read, upsert, parse in workers, load, refresh derived."""
+def phase_ingest(work: Path, spec: str, workers: int, pool_mb: int = 0) -> dict:
+    """``dishgraph ingest corpus`` as the CLI runs it: read, upsert, parse in workers, load, refresh derived;
+    ``pool_mb``: the page-cache cap of ``--buffer-pool-mb`` (0: the engine's default)."""
     from dishgraph.graph.ladybug_store import LadybugStore
     from dishgraph.ingest.corpus import ingest_corpus
     from dishgraph.knowledge.derived import refresh_derived
 
     db = fresh(work / f"ingest_{spec}.db")
     t0, c0 = time.perf_counter(), time.process_time()
-    with LadybugStore(db) as store:
+    with LadybugStore(db, buffer_pool_bytes=pool_mb * 2**20 or None) as store:
         rep = ingest_corpus(store, corpus_path(spec, work), glossary(), workers=workers, show_progress=False)
         t1 = time.perf_counter()
         refreshed = refresh_derived(store)
         t2 = time.perf_counter()
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "phase": "ingest",
         "corpus": spec,
@@ -373,7 +374,7 @@ def phase_ingest(work: Path, spec: str, workers: int) -> dict:
         "refresh_seconds": round(t2 - t1, 1),
         "uses_dishes": len(refreshed.uses_dishes),
         "main_cpu_seconds": round(time.process_time() - c0, 1),
-        "workers_cpu_seconds": round(kids.ru_utime + kids.ru_stime, 1),
+        "buffer_pool_mb": pool_mb or "default",
         "recipes_per_s": round(rep.recipes / (t2 - t0), 1),
         "peak_rss_mb": peak_rss_mb(),
         "db_bytes": db_bytes(db),
@@ -478,6 +479,9 @@ def main() -> None:
     )
     ap.add_argument("--throughput-workers", default="2", help="worker counts for the ratio, e.g. 1,2")
     ap.add_argument("--parse-only-n", type=int, default=10_000, help="recipes the parse-only rate is measured on")
+    ap.add_argument(
+        "--buffer-pool-mb", type=int, default=INGEST_BUFFER_POOL_MB, help="page-cache cap of the ingest (0: default)"
+    )
     ap.add_argument("--parse-n", type=int, default=3000, help="recipes parsed for the load-only phases")
     ap.add_argument("--ratio-n", type=int, default=2000, help="recipes in the MERGE vs COPY comparison")
     ap.add_argument("--ratio-repeat", type=int, default=3, help="rounds of the comparison (median kept)")
@@ -546,7 +550,7 @@ def main() -> None:
         for spec in a.throughput.split(","):
             record(f"parse_only_{spec}", "parse_only", str(work), spec, str(a.parse_only_n))
             for w in (int(x) for x in a.throughput_workers.split(",")):
-                record(f"ingest_{spec}_w{w}", "ingest", str(work), spec, str(w))
+                record(f"ingest_{spec}_w{w}", "ingest", str(work), spec, str(w), str(a.buffer_pool_mb))
                 res["throughput"][f"{spec}_w{w}"] = throughput(res, spec, w)
     res["summary"] = summarize(res)
     res["machine"]["loadavg_end"] = os.getloadavg()

@@ -51,7 +51,9 @@ def test_new_dishes_get_the_uses_edges_the_merge_path_writes(store):
     """Dishes without USES get theirs in one bulk write; re-materializing (clear + MERGE) gives the same edges."""
     corpus = planted_pivot_corpus(n_pairs=2, n_recipes=30, seed=3)
     load_planted(store, corpus)
-    edges = "MATCH (d:Dish)-[u:USES]->(a:ProtoAction) RETURN d.name AS d, a.key AS a, u.n AS n, u.total AS t, u.freq AS f"
+    edges = (
+        "MATCH (d:Dish)-[u:USES]->(a:ProtoAction) RETURN d.name AS d, a.key AS a, u.n AS n, u.total AS t, u.freq AS f"
+    )
     assert not store.execute(edges)
     bulk = frequencies.materialize_uses(store)  # every dish new: the bulk path
     first = sorted(tuple(r.values()) for r in store.execute(edges))

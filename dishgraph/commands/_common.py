@@ -33,12 +33,12 @@ def print_note(message: str) -> None:
     print_warning(message, "note:")
 
 
-def open_store(db: str | None, uri: str | None, read_only: bool = False):
+def open_store(db: str | None, uri: str | None, read_only: bool = False, buffer_pool_mb: int | None = None):
     """The store of --db / --uri. A database another process holds is waited for (the global --wait), then
     `DatabaseInUse` (exit 5): not a usage error, nothing was wrong with the command line."""
     from dishgraph.graph.factory import open_store as _open
 
-    return _open(uri=uri, db=db, read_only=read_only)
+    return _open(uri=uri, db=db, read_only=read_only, buffer_pool_mb=buffer_pool_mb)
 
 
 def open_graph(db: str | None, uri: str | None, read_only: bool = False):

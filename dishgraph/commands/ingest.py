@@ -9,7 +9,15 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_store, print_warning, progress, rows_table
-from dishgraph.commands._options import DbOpt, GlossaryOpt, JsonOpt, ParserOpt, SegmenterOpt, UriOpt
+from dishgraph.commands._options import (
+    DbOpt,
+    GlossaryOpt,
+    IngestBufferPoolOpt,
+    JsonOpt,
+    ParserOpt,
+    SegmenterOpt,
+    UriOpt,
+)
 
 app = typer.Typer(
     help="Load recipe corpora into the graph (idempotent, resumable).", no_args_is_help=True, cls=DishgraphGroup
@@ -30,13 +38,14 @@ def counterfactual(
     segmenter: str = SegmenterOpt,
     parser: str = ParserOpt,
     no_parse: bool = typer.Option(False, "--no-parse", help="Load records only."),
+    buffer_pool_mb: int = IngestBufferPoolOpt,
     as_json: bool = JsonOpt,
 ):
     """Load the CRG release: dishes, pairs, recipes, glossary, reference pivots/constraints; parse recipes."""
     from dishgraph.ingest.jobs import ingest_release
 
     rep, derived = ingest_release(
-        lambda: open_store(db, uri),
+        lambda: open_store(db, uri, buffer_pool_mb=buffer_pool_mb),
         directory,
         parse=not no_parse,
         workers=workers,
@@ -79,6 +88,7 @@ def corpus(
     load_batch: int | None = typer.Option(
         None, min=1, help="Parsed recipes per load (default 20000 on the embedded database, 2000 on Neo4j)."
     ),
+    buffer_pool_mb: int = IngestBufferPoolOpt,
     as_json: bool = JsonOpt,
 ):
     """Stream any corpus the readers accept into the graph and parse it into action graphs.
@@ -89,7 +99,7 @@ def corpus(
     from dishgraph.ingest.jobs import ingest_corpus_file
 
     rep, derived = ingest_corpus_file(
-        lambda: open_store(db, uri),
+        lambda: open_store(db, uri, buffer_pool_mb=buffer_pool_mb),
         file,
         glossary_path,
         fmt=fmt,

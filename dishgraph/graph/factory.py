@@ -24,15 +24,18 @@ def open_store(
     read_only: bool = False,
     database: str | None = None,
     wait: float | None = None,
+    buffer_pool_mb: int | None = None,
 ) -> GraphStore:
     """Embedded Ladybug unless a Bolt/Neo4j URI is given (flag or DISHGRAPH_URI / NEO4J_URI).
 
     An explicit flag beats the environment: ``db`` given and ``uri`` not means that embedded database,
     whatever DISHGRAPH_URI says (precedence: --uri, --db, DISHGRAPH_URI / NEO4J_URI, DISHGRAPH_DB). ``wait``:
-    seconds to wait for an embedded database another process holds (None: --wait / $DISHGRAPH_WAIT / 60)."""
+    seconds to wait for an embedded database another process holds (None: --wait / $DISHGRAPH_WAIT / 60).
+    ``buffer_pool_mb``: cap on the embedded engine's page cache (None or 0: its default, most of the RAM)."""
     uri = uri or (None if db else config.server_uri(None))
     if uri:
         store: GraphStore = BACKENDS.make("neo4j", uri=uri, database=database, read_only=read_only)
         return store
-    store = BACKENDS.make("ladybug", path=config.db_path(db), read_only=read_only, wait=wait)
+    pool = buffer_pool_mb * 2**20 if buffer_pool_mb else None
+    store = BACKENDS.make("ladybug", path=config.db_path(db), read_only=read_only, wait=wait, buffer_pool_bytes=pool)
     return store

@@ -15,8 +15,8 @@ import ladybug
 
 from dishgraph.errors import DatabaseError
 from dishgraph.graph import diskspace, queries, schema
+from dishgraph.graph.arrow_copy import is_table, write_table_parquet
 from dishgraph.graph.base import BulkRows, GraphStore
-from dishgraph.graph.copy_csv import is_table, unsafe_list_rows, write_table_csv
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
 from dishgraph.graph.readonly import check_read_only
 from dishgraph.graph.values import param, plain
@@ -252,22 +252,23 @@ class LadybugStore(GraphStore):
         self._conn.execute(f"COPY {table} FROM $rows{opts}", {"rows": frame})
 
     def _copy_table(self, table: str, types: dict[str, str], rows: Any, options: str) -> int:  # a pyarrow.Table
-        """COPY an Arrow table (the loader's Step tables): the CSV is written by ``pyarrow.csv`` in the same
-        bytes as ``_write_csv``; rows with a list item the literal cannot carry go through a data frame, as
-        in ``_copy``. ``bulk_source="frame"`` sends every row through the frame."""
+        """COPY an Arrow table (the loader's Step tables) from a temporary Parquet file: every value exactly as
+        it is, no Python per row. ``bulk_source="frame"`` sends the rows through a data frame instead."""
         n: int = rows.num_rows
         if not n:
             return 0
-        if self.bulk_source == "csv":
-            lists = [c for c, t in types.items() if t.endswith("[]") and c in rows.column_names]
-            unsafe = unsafe_list_rows(rows, lists, _CSV_LIST_UNSAFE) if lists else None
-            if unsafe is not None and unsafe.any():
-                self._copy_frame(table, types, rows.filter(unsafe).to_pylist(), options)
-                rows = rows.filter(~unsafe)
-            if rows.num_rows:
-                self._copy_csv(table, lambda path: write_table_csv(path, types, rows), options)
-        else:
+        if self.bulk_source == "frame":
             self._copy_frame(table, types, rows.to_pylist(), options)
+        else:
+            with tempfile.TemporaryDirectory(prefix="dishgraph-copy-") as tmp:
+                path = Path(tmp) / f"{table}.parquet"
+                write_table_parquet(path, types, rows)
+                # What the checkpoint will write is closer to the rows' size in memory than to the compact
+                # Parquet file (the CSV the reservation was measured with was about as large as the table).
+                self._reserve(max(path.stat().st_size, rows.nbytes))
+                literal = str(path).replace("\\", "\\\\").replace("'", "\\'")  # as in _copy_csv
+                opts = f" ({options})" if options else ""
+                self._conn.execute(f"COPY {table} FROM '{literal}'{opts}")
         self._unsaved_copy = self._bulk_depth > 0
         return n
 

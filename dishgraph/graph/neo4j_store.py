@@ -6,8 +6,8 @@ import os
 from typing import Any
 
 from dishgraph.graph import schema
+from dishgraph.graph.arrow_copy import as_dicts
 from dishgraph.graph.base import BulkRows, GraphStore
-from dishgraph.graph.copy_csv import as_dicts
 from dishgraph.graph.readonly import check_read_only
 from dishgraph.graph.values import batched, param, plain
 

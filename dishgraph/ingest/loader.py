@@ -25,8 +25,8 @@ from typing import Any
 
 from dishgraph.actions import Action, ProtoAction
 from dishgraph.graph import schema
+from dishgraph.graph.arrow_copy import arrow_type
 from dishgraph.graph.base import GraphStore
-from dishgraph.graph.copy_csv import arrow_type
 from dishgraph.graph.values import batched
 from dishgraph.ingest.glossary import KINDS, Glossary
 
@@ -93,39 +93,21 @@ def existing_recipe_lines(store: GraphStore, ids: Sequence[str]) -> dict[str, in
     return {r["id"]: r["line"] for r in _lookup(store, "load_existing_recipes", "ids", list(dict.fromkeys(ids)))}
 
 
-def load_glossary(store: GraphStore, glossary: Glossary, mode: str = "auto") -> None:
+def load_glossary(store: GraphStore, glossary: Glossary) -> None:
     """Surface forms and their FORM_OF class edges; only the (form, class) links not there yet are written
-    (the same graph as MERGEing every row, which re-ran on every ingest). Into a fresh embedded database the
-    forms are COPYed (~10k of them: 1.3 s as MERGEs)."""
+    (the same graph as MERGEing every row, which re-ran on every ingest).
+
+    Logged MERGEs even into a fresh database: a COPY of the ~10k forms saves ~1.2 s once, but its checkpoint
+    is a fresh database's first, larger than the free-space check reserves (it broke the small-disk test)."""
     linked = {(r["key"], r["cls"]) for r in store.query("load_existing_glossary_links")}
-    todo = {
-        kind: [
+    for kind in KINDS:
+        rows = [
             {"key": f"{kind}:{f}", "form": f, "kind": kind, "cls": c}
             for f, c in glossary.table(kind).items()
             if (f"{kind}:{f}", c) not in linked
         ]
-        for kind in KINDS
-    }
-    n = sum(len(rows) for rows in todo.values())
-    if not n:
-        return
-    there = {r["key"] for r in store.query("load_existing_surface_forms")} if use_copy(store, n, mode) else None
-    for kind, rows in todo.items():  # forms a run left half-written, or every form when not copying
-        merge = rows if there is None else [r for r in rows if r["key"] in there]
-        store.write("load_glossary_forms", merge)
-        store.write(f"load_glossary_{kind}_classes", merge)
-    if there is None:
-        return
-    new = {kind: [r for r in rows if r["key"] not in there] for kind, rows in todo.items()}
-    with store.bulk_session():
-        _ensure_classes(store, {kind: {r["cls"] for r in rows} for kind, rows in new.items()})
-        store.bulk_load_nodes(
-            "SurfaceForm",
-            [{"key": r["key"], "form": r["form"], "kind": r["kind"]} for rows in new.values() for r in rows],
-        )
-        for kind, rows in new.items():
-            label = f"{kind.capitalize()}Class"
-            store.bulk_load_rels("FORM_OF", "SurfaceForm", label, [{"from": r["key"], "to": r["cls"]} for r in rows])
+        store.write("load_glossary_forms", rows)
+        store.write(f"load_glossary_{kind}_classes", rows)
 
 
 def load_dishes(store: GraphStore, names: Iterable[str], source: str, mode: str = "auto") -> int:
@@ -243,7 +225,7 @@ def step_tables(parsed: Sequence[ParsedRecipe]) -> tuple[Any, Any]:
     proto-action become steps, ``{recipe}#{pos}`` in position order.
 
     Columns, not dicts: built where the recipes were parsed, they pickle as a few buffers and go into the COPY
-    file without a Python loop in the loading process (``graph.copy_csv``)."""
+    file without a Python loop in the loading process (``graph.arrow_copy``)."""
     import pyarrow as pa
 
     cols: dict[str, list] = {c: [] for c in STEP_COLUMNS}
