@@ -349,6 +349,32 @@ def phase_parse_only(work: Path, spec: str, limit: int) -> dict:
     }
 
 
+def phase_parse_pool(work: Path, spec: str, limit: int, workers: int) -> dict:
+    """The parser alone in W worker processes started as the ingest starts them (forkserver, one parser
+    each), chunks of 250, nothing loaded: what W cores give this parser on this machine, so the pipeline's
+    own cost can be told from imperfect parallel scaling (startup, shared caches, the host's other load)."""
+    from dishgraph.ingest import pipeline
+    from dishgraph.ingest.readers import read_corpus
+
+    texts = [(str(i), r.text) for i, r in zip(range(limit), read_corpus(corpus_path(spec, work)))]
+    chunks = [texts[i : i + 250] for i in range(0, len(texts), 250)]
+    t0 = time.perf_counter()
+    with pipeline.worker_context().Pool(workers, pipeline._init_worker, (glossary(), "auto")) as pool:
+        t1 = time.perf_counter()
+        pool.map(pipeline._parse_chunk_rows, chunks)
+    t2 = time.perf_counter()
+    return {
+        "phase": "parse_pool",
+        "corpus": spec,
+        "recipes": len(texts),
+        "workers": workers,
+        "seconds": round(t2 - t0, 1),
+        "recipes_per_s": round(len(texts) / (t2 - t0), 1),
+        "recipes_per_s_per_worker": round(len(texts) / (t2 - t0) / workers, 1),
+        "pool_start_seconds": round(t1 - t0, 2),
+    }
+
+
 def phase_ingest(work: Path, spec: str, workers: int, pool_mb: int = 0) -> dict:
     """``dishgraph ingest corpus`` as the CLI runs it: read, upsert, parse in workers, load, refresh derived;
     ``pool_mb``: the page-cache cap of ``--buffer-pool-mb`` (0: the engine's default)."""
@@ -377,6 +403,7 @@ def phase_ingest(work: Path, spec: str, workers: int, pool_mb: int = 0) -> dict:
         "buffer_pool_mb": pool_mb or "default",
         "recipes_per_s": round(rep.recipes / (t2 - t0), 1),
         "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_mb_loader": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "db_bytes": db_bytes(db),
     }
 
@@ -385,6 +412,7 @@ def throughput(res: dict, spec: str, workers: int) -> dict:
     """The issue's ratio: end-to-end rate / (workers x parse-only rate per core), both from this run."""
     parse, ing = res[f"parse_only_{spec}"], res[f"ingest_{spec}_w{workers}"]
     limit = workers * parse["recipes_per_s_per_core"]
+    pool = res.get(f"parse_pool_{spec}_w{workers}")
     return {
         "corpus": spec,
         "workers": workers,
@@ -392,9 +420,13 @@ def throughput(res: dict, spec: str, workers: int) -> dict:
         "e2e_recipes_per_s": ing["recipes_per_s"],
         "ratio": round(ing["recipes_per_s"] / limit, 3),
         "goal": 0.85,
+        "parse_pool_recipes_per_s": pool["recipes_per_s"] if pool else None,
+        "ratio_to_parse_pool": round(ing["recipes_per_s"] / pool["recipes_per_s"], 3) if pool else None,
         "projected_minutes_1_55M": round(PAPER_RECIPES / ing["recipes_per_s"] / 60, 1),
         "parse_only_minutes_1_55M": round(PAPER_RECIPES / limit / 60, 1),
         "peak_rss_mb": ing["peak_rss_mb"],
+        "peak_rss_mb_loader": ing["peak_rss_mb_loader"],
+        "main_cpu_seconds": ing["main_cpu_seconds"],
     }
 
 
@@ -407,6 +439,7 @@ PHASES = {
     "release": phase_release,
     "parse_only": phase_parse_only,
     "ingest": phase_ingest,
+    "parse_pool": phase_parse_pool,
 }
 
 
@@ -550,6 +583,8 @@ def main() -> None:
         for spec in a.throughput.split(","):
             record(f"parse_only_{spec}", "parse_only", str(work), spec, str(a.parse_only_n))
             for w in (int(x) for x in a.throughput_workers.split(",")):
+                if w > 1:
+                    record(f"parse_pool_{spec}_w{w}", "parse_pool", str(work), spec, str(a.parse_only_n), str(w))
                 record(f"ingest_{spec}_w{w}", "ingest", str(work), spec, str(w), str(a.buffer_pool_mb))
                 res["throughput"][f"{spec}_w{w}"] = throughput(res, spec, w)
     res["summary"] = summarize(res)

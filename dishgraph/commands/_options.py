@@ -114,13 +114,14 @@ def pair_of(base: str | None, target: str | None) -> tuple[str, str]:
         raise UsageError(str(e)) from None
 
 
-# The ingest's page cache: Ladybug's default (most of the RAM) grows with the database it writes (10.7 GB
-# peak for a 1M-recipe ingest); COPY and the delta checks need far less (issue #30: memory flat in size).
+# The ingest's page cache: Ladybug's default (most of the RAM) grows with the database it writes; COPY and
+# the delta checks need far less. It bounds the page cache only: the engine's memory still grows by about
+# 200 bytes per Step row loaded whatever the cap (issue #30's note, benchmarks/results/ingest.json).
 INGEST_BUFFER_POOL_MB = 1024
 IngestBufferPoolOpt = typer.Option(
     INGEST_BUFFER_POOL_MB,
     "--buffer-pool-mb",
     min=0,
-    help="Cap on the embedded engine's page cache while ingesting (0: its default, most of the RAM). "
-    "Keeps the ingest's memory flat however large the corpus is.",
+    help="Cap on the embedded engine's page cache while ingesting (0: its default, most of the RAM, which "
+    "grows with the database).",
 )
