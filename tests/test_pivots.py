@@ -62,6 +62,18 @@ def test_new_dishes_get_the_uses_edges_the_merge_path_writes(store):
     assert sum(bulk.values()) == len(first) > 0 and frequencies.stale_uses_dishes(store) == []
 
 
+def test_the_bulk_uses_write_is_refused_before_it_can_fill_the_disk(store, monkeypatch):
+    """The engine cannot survive a full disk inside a checkpoint: the bulk USES write asks first."""
+    from dishgraph.graph import diskspace
+
+    load_planted(store, planted_pivot_corpus(n_pairs=1, n_recipes=10, seed=4))
+    monkeypatch.setattr(diskspace, "FREE_SPACE", lambda path: 0)
+    with pytest.raises(diskspace.DiskFull, match="not enough free space"):
+        frequencies.materialize_uses(store)
+    monkeypatch.undo()
+    assert not store.execute("MATCH (:Dish)-[u:USES]->() RETURN u") and frequencies.materialize_uses(store)
+
+
 def _boundary_store(store, n_recipes, cases):
     """One pair; cases: name -> (base count, target count) out of n_recipes each."""
     protos = {name: proto(i, tag="b") for i, name in enumerate(cases)}

@@ -72,10 +72,13 @@ class GraphStore(ABC):
         """Fast path for *new* relationships; rows (dicts or an Arrow table) have ``from``, ``to`` plus
         properties."""
 
-    def bulk_load_rels_from_query(self, rel: str, src: str, dst: str, name: str, **params: Any) -> None:
+    def bulk_load_rels_from_query(
+        self, rel: str, src: str, dst: str, name: str, *, reserve_bytes: int = 0, **params: Any
+    ) -> None:
         """*New* relationships from the rows of a named read query, which returns ``from``, ``to`` and then
         the relationship's properties in schema order. Here the rows pass through Python; Ladybug copies
-        them inside the engine (``COPY … FROM (query)``), with no rows sent out and back."""
+        them inside the engine (``COPY … FROM (query)``), with no rows sent out and back, after checking
+        that the disk can take ``reserve_bytes`` (an upper bound on the rows' size as CSV)."""
         self.bulk_load_rels(rel, src, dst, self.query(name, **params))
 
     @contextmanager

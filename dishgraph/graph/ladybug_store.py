@@ -209,7 +209,7 @@ class LadybugStore(GraphStore):
         if self._bulk_depth:
             self._unsaved_bytes += csv_bytes
 
-    # --- bulk path: COPY from a temp CSV file (default) or an in-memory data frame ------------------
+    # --- bulk path: COPY from a temp CSV file (dict rows), a Parquet file (Arrow tables) or a data frame ---
     def _copy(self, table: str, types: dict[str, str], rows: BulkRows, options: str = "") -> int:
         """COPY rows (dicts, or an Arrow table) into a table in one transaction (atomic: a kill leaves all of
         them or none).
@@ -217,7 +217,8 @@ class LadybugStore(GraphStore):
         ``bulk_source="frame"`` passes a pandas data frame as a query parameter: no CSV to format and parse
         again, about 2.5x faster per COPY, but Ladybug 0.22 keeps memory for every row scanned from a frame
         (measured: +225 bytes per row that does not come back, so a 1M-recipe load would need ~28 GB).
-        The CSV file is the default for that reason; both sources give identical values (tested).
+        The CSV file is the default for that reason; both sources give identical values (tested). An Arrow
+        table goes through a Parquet file instead (``_copy_table``).
         """
         if is_table(rows):
             return self._copy_table(table, types, rows, options)
@@ -299,7 +300,9 @@ class LadybugStore(GraphStore):
         opts = f"from='{src}', to='{dst}'" if len(r.ends) > 1 else ""  # labels checked above
         return self._copy(r.type, {"from": "STRING", "to": "STRING", **r.props}, rows, opts)
 
-    def bulk_load_rels_from_query(self, rel: str, src: str, dst: str, name: str, **params: Any) -> None:
+    def bulk_load_rels_from_query(
+        self, rel: str, src: str, dst: str, name: str, *, reserve_bytes: int = 0, **params: Any
+    ) -> None:
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         if (src, dst) not in r.ends:
             raise ValueError(f"{rel} does not connect {src} to {dst}")
@@ -308,6 +311,7 @@ class LadybugStore(GraphStore):
         opts = f" (from='{src}', to='{dst}')" if len(r.ends) > 1 else ""  # labels checked above
         if self.read_only:
             raise DatabaseError(f"{self.path}: opened read-only; {rel} edges cannot be written")
+        self._reserve(reserve_bytes)
         self._conn.execute(f"COPY {r.type} FROM ({q.text}){opts}", {k: param(v) for k, v in params.items()})
         self._unsaved_copy = self._bulk_depth > 0
 

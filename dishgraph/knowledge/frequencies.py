@@ -41,6 +41,7 @@ def materialize_uses(store: GraphStore, dishes: Iterable[str] | None = None) -> 
 
 
 LOOKUP_BATCH = 5000  # dish names per query
+USES_ROW_BYTES = 100  # one USES row as CSV, generously: dish name, proto-action key, freq, n, total
 
 
 def _create_uses(store: GraphStore, dishes: list[str]) -> dict[str, int]:
@@ -49,7 +50,10 @@ def _create_uses(store: GraphStore, dishes: list[str]) -> dict[str, int]:
     An ingest that adds thousands of dishes (7.7k for the XiaChuFang sample: 200k edges) spent 9 s MERGEing
     the edges one at a time; on Ladybug the same rows now go from the query into the table in one COPY.
     """
-    store.bulk_load_rels_from_query("USES", "Dish", "ProtoAction", "uses_counts", dishes=dishes)
+    bound = store.query("uses_actions_bound", dishes=dishes)[0]["actions"] or 0
+    store.bulk_load_rels_from_query(
+        "USES", "Dish", "ProtoAction", "uses_counts", dishes=dishes, reserve_bytes=bound * USES_ROW_BYTES
+    )
     return {r["dish"]: r["actions"] for r in store.query("uses_action_counts", dishes=dishes)}
 
 
