@@ -62,6 +62,16 @@ def test_new_dishes_get_the_uses_edges_the_merge_path_writes(store):
     assert sum(bulk.values()) == len(first) > 0 and frequencies.stale_uses_dishes(store) == []
 
 
+def test_a_dish_without_actions_gets_no_bulk_write(store):
+    """A target without recipes, after other dishes have USES: its bulk write would COPY from an empty
+    subquery into a non-empty table, which crashed LadybugDB 0.22 (segfault). Nothing is copied instead."""
+    load_planted(store, planted_pivot_corpus(n_pairs=1, n_recipes=10, seed=5))
+    loader.load_dishes(store, ["空菜"], "test", mode="merge")
+    assert frequencies.materialize_uses(store)  # USES not empty now
+    assert frequencies.materialize_uses(store, ["空菜"]) == {"空菜": 0}
+    assert frequencies.materialize_uses(store, ["空菜", "没有这道菜"]) == {"空菜": 0, "没有这道菜": 0}
+
+
 def test_the_bulk_uses_write_is_refused_before_it_can_fill_the_disk(store, monkeypatch):
     """The engine cannot survive a full disk inside a checkpoint: the bulk USES write asks first."""
     from dishgraph.graph import diskspace

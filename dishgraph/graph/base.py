@@ -73,13 +73,16 @@ class GraphStore(ABC):
         properties."""
 
     def bulk_load_rels_from_query(
-        self, rel: str, src: str, dst: str, name: str, *, reserve_bytes: int = 0, **params: Any
+        self, rel: str, src: str, dst: str, name: str, *, probe: str, reserve_bytes: int = 0, **params: Any
     ) -> None:
         """*New* relationships from the rows of a named read query, which returns ``from``, ``to`` and then
         the relationship's properties in schema order. Here the rows pass through Python; Ladybug copies
         them inside the engine (``COPY … FROM (query)``), with no rows sent out and back, after checking
-        that the disk can take ``reserve_bytes`` (an upper bound on the rows' size as CSV)."""
-        self.bulk_load_rels(rel, src, dst, self.query(name, **params))
+        that the disk can take ``reserve_bytes`` (an upper bound on the rows' size as CSV). ``probe`` names
+        a cheap query (same parameters) that returns a row exactly when ``name`` would: nothing is copied
+        without one (Ladybug 0.22 segfaults on a COPY from an empty subquery into a non-empty table)."""
+        if self.query(probe, **params):
+            self.bulk_load_rels(rel, src, dst, self.query(name, **params))
 
     @contextmanager
     def bulk_session(self) -> Iterator[None]:

@@ -301,7 +301,7 @@ class LadybugStore(GraphStore):
         return self._copy(r.type, {"from": "STRING", "to": "STRING", **r.props}, rows, opts)
 
     def bulk_load_rels_from_query(
-        self, rel: str, src: str, dst: str, name: str, *, reserve_bytes: int = 0, **params: Any
+        self, rel: str, src: str, dst: str, name: str, *, probe: str, reserve_bytes: int = 0, **params: Any
     ) -> None:
         r = schema.REL_BY_TYPE[schema.check_rel(rel)]
         if (src, dst) not in r.ends:
@@ -311,6 +311,8 @@ class LadybugStore(GraphStore):
         opts = f" (from='{src}', to='{dst}')" if len(r.ends) > 1 else ""  # labels checked above
         if self.read_only:
             raise DatabaseError(f"{self.path}: opened read-only; {rel} edges cannot be written")
+        if not self.query(probe, **params):
+            return  # an empty subquery: its COPY into a non-empty table segfaults the engine (0.22)
         self._reserve(reserve_bytes)
         self._conn.execute(f"COPY {r.type} FROM ({q.text}){opts}", {k: param(v) for k, v in params.items()})
         self._unsaved_copy = self._bulk_depth > 0

@@ -52,7 +52,13 @@ def _create_uses(store: GraphStore, dishes: list[str]) -> dict[str, int]:
     """
     bound = store.query("uses_actions_bound", dishes=dishes)[0]["actions"] or 0
     store.bulk_load_rels_from_query(
-        "USES", "Dish", "ProtoAction", "uses_counts", dishes=dishes, reserve_bytes=bound * USES_ROW_BYTES
+        "USES",
+        "Dish",
+        "ProtoAction",
+        "uses_counts",
+        probe="uses_have_actions",
+        dishes=dishes,
+        reserve_bytes=bound * USES_ROW_BYTES,
     )
     return {r["dish"]: r["actions"] for r in store.query("uses_action_counts", dishes=dishes)}
 
