@@ -33,7 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PAPER_RECIPES = 1_550_000
-INGEST_BUFFER_POOL_MB = 1024  # dishgraph.commands._options.INGEST_BUFFER_POOL_MB (what `ingest` opens with)
 
 
 def peak_rss_mb() -> float:
@@ -496,6 +495,8 @@ def summarize(res: dict) -> dict:
 
 
 def main() -> None:
+    from dishgraph.commands._options import INGEST_BUFFER_POOL_MB
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="10000,100000", help="corpus sizes for the load-only (COPY) phase")
     ap.add_argument("--e2e-sizes", default="10000", help="corpus sizes for the end-to-end phase")
@@ -513,7 +514,10 @@ def main() -> None:
     ap.add_argument("--throughput-workers", default="2", help="worker counts for the ratio, e.g. 1,2")
     ap.add_argument("--parse-only-n", type=int, default=10_000, help="recipes the parse-only rate is measured on")
     ap.add_argument(
-        "--buffer-pool-mb", type=int, default=INGEST_BUFFER_POOL_MB, help="page-cache cap of the ingest (0: default)"
+        "--buffer-pool-mb",
+        type=int,
+        default=INGEST_BUFFER_POOL_MB,
+        help="page-cache cap as `ingest` opens with (0: default)",
     )
     ap.add_argument("--parse-n", type=int, default=3000, help="recipes parsed for the load-only phases")
     ap.add_argument("--ratio-n", type=int, default=2000, help="recipes in the MERGE vs COPY comparison")

@@ -58,4 +58,9 @@ def write_table_parquet(path: Path, types: dict[str, str], table: Any) -> None:
     except OSError as e:
         if e.filename is not None:
             raise
-        raise OSError(e.errno, f"{e.strerror} (temporary COPY file; set TMPDIR to a larger disk)", str(path)) from e
+        raise temp_file_error(e, path) from e
+
+
+def temp_file_error(e: OSError, path: Path) -> OSError:
+    """A failed write of a temporary COPY file that names it (a full TMPDIR's OSError carries no file name)."""
+    return OSError(e.errno, f"{e.strerror} (temporary COPY file; set TMPDIR to a larger disk)", str(path))

@@ -15,7 +15,7 @@ import ladybug
 
 from dishgraph.errors import DatabaseError
 from dishgraph.graph import diskspace, queries, schema
-from dishgraph.graph.arrow_copy import is_table, write_table_parquet
+from dishgraph.graph.arrow_copy import is_table, temp_file_error, write_table_parquet
 from dishgraph.graph.base import BulkRows, GraphStore
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
 from dishgraph.graph.readonly import check_read_only
@@ -267,9 +267,8 @@ class LadybugStore(GraphStore):
                 # What the checkpoint will write is closer to the rows' size in memory than to the compact
                 # Parquet file (the CSV the reservation was measured with was about as large as the table).
                 self._reserve(max(path.stat().st_size, rows.nbytes))
-                literal = str(path).replace("\\", "\\\\").replace("'", "\\'")  # as in _copy_csv
                 opts = f" ({options})" if options else ""
-                self._conn.execute(f"COPY {table} FROM '{literal}'{opts}")
+                self._conn.execute(f"COPY {table} FROM '{_path_literal(path)}'{opts}")
         self._unsaved_copy = self._bulk_depth > 0
         return n
 
@@ -285,7 +284,7 @@ class LadybugStore(GraphStore):
             self._reserve(path.stat().st_size)
             # The path is ours (mkdtemp under TMPDIR), never user input, but TMPDIR may hold a quote or a
             # backslash: escaped as a Cypher string literal. Table names come from the schema whitelist.
-            literal = str(path).replace("\\", "\\\\").replace("'", "\\'")
+            literal = _path_literal(path)
             extra = (", PARALLEL=FALSE" if multiline else "") + (f", {options}" if options else "")
             self._conn.execute(f"COPY {table} FROM '{literal}' (HEADER=true, ESCAPE='\"'{extra})")
 
@@ -294,27 +293,22 @@ class LadybugStore(GraphStore):
         return self._copy(node.label, node.props, rows)
 
     def bulk_load_rels(self, rel: str, src: str, dst: str, rows: BulkRows) -> int:
-        r = schema.REL_BY_TYPE[schema.check_rel(rel)]
-        if (src, dst) not in r.ends:
-            raise ValueError(f"{rel} does not connect {src} to {dst}")
-        opts = f"from='{src}', to='{dst}'" if len(r.ends) > 1 else ""  # labels checked above
+        r, opts = _rel_copy(rel, src, dst)
         return self._copy(r.type, {"from": "STRING", "to": "STRING", **r.props}, rows, opts)
 
     def bulk_load_rels_from_query(
         self, rel: str, src: str, dst: str, name: str, *, probe: str, reserve_bytes: int = 0, **params: Any
     ) -> None:
-        r = schema.REL_BY_TYPE[schema.check_rel(rel)]
-        if (src, dst) not in r.ends:
-            raise ValueError(f"{rel} does not connect {src} to {dst}")
+        r, opts = _rel_copy(rel, src, dst)
         q = queries.get(name, self.backend)
         check_read_only(q.text)  # a named read query: the COPY below is the only write
-        opts = f" (from='{src}', to='{dst}')" if len(r.ends) > 1 else ""  # labels checked above
         if self.read_only:
             raise DatabaseError(f"{self.path}: opened read-only; {rel} edges cannot be written")
         if not self.query(probe, **params):
             return  # an empty subquery: its COPY into a non-empty table segfaults the engine (0.22)
         self._reserve(reserve_bytes)
-        self._conn.execute(f"COPY {r.type} FROM ({q.text}){opts}", {k: param(v) for k, v in params.items()})
+        copy_opts = f" ({opts})" if opts else ""
+        self._conn.execute(f"COPY {r.type} FROM ({q.text}){copy_opts}", {k: param(v) for k, v in params.items()})
         self._unsaved_copy = self._bulk_depth > 0
 
     def close(self) -> None:
@@ -416,6 +410,20 @@ def _verify(path: Path) -> None:
         )
 
 
+def _rel_copy(rel: str, src: str, dst: str) -> tuple[schema.RelType, str]:
+    """The relationship type (whitelisted) and the COPY options naming its ends when it has several."""
+    r = schema.REL_BY_TYPE[schema.check_rel(rel)]
+    if (src, dst) not in r.ends:
+        raise ValueError(f"{rel} does not connect {src} to {dst}")
+    return r, (f"from='{src}', to='{dst}'" if len(r.ends) > 1 else "")  # labels checked above
+
+
+def _path_literal(path: Path) -> str:
+    """A temp file path as the body of a Cypher string literal: the path is ours (mkdtemp under TMPDIR), never
+    user input, but TMPDIR may hold a quote or a backslash."""
+    return str(path).replace("\\", "\\\\").replace("'", "\\'")
+
+
 def _write_csv(path: Path, header: list[str], rows: Sequence[dict[str, Any]]) -> bool:
     """Write the COPY file; returns whether a value holds a line break. A full TMPDIR names the file (the
     OSError of a failed write carries no file name of its own)."""
@@ -430,7 +438,7 @@ def _write_csv(path: Path, header: list[str], rows: Sequence[dict[str, Any]]) ->
     except OSError as e:
         if e.filename is not None:
             raise
-        raise OSError(e.errno, f"{e.strerror} (temporary COPY file; set TMPDIR to a larger disk)", str(path)) from e
+        raise temp_file_error(e, path) from e
     return multiline
 
 

@@ -262,6 +262,14 @@ def _rows(table: Any) -> list[dict]:
     return table.to_pylist()
 
 
+def _of_recipes(table: Any, recipes: Iterable[str]) -> Any:  # a pyarrow boolean array
+    """Which rows of a step or NEXT table belong to ``recipes`` (by the table's ``recipe`` column)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.is_in(table["recipe"], value_set=pa.array(sorted(recipes), pa.string()))
+
+
 def load_steps(store: GraphStore, steps: Any, nexts: Any, batch_size: int = 5000, mode: str = "auto") -> int:
     """Steps with HAS_STEP, INSTANCE_OF and NEXT edges (recipes and proto-actions must exist); ``steps`` and
     ``nexts`` are the tables of ``step_tables``.
@@ -272,7 +280,6 @@ def load_steps(store: GraphStore, steps: Any, nexts: Any, batch_size: int = 5000
     check asks for each recipe's first step only: every write path writes a recipe's steps in position
     order (one COPY, or MERGE/CREATE batches in row order), so a recipe with any step has its ``#0``.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     total = steps.num_rows
@@ -285,8 +292,7 @@ def load_steps(store: GraphStore, steps: Any, nexts: Any, batch_size: int = 5000
     firsts = steps["id"].filter(pc.equal(steps["pos"], 0)).to_pylist()
     started = sorted({_step_recipe(r["id"]) for r in _lookup(store, "load_existing_steps", "ids", firsts)})
     if started:
-        done = pa.array(started, pa.string())
-        in_steps, in_nexts = pc.is_in(steps["recipe"], value_set=done), pc.is_in(nexts["recipe"], value_set=done)
+        in_steps, in_nexts = _of_recipes(steps, started), _of_recipes(nexts, started)
         _merge_steps(store, _rows(steps.filter(in_steps)), _rows(nexts.filter(in_nexts)), batch_size)
         steps, nexts = steps.filter(pc.invert(in_steps)), nexts.filter(pc.invert(in_nexts))
     if steps.num_rows and bulk:
@@ -371,9 +377,8 @@ class ParsedRows:
             dup = {m["id"] for m in part.marks if m["id"] in seen}
             seen.update(m["id"] for m in part.marks)
             if dup:
-                drop = pa.array(sorted(dup), pa.string())
-                steps.append(part.steps.filter(pc.invert(pc.is_in(part.steps["recipe"], value_set=drop))))
-                nexts.append(part.nexts.filter(pc.invert(pc.is_in(part.nexts["recipe"], value_set=drop))))
+                steps.append(part.steps.filter(pc.invert(_of_recipes(part.steps, dup))))
+                nexts.append(part.nexts.filter(pc.invert(_of_recipes(part.nexts, dup))))
             else:
                 steps.append(part.steps)
                 nexts.append(part.nexts)
