@@ -51,3 +51,22 @@ def test_ppmi_svd_on_release_recipes(crg_dir):
     assert cos("葱", "姜") > cos("葱", "分")  # aromatics occur in the same contexts
     with pytest.raises(ValueError, match="need more text"):
         train_ppmi_svd(["切"], list)
+
+
+def test_warm_segments_phrases_in_one_batch_with_the_same_words(crg_dir):
+    """`PhraseEmbedder.warm` hands every new phrase to the memoized segmenter's batched `many` (LAC groups
+    equal lengths into one ONNX call); the words, and so the similarities, are those of one call each."""
+    from dishgraph.eval.outputs import load_instances
+    from dishgraph.eval.text_metrics import default_segmenter, memoize
+
+    phrases = [s for i in load_instances(crg_dir)[:40] for s in i.base_recipe.split("，")[:6] if s.strip()]
+    plain = default_segmenter("auto")
+    batched = memoize(plain)
+    emb = PhraseEmbedder(WordVectors(["葱", "姜", "切"], np.eye(3)), batched)
+    emb.warm(phrases + phrases[:5])
+    assert set(batched.memo) == set(phrases)
+    assert [batched.memo[p] for p in phrases] == [plain(p) for p in phrases]
+    one_by_one = PhraseEmbedder(emb.vectors, plain)
+    assert np.array_equal(
+        emb.similarity(phrases[:20], phrases[20:40]), one_by_one.similarity(phrases[:20], phrases[20:40])
+    )

@@ -180,15 +180,17 @@ def score_l2(
     table = glossary.ingredient
     if progress:
         progress(0, len(instances))
+    embedder = PhraseEmbedder(wv, seg)
     return evaluate_l2(
         outputs,
         instances,
         default_parse(glossary, segmenter),
         ref,
-        PhraseEmbedder(wv, seg).similarity,
+        embedder.similarity,
         lambda s: table.get(s, s),
         parse_cache=cache,
         progress=(lambda k: progress(k, len(instances))) if progress else None,
+        prepare_texts=embedder.warm,
     )
 
 

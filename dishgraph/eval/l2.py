@@ -227,17 +227,37 @@ class InstanceL2:
     inserted: int = 0
 
 
-def score_instance(
+@dataclass
+class InstanceChanges:
+    """What one generation changed against its base recipe, matched to the instance's pivots: the texts the
+    similarity will compare (pivot phrases, changed actions' phrases) and the order check. Computed for
+    every instance before any similarity is asked for, so all phrases can be embedded in one batch."""
+
+    pivot_text: tuple[dict, dict]  # (remove, insert): pivot proto -> texts
+    generate_text: tuple[dict, dict]  # (removed, inserted): proto -> phrase
+    wrong: list
+    checked: int
+    pivots_remove: int
+    pivots_insert: int
+
+    def texts(self) -> list[str]:
+        """The texts `measure_metrics` will embed: none unless both sides have something and some change
+        is not an order violation (the sub-scores for insertions and removals compare subsets of these)."""
+        wrong = set(self.wrong)
+        candidates = [t for side in self.generate_text for a, t in side.items() if a not in wrong]
+        pivots = [t for side in self.pivot_text for texts in side.values() for t in texts]
+        return pivots + candidates if pivots and candidates else []
+
+
+def instance_changes(
     instance: Instance,
     base_actions: list[Action],
     gen_actions: list[Action],
     pivots: Sequence[tuple[ProtoAction, str]],
     constraints: Sequence[OrderConstraint],
-    similarity: Similarity | None,
     ingredient_class: Callable[[str], str] = lambda s: s,
     pivot_texts: PivotTexts = default_pivot_texts,
-    threshold: float = SIM_THRESHOLD,
-) -> InstanceL2:
+) -> InstanceChanges:
     base = [a for a in base_actions if a.proto is not None]
     gen = [a for a in gen_actions if a.proto is not None]
     proto_o = [a.proto for a in base]
@@ -276,20 +296,42 @@ def score_instance(
 
     correct_insertion = pivot_sets[1] & set(generate_text[1])
     wrong, checked = validate_orders(correct_insertion, proto_g, constraints)
+    return InstanceChanges(pivot_text, generate_text, wrong, checked, len(pivot_sets[0]), len(pivot_sets[1]))
 
+
+def score_changes(
+    changes: InstanceChanges, similarity: Similarity | None, threshold: float = SIM_THRESHOLD
+) -> InstanceL2:
+    pivot_text, generate_text, wrong = changes.pivot_text, changes.generate_text, changes.wrong
     pivot_all = {**pivot_text[0], **pivot_text[1]}
     generate_all = {**generate_text[0], **generate_text[1]}
     return InstanceL2(
         all=measure_metrics(pivot_all, generate_all, wrong, similarity, threshold),
         insert=measure_metrics(pivot_text[1], generate_text[1], wrong, similarity, threshold),
         remove=measure_metrics(pivot_text[0], generate_text[0], (), similarity, threshold),
-        order_checked=checked,
+        order_checked=changes.checked,
         order_wrong=len(wrong),
-        pivots_remove=len(pivot_sets[0]),
-        pivots_insert=len(pivot_sets[1]),
+        pivots_remove=changes.pivots_remove,
+        pivots_insert=changes.pivots_insert,
         removed=len(generate_text[0]),
         inserted=len(generate_text[1]),
     )
+
+
+def score_instance(
+    instance: Instance,
+    base_actions: list[Action],
+    gen_actions: list[Action],
+    pivots: Sequence[tuple[ProtoAction, str]],
+    constraints: Sequence[OrderConstraint],
+    similarity: Similarity | None,
+    ingredient_class: Callable[[str], str] = lambda s: s,
+    pivot_texts: PivotTexts = default_pivot_texts,
+    threshold: float = SIM_THRESHOLD,
+) -> InstanceL2:
+    """L2 of one instance: its changes (`instance_changes`) scored against its pivots (`score_changes`)."""
+    changes = instance_changes(instance, base_actions, gen_actions, pivots, constraints, ingredient_class, pivot_texts)
+    return score_changes(changes, similarity, threshold)
 
 
 # ---------------------------------------------------------------------------------------------- corpus
@@ -341,30 +383,36 @@ def evaluate_l2(
     threshold: float = SIM_THRESHOLD,
     progress: Callable[[int], None] | None = None,
     details: list[InstanceL2] | None = None,
+    prepare_texts: Callable[[list[str]], None] | None = None,
 ) -> dict:
     """Corpus L2 scores (×100): hard/soft P, R, F1 over all changes, F1 of insertions (+) and removals (−),
-    and order accuracy (share of correctly inserted pivots with a checkable constraint kept in order)."""
+    and order accuracy (share of correctly inserted pivots with a checkable constraint kept in order).
+
+    Every instance's changes are found first; ``prepare_texts`` (e.g. ``PhraseEmbedder.warm``) then gets
+    every text the similarity will compare, so they can be segmented in one batch instead of one by one."""
     if len(outputs) != len(instances):
         raise ValueError(f"{len(outputs)} outputs for {len(instances)} instances")
     if not isinstance(reference, L2Reference):  # bare pivots {target: [(proto, kind)]}
         reference = L2Reference.from_data(reference)
     cached = parse if isinstance(parse, CachedParse) else CachedParse(parse, parse_cache)
     ingredient_class = ingredient_class or (lambda s: s)
-    rows = []
-    for text, inst in zip(outputs, instances):
-        rows.append(
-            score_instance(
-                inst,
-                cached(inst.base_recipe),
-                cached(text),
-                reference.pivots.get(inst.target, []),
-                reference.constraints.get(inst.target, []),
-                similarity,
-                ingredient_class,
-                pivot_texts,
-                threshold,
-            )
+    changes = [
+        instance_changes(
+            inst,
+            cached(inst.base_recipe),
+            cached(text),
+            reference.pivots.get(inst.target, []),
+            reference.constraints.get(inst.target, []),
+            ingredient_class,
+            pivot_texts,
         )
+        for text, inst in zip(outputs, instances)
+    ]
+    if prepare_texts is not None:  # e.g. segment every phrase in one batch before the similarities
+        prepare_texts([t for c in changes for t in c.texts()])
+    rows = []
+    for c in changes:
+        rows.append(score_changes(c, similarity, threshold))
         if progress:
             progress(1)
     if details is not None:
