@@ -43,3 +43,54 @@ def test_worker_processes_equal_one_text_at_a_time(glossary, crg_dir):
     prefetch(texts, parse, segment, glossary, "auto", workers=2, min_texts=1)
     want_parse, want_words = _alone(glossary, texts)
     assert parse.memo == want_parse and segment.memo == want_words
+
+
+def test_clause_memo_gives_the_same_parses(glossary, crg_dir, tmp_path, monkeypatch):
+    """Base clauses' tokens from the disk table (`clause_cache`) and new clauses segmented: the parses of
+    rewritten recipes equal fresh parses, in-process and in a worker; the table is built once, then read."""
+    from dishgraph.eval.clause_cache import ClauseMemo, base_clause_tokens, with_clause_memo
+
+    monkeypatch.setenv("DISHGRAPH_CACHE", str(tmp_path))
+    insts, texts = _generated(crg_dir, 40)
+    parser = RecipeParser(glossary)
+    path = base_clause_tokens(parser, [i.base_recipe for i in insts])
+    assert path is not None and path.exists() and path.parent.parent == tmp_path
+    stamp = path.stat().st_mtime_ns
+    assert base_clause_tokens(parser, [i.base_recipe for i in insts]) == path and path.stat().st_mtime_ns == stamp
+    memo_parser = with_clause_memo(RecipeParser(glossary), path)
+    assert isinstance(memo_parser.segmenter, ClauseMemo)
+    want_parse, want_words = _alone(glossary, texts)
+    assert [memo_parser.parse(t) for t in texts] == [want_parse[t] for t in texts]
+    assert memo_parser.parse_many(texts) == [want_parse[t] for t in texts]
+    assert memo_parser.segmenter.hits > 2 * memo_parser.segmenter.misses  # most clauses are the bases'
+    for workers in (1, 2):
+        parse = CachedParse(RecipeParser(glossary).parse)
+        segment = memoize(default_segmenter("auto", glossary))
+        prefetch(texts, parse, segment, glossary, "auto", workers=workers, min_texts=1, clause_tokens=path)
+        assert parse.memo == want_parse and segment.memo == want_words
+
+
+def test_a_script_without_main_guard_finishes(tmp_path, crg_dir):
+    """A spawned worker re-runs the caller's script; without `if __name__ == "__main__":` it fails to
+    start. The pool then reports itself broken and this process parses the rest: slower, never a hang."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "noguard.py"
+    script.write_text(
+        "from dishgraph.eval.l2 import CachedParse\n"
+        "from dishgraph.eval.outputs import crg_dir, load_instances\n"
+        "from dishgraph.eval.prefetch import prefetch\n"
+        "from dishgraph.eval.text_metrics import default_segmenter, memoize\n"
+        "from dishgraph.ingest.glossary import Glossary\n"
+        "from dishgraph.ingest.parser import RecipeParser\n"
+        f"d = crg_dir({str(crg_dir)!r})\n"
+        "g = Glossary.load(d / 'glossary.json')\n"
+        "texts = [i.new + i.base_recipe for i in load_instances(d)[:8]]\n"
+        "parse, segment = CachedParse(RecipeParser(g).parse), memoize(default_segmenter('auto', g))\n"
+        "print('done', prefetch(texts, parse, segment, g, 'auto', workers=2, min_texts=1), len(parse.memo))\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == "done 8 8"

@@ -179,13 +179,16 @@ class CrgScorer:
     ):
         from dishgraph.eval.l2 import CachedParse
         from dishgraph.eval.text_metrics import warm_from_disk
+        from dishgraph.ingest.parser import RecipeParser
 
         self.glossary, self.reference, self.segmenter = glossary, reference, segmenter
         self.bertscore_config, self.data_dir, self.workers = bertscore_config, data_dir, workers
         self.segment = memoize(default_segmenter(segmenter, glossary))
         warm_from_disk(self.segment, [i.base_recipe for i in instances], segmenter)
         self.vectors = vectors if isinstance(vectors, WordVectors) else corpus_vectors(instances, self.segment, vectors)
-        self.parse = CachedParse(default_parse(glossary, segmenter), base_parses)
+        self.parser = RecipeParser(glossary, segmenter)
+        self.parse = CachedParse(self.parser.parse, base_parses)
+        self._clause_tokens: dict[tuple[str, ...], object] = {}
 
     def score(
         self,
@@ -195,10 +198,15 @@ class CrgScorer:
         phase: Callable[[str], None] | None = None,
     ) -> dict:
         """Scores of ``outputs``; ``phase(text)`` names each stage as it starts (see `evaluate_crg`)."""
+        from dishgraph.eval.clause_cache import base_clause_tokens
         from dishgraph.eval.prefetch import prefetch
 
         if phase:
             phase("parsing generated texts")
+        bases = tuple(i.base_recipe for i in instances)
+        if bases not in self._clause_tokens and not set(outputs) <= set(bases):
+            # base clauses' tokens, on disk between runs: an edit's unchanged clauses are not segmented again
+            self._clause_tokens[bases] = base_clause_tokens(self.parser, bases)
         prefetch(
             outputs,
             self.parse,
@@ -207,6 +215,7 @@ class CrgScorer:
             self.segmenter,
             self.workers,
             skip={i.base_recipe for i in instances},
+            clause_tokens=self._clause_tokens.get(bases),
         )  # unchanged recipes: their parses are cached
         return evaluate_crg(
             outputs,
