@@ -1,6 +1,13 @@
 """Timing of the full CRG evaluation on all 2,500 instances, for the identity and replace baselines.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_eval.py [--bertscore-model DIR] [--json-out F]
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_eval.py --cli --db DB [--before REPO] [--json-out F]
+
+``--cli`` measures what a user waits for: the CPU seconds (user + system, workers included) of one
+``dishgraph eval crg OUT --no-bertscore --db DB`` process per output, with an empty cache directory (the
+first run on a machine) and again with the caches that run left (every later run). ``--before REPO`` runs
+the same commands from another checkout (e.g. a worktree of the previous commit) in the same call, so the
+two are measured on the same machine at the same load; the figures are merged into ``--json-out``'s "cli".
 
 Reports, per stage: segmentation, PPMI-SVD vectors, parsing of base recipes and of generations, L2 scoring
 alone, L1 (BLEU; BERTScore only with a model), and the end-to-end `evaluate_crg` time for each baseline —
@@ -17,13 +24,85 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+def _cli_cpu(repo: str, out: str, db: str, cache: str) -> dict:
+    """CPU and wall seconds of one `dishgraph eval crg` run from checkout `repo` (workers included)."""
+    import resource
+    import subprocess
+    import sys
+
+    from dishgraph.eval.outputs import crg_dir
+
+    data = str(crg_dir().parent)
+    env = {**os.environ, "DISHGRAPH_CACHE": cache, "DISHGRAPH_DATA": data, "PYTHONPATH": repo, "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "dishgraph.cli", "eval", "crg", out, "--no-bertscore", "--db", db]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    run = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode:
+        raise SystemExit(f"{' '.join(cmd)} (in {repo}) exited {run.returncode}: {run.stderr[-500:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    hard = next((line for line in run.stdout.splitlines() if "Hard F1" in line), "").replace("│", " ").split()
+    return {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "hard_f1": hard[-1] if hard else None}
+
+
+def cli_main(args) -> None:
+    """The ``--cli`` figures: identity and replace, cold and warm caches, this checkout and ``--before``."""
+    import tempfile
+    from pathlib import Path
+
+    from dishgraph.eval.outputs import crg_dir, load_instances, write_outputs
+    from dishgraph.ingest.glossary import Glossary
+    from dishgraph.models.baselines import IdentityGenerator, ReplaceGenerator
+
+    if not args.db:
+        raise SystemExit("--cli needs --db (an ingested database: base parses are read from the graph)")
+    root = str(Path(__file__).resolve().parents[1])
+    d = crg_dir()
+    instances = load_instances(d)
+    glossary = Glossary.load(d / "glossary.json")
+    work = Path(tempfile.mkdtemp(prefix="bench-eval-cli-"))
+    outs = {}
+    for name, gen in (("identity", IdentityGenerator()), ("replace", ReplaceGenerator(glossary))):
+        outs[name] = str(work / f"{name}.jsonl")
+        write_outputs(outs[name], gen.generate(instances), instances)
+    figures: dict = {"loadavg_start": os.getloadavg()}
+    checkouts = {"now": root, **({"before": args.before} if args.before else {})}
+    for label, repo in checkouts.items():
+        for name, out in outs.items():
+            cache = str(work / f"cache-{label}-{name}")  # empty: the first run on a machine
+            for state in ("cold", "warm"):
+                got = _cli_cpu(repo, out, args.db, cache)
+                figures[f"{label} {name} {state}"] = got
+                print(
+                    f"{label:>6} {name:>8} {state}: {got['cpu_s']:6.2f} s CPU, {got['wall_s']:6.2f} s wall", flush=True
+                )
+    figures["loadavg_end"] = os.getloadavg()
+    if args.json_out:
+        path = Path(args.json_out)
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        data["cli"] = {
+            "command": "dishgraph eval crg OUT --no-bertscore --db DB (2,500 instances; base parses from the graph)",
+            "cpu": "user + system seconds of the process and its workers (resource.getrusage, RUSAGE_CHILDREN)",
+            "cold / warm": "empty cache directory / the caches the cold run left (tokens, vectors, clauses)",
+            **figures,
+        }
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bertscore-model", default=None, help="BERTScore model dir/name (default: skip)")
     ap.add_argument("--num-layers", type=int, default=None)
     ap.add_argument("--db", default=None, help="ingested database: base-recipe parses read from the graph")
     ap.add_argument("--json-out", default=None, help="e.g. benchmarks/results/eval.json")
+    ap.add_argument("--cli", action="store_true", help="CPU of `dishgraph eval crg` runs, cold and warm caches")
+    ap.add_argument("--before", default=None, help="with --cli: also run the commands from this checkout")
     args = ap.parse_args()
+    if args.cli:
+        cli_main(args)
+        return
     load_start = os.getloadavg()
 
     from dishgraph.eval.crg import corpus_vectors, default_parse, evaluate_crg, table_row

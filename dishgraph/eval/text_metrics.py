@@ -113,7 +113,8 @@ def warm_from_disk(segment: Segment, texts: Sequence[str], name: str) -> str:
                 return "hit"
         except (OSError, ValueError):
             pass  # a damaged cache is rebuilt below
-    tokens = [segment(t) for t in texts]
+    many = getattr(segment, "many", None)  # one batched call where the segmenter batches (same words)
+    tokens = many(list(texts)) if many is not None else [segment(t) for t in texts]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
