@@ -75,15 +75,15 @@ def prefetch(
         chunks = [todo[i : i + 250] for i in range(0, len(todo), 250)]
         _fill(parse, segment, chunks, (_work(chunk, tools) for chunk in chunks))
         return len(todo)
-    n_chunks = workers * 8
-    pending = deque(todo[i::n_chunks] for i in range(n_chunks))
-    done: list[tuple[list[str], list]] = []
-    errors: list[BaseException] = []
     if getattr(mp.current_process(), "_inheriting", False):
         # A spawned worker re-running a script that calls this at import time (no `if __name__ ==
         # "__main__":` guard): fail here, in the main thread, so the worker exits and its parent, seeing a
         # broken pool, does the work itself. Spawning again from here would hang both.
         raise RuntimeError("prefetch called while a spawned process is starting (guard the script's main code)")
+    n_chunks = workers * 8
+    pending = deque(todo[i::n_chunks] for i in range(n_chunks))
+    done: list[tuple[list[str], list]] = []
+    errors: list[BaseException] = []
     tools = _tools(glossary, segmenter, clause_tokens)  # this process's models are loaded already
     here = lambda chunk: _work(chunk, tools)  # noqa: E731
     # Workers read the glossary from a file: a start-up message over the pipe's 64 KiB (a pickled glossary
