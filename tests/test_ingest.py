@@ -429,3 +429,30 @@ def test_a_recipe_giving_more_steps_than_the_cap_is_cut_and_reported(tmp_path, s
     assert rep.truncated_steps == 3 and rep.steps == 15 and sorted(r["n"] for r in per_recipe) == [5, 5, 5]
     cut = [m for m in rep.messages if "steps; the first 5 were kept" in m]
     assert len(cut) == 3 and cut[0].startswith("three.jsonl:1: recipe three.jsonl:")
+
+
+def test_a_script_without_main_guard_fails_at_once_with_what_to_change(tmp_path, data_dir, crg_dir):
+    """Parse workers import the main module as they start; a script whose ingest runs at import time made
+    each worker open the same database, wait a minute for its lock, and left the parent with a broken
+    pipe. Now the worker refuses to open the database at once and both processes say what to change."""
+    corpus = tmp_path / "few.jsonl"
+    with open(data_dir / "xiachufang" / "recipes.jsonl", encoding="utf-8") as fh:
+        corpus.write_text("".join(next(fh) for _ in range(30)), encoding="utf-8")
+    script = tmp_path / "noguard.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            from dishgraph.graph.ladybug_store import LadybugStore
+            from dishgraph.ingest.corpus import ingest_corpus
+            from dishgraph.ingest.glossary import Glossary
+            g = Glossary.load({str(crg_dir / "glossary.json")!r})
+            store = LadybugStore({str(tmp_path / "db")!r})
+            ingest_corpus(store, {str(corpus)!r}, g, workers=2, show_progress=False)
+            """
+        ),
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert "opened by a worker process while it starts" in run.stderr
+    assert "parse workers exited while starting" in run.stderr and '__name__ == "__main__"' in run.stderr

@@ -24,6 +24,20 @@ from dishgraph.graph.values import param, plain
 BULK_SOURCES = ("csv", "frame")
 
 
+def _refuse_in_starting_worker(path) -> None:
+    """A parse worker starting from a script re-runs the script's top level (spawn and forkserver import the
+    main module) unless its main code sits under ``if __name__ == "__main__":``. The worker then opened the
+    database its parent holds and waited a minute for the lock, and the parent failed with a broken pipe.
+    Refuse at once, saying what to change."""
+    import multiprocessing
+
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise DatabaseError(
+            f"{path}: opened by a worker process while it starts: the script that started it runs its main "
+            'code at import time; put that code under `if __name__ == "__main__":`'
+        )
+
+
 class LadybugStore(GraphStore):
     backend = "ladybug"
 
@@ -47,6 +61,7 @@ class LadybugStore(GraphStore):
                 f"{self.path}: no database here; create one with an ingest or `dishgraph db init --db {self.path}`"
             )
         check_database_file(self.path)  # before the lock: a path that is no database gets no DIR.lock either
+        _refuse_in_starting_worker(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)  # Ladybug needs the parent to exist
         self._lock = ProcessLock(self.path.with_name(self.path.name + ".lock"), shared=read_only)
         self._lock.acquire(wait)

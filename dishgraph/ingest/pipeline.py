@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from dishgraph.errors import DishgraphError
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
 from dishgraph.ingest.glossary import Glossary
@@ -217,7 +218,15 @@ def _start_parsers(glossary: Glossary, segmenter: str, parser, workers: int):
 
     check_parser(parser)  # fail here, not in a pool initializer (a failing one is retried forever)
     if workers > 1:
-        return worker_context(parser).Pool(workers, initializer=_init_worker, initargs=(glossary, segmenter, parser))
+        try:
+            return worker_context(parser).Pool(
+                workers, initializer=_init_worker, initargs=(glossary, segmenter, parser)
+            )
+        except (BrokenPipeError, EOFError):  # a worker died before it read its start-up message
+            raise DishgraphError(
+                "parse workers exited while starting; from a script, put its main code under "
+                '`if __name__ == "__main__":` (workers import the main module), or pass workers=1'
+            ) from None
     _init_worker(glossary, segmenter, parser)
     return None
 
