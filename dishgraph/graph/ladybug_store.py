@@ -24,7 +24,7 @@ from dishgraph.graph.values import param, plain
 BULK_SOURCES = ("csv", "frame")
 
 
-def _refuse_in_starting_worker(path) -> None:
+def _refuse_in_starting_worker(path: Path) -> None:
     """A parse worker starting from a script re-runs the script's top level (spawn and forkserver import the
     main module) unless its main code sits under ``if __name__ == "__main__":``. The worker then opened the
     database its parent holds and waited a minute for the lock, and the parent failed with a broken pipe.
