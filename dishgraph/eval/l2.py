@@ -396,25 +396,24 @@ def evaluate_l2(
         reference = L2Reference.from_data(reference)
     cached = parse if isinstance(parse, CachedParse) else CachedParse(parse, parse_cache)
     ingredient_class = ingredient_class or (lambda s: s)
-    changes = [
-        instance_changes(
-            inst,
-            cached(inst.base_recipe),
-            cached(text),
-            reference.pivots.get(inst.target, []),
-            reference.constraints.get(inst.target, []),
-            ingredient_class,
-            pivot_texts,
+    changes = []
+    for text, inst in zip(outputs, instances):  # parses happen here when nothing prefetched them: progress
+        changes.append(
+            instance_changes(
+                inst,
+                cached(inst.base_recipe),
+                cached(text),
+                reference.pivots.get(inst.target, []),
+                reference.constraints.get(inst.target, []),
+                ingredient_class,
+                pivot_texts,
+            )
         )
-        for text, inst in zip(outputs, instances)
-    ]
-    if prepare_texts is not None:  # e.g. segment every phrase in one batch before the similarities
-        prepare_texts([t for c in changes for t in c.texts()])
-    rows = []
-    for c in changes:
-        rows.append(score_changes(c, similarity, threshold))
         if progress:
             progress(1)
+    if prepare_texts is not None:  # e.g. segment every phrase in one batch before the similarities
+        prepare_texts([t for c in changes for t in c.texts()])
+    rows = [score_changes(c, similarity, threshold) for c in changes]
     if details is not None:
         details.extend(rows)
     return summarize_l2(rows)
