@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def base_clause_tokens(parser, texts: Sequence[str], name: str = "crg-base") -> 
     table = {c: [[tok.word, tok.pos, tok.start] for tok in toks] for c, toks in zip(clauses, tokens)}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")  # two runs at once never write one file
         tmp.write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)
     except OSError:

@@ -7,6 +7,7 @@ segmented recipes with PPMI + truncated SVD (Levy & Goldberg 2014), which needs 
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -202,12 +203,12 @@ def cached_ppmi_svd(
                 words = [str(w) for w in z["words"]]
                 if len(set(words)) == len(words):  # a word numpy cannot hold as written is retrained
                     return WordVectors(words, z["matrix"])
-        except (OSError, ValueError, KeyError):
+        except Exception:  # noqa: BLE001 - any damage (a torn zip, a missing array) only costs the training
             pass  # rebuilt below
     wv = train_ppmi_svd(texts, segment, dim=dim)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")  # two runs at once never share a file
         np.savez(tmp, words=np.array(wv.words, dtype=str), matrix=wv.matrix)
         tmp.replace(path)
     except OSError:

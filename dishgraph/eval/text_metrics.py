@@ -98,6 +98,7 @@ def warm_from_disk(segment: Segment, texts: Sequence[str], name: str) -> str:
     2,500 recipes is most of an evaluation's time. Returns "hit" or "built"."""
     import hashlib
     import json
+    import os
 
     memo = getattr(segment, "memo", None)
     if memo is None:
@@ -117,7 +118,7 @@ def warm_from_disk(segment: Segment, texts: Sequence[str], name: str) -> str:
     tokens = many(list(texts)) if many is not None else [segment(t) for t in texts]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")  # two runs at once never write one file
         tmp.write_text(json.dumps(tokens, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)
     except OSError:
