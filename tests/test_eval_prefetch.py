@@ -94,3 +94,19 @@ def test_a_script_without_main_guard_finishes(tmp_path, crg_dir):
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().splitlines()[-1] == "done 8 8"
+
+
+def test_a_damaged_clause_table_is_dropped_and_built_again(glossary, crg_dir, tmp_path, monkeypatch):
+    """A table that is not what `base_clause_tokens` writes gives no memo (parses stay right) and is removed,
+    so the next evaluation builds it again instead of staying slow."""
+    from dishgraph.eval.clause_cache import base_clause_tokens, load_clause_tokens
+
+    monkeypatch.setenv("DISHGRAPH_CACHE", str(tmp_path))
+    bases = [i.base_recipe for i in load_instances(crg_dir)[:5]]
+    parser = RecipeParser(glossary)
+    path = base_clause_tokens(parser, bases)
+    good = load_clause_tokens(path)
+    for damage in ('{"x": [[1]]}', "[1, 2]", "{not json"):
+        path.write_text(damage, encoding="utf-8")
+        assert load_clause_tokens(path) == {} and not path.exists()
+        assert base_clause_tokens(parser, bases) == path and load_clause_tokens(path) == good

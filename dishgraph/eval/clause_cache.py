@@ -14,6 +14,7 @@ name); jieba's also depend on the glossary's user dictionary.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Sequence
@@ -75,13 +76,19 @@ def base_clause_tokens(parser, texts: Sequence[str], name: str = "crg-base") -> 
 
 
 def load_clause_tokens(path: str | Path | None) -> dict[str, list[Token]]:
-    """The table written by `base_clause_tokens`; empty when absent or damaged (a cache, never required)."""
+    """The table written by `base_clause_tokens`; empty when absent or damaged (a cache, never required).
+    A damaged table is removed, so the next run builds it again (writes are atomic renames: a reader never
+    sees a table half written)."""
     if path is None:
         return {}
     try:
         raw = json.loads(Path(path).read_text(encoding="utf-8"))
         return {c: [Token(w, p, int(s)) for w, p, s in toks] for c, toks in raw.items()}
-    except (OSError, ValueError, TypeError):
+    except OSError:
+        return {}
+    except (ValueError, TypeError, AttributeError):
+        with contextlib.suppress(OSError):  # a read-only cache stays as it is: only slower
+            Path(path).unlink(missing_ok=True)
         return {}
 
 
