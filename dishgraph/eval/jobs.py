@@ -169,6 +169,7 @@ def score_l2(
     from dishgraph.eval.crg import corpus_vectors
     from dishgraph.eval.embeddings import PhraseEmbedder
     from dishgraph.eval.l2 import evaluate_l2
+    from dishgraph.eval.prefetch import prefetch_parses
     from dishgraph.eval.text_metrics import default_segmenter, memoize, warm_from_disk
 
     instances, outputs, glossary = read_run(out, data, limit)
@@ -184,7 +185,7 @@ def score_l2(
     return evaluate_l2(
         outputs,
         instances,
-        batch_parsed(outputs, instances, glossary, segmenter, cache),
+        prefetch_parses(outputs, instances, glossary, segmenter, cache),
         ref,
         embedder.similarity,
         lambda s: table.get(s, s),
@@ -192,25 +193,6 @@ def score_l2(
         progress=(lambda k: progress(k, len(instances))) if progress else None,
         prepare_texts=embedder.warm,
     )
-
-
-def batch_parsed(outputs: Sequence[str], instances: Sequence, glossary, segmenter: str, cache):
-    """A CachedParse holding the parses of every output the graph does not serve, parsed in one batched
-    ``parse_many`` with the base clauses' tokens from the disk cache (``eval.clause_cache``): the same
-    actions as one parse each, in a third of the time for an edited recipe."""
-    from dishgraph.eval.clause_cache import base_clause_tokens, with_clause_memo
-    from dishgraph.eval.l2 import CachedParse
-    from dishgraph.ingest.parser import RecipeParser
-
-    parser = RecipeParser(glossary, segmenter)
-    parse = CachedParse(parser.parse, cache)
-    bases = [i.base_recipe for i in instances]
-    served = set(bases) if cache is not None else set()  # the graph's parses of the bases stay first
-    todo = [t for t in dict.fromkeys([*outputs, *bases]) if t not in served]
-    if todo:
-        with_clause_memo(parser, base_clause_tokens(parser, bases))
-        parse.memo.update(zip(todo, parser.parse_many(todo)))
-    return parse
 
 
 def score_crg(

@@ -145,3 +145,23 @@ def _fill(parse, segment, chunks, results) -> None:
         for text, (actions, tokens) in zip(chunk, done):
             parse.memo.setdefault(text, actions)
             segment.memo.setdefault(text, tokens)
+
+
+def prefetch_parses(outputs: Sequence[str], instances: Sequence, glossary, segmenter: str, cache):
+    """A CachedParse holding the parses of every output the graph does not serve, parsed in one batched
+    ``parse_many`` with the base clauses' tokens from the disk cache (``eval.clause_cache``): the same
+    actions as one parse each, in a third of the time for an edited recipe. L2 alone needs no whole-text
+    words, so this is `prefetch` without them, in this process."""
+    from dishgraph.eval.clause_cache import base_clause_tokens, with_clause_memo
+    from dishgraph.eval.l2 import CachedParse
+    from dishgraph.ingest.parser import RecipeParser
+
+    parser = RecipeParser(glossary, segmenter)
+    parse = CachedParse(parser.parse, cache)
+    bases = [i.base_recipe for i in instances]
+    served = set(bases) if cache is not None else set()  # the graph's parses of the bases stay first
+    todo = [t for t in dict.fromkeys([*outputs, *bases]) if t not in served]
+    if todo:
+        with_clause_memo(parser, base_clause_tokens(parser, bases))
+        parse.memo.update(zip(todo, parser.parse_many(todo)))
+    return parse

@@ -119,20 +119,41 @@ def warm_from_disk(segment: Segment, texts: Sequence[str], name: str) -> str:
     return "built"
 
 
-def write_json_cache(path: Path, data) -> bool:
-    """Write a cache file whole or not at all: into this process's own temporary file (two runs at once
-    never write one file), then an atomic rename. False when it cannot be written (a read-only home)."""
-    import json
+def write_cache_file(path: Path, write: Callable[[Path], None]) -> bool:
+    """Write a cache file whole or not at all: ``write`` fills this process's own temporary file (two runs
+    at once never write one file), then an atomic rename. False when it cannot be written (a read-only
+    home): a cache only saves time."""
     import os
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        write(tmp)
         tmp.replace(path)
     except OSError:
         return False
     return True
+
+
+def write_json_cache(path: Path, data) -> bool:
+    """`write_cache_file` of ``data`` as JSON."""
+    import json
+
+    return write_cache_file(path, lambda tmp: tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8"))
+
+
+def dist_versions(*dists: str) -> str:
+    """``name=version`` of installed distributions, for cache keys: a cache made by other library versions
+    (another model, another SVD) is not reused."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for dist in dists:
+        try:
+            out.append(f"{dist}={version(dist)}")
+        except PackageNotFoundError:
+            out.append(f"{dist}=?")
+    return ",".join(out)
 
 
 def english_tokens(text: str) -> list[str]:
