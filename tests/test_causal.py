@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from dishgraph.eval.parse_recall import read_base_recipes
@@ -85,6 +89,41 @@ def test_parallel_equals_serial():
     parallel = causal.run_tasks(tasks, workers=2)
     assert [r.dish for r in parallel] == [r.dish for r in serial]
     assert [[e.ate for e in r.estimates] for r in parallel] == [[e.ate for e in r.estimates] for r in serial]
+
+
+def test_a_script_without_main_guard_still_finishes(tmp_path):
+    """Order-estimation workers import the caller's main module as they start. A script without an
+    ``if __name__ == "__main__":`` guard re-ran in each worker; under ``multiprocessing.Pool`` every dying worker
+    was replaced by another, forever, and the script hung. Now the broken pool hands the dishes back to the
+    calling process, which prints the serial estimates."""
+    script = tmp_path / "noguard.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import multiprocessing as mp
+            if mp.current_process().name != "MainProcess":
+                raise SystemExit("a worker re-ran the script")  # what a real script's db open or spawn does
+            from dishgraph.knowledge import causal
+            from dishgraph.testing.planted import planted_order_corpus
+            corpus = planted_order_corpus(n_dishes=3, n_recipes=40, n_actions=15, seed=5)
+            tasks = []
+            for dish in corpus.recipes:
+                ds = causal.DishSequences.from_sequences(
+                    dish, {f"r{i}": [a.key for a in r] for i, r in enumerate(corpus.recipes[dish])})
+                focus = [a for a, f in zip(ds.actions, ds.freq()) if f >= 0.1]
+                tasks.append(causal.DishTask(ds, causal.candidate_pairs(ds, focus, 2)))
+            serial = causal.run_tasks(tasks, workers=1)
+            parallel = causal.run_tasks(tasks, workers=2)
+            same = [[e.ate for e in r.estimates] for r in parallel] == [[e.ate for e in r.estimates] for r in serial]
+            print("same" if same else "different", len(parallel))
+            """
+        ),
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["same", "3"]
+    assert "estimating the remaining dishes in this process" in run.stderr
 
 
 def test_recovery_of_planted_dependencies():

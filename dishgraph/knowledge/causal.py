@@ -25,11 +25,15 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from dishgraph.registry import Registry
+
+log = logging.getLogger(__name__)
 
 WINDOWS = ("paper", "pretreatment")
 TAU_C = 0.1
@@ -286,23 +290,33 @@ def _init_worker() -> None:
 def run_tasks(
     tasks: Sequence[DishTask], workers: int = 1, on_done: Callable[[DishResult], None] | None = None
 ) -> list[DishResult]:
-    """Estimate every dish's pairs, one dish per job; ``workers`` > 1 runs dishes in parallel processes."""
+    """Estimate every dish's pairs, one dish per job; ``workers`` > 1 runs dishes in parallel processes.
+
+    A worker that dies (killed, out of memory, or a calling script without an ``if __name__ == "__main__":``
+    guard, whose workers re-run it on import and fail) breaks the pool instead of being replaced forever, as
+    ``multiprocessing.Pool`` would do, hanging the caller: the dishes not yet done are then estimated here."""
     results: list[DishResult] = []
-    if workers <= 1 or len(tasks) <= 1:
-        _init_worker()
-        for t in tasks:
-            r = run_task(t)
-            results.append(r)
-            if on_done:
-                on_done(r)
-        return results
-    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")  # see pipeline.worker_context
+
+    def finish(r: DishResult) -> None:
+        results.append(r)
+        if on_done:
+            on_done(r)
+
     order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].pairs))  # big dishes first
-    with ctx.Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
-        for r in pool.imap_unordered(run_task, [tasks[i] for i in order]):
-            results.append(r)
-            if on_done:
-                on_done(r)
+    todo = [tasks[i] for i in order]
+    if workers > 1 and len(tasks) > 1:
+        ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")  # see pipeline.worker_context
+        try:
+            with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx, initializer=_init_worker) as pool:
+                for future in as_completed([pool.submit(run_task, t) for t in todo]):
+                    finish(future.result())
+        except BrokenProcessPool:
+            log.warning("an order-estimation worker died; estimating the remaining dishes in this process")
+    done = {r.dish for r in results}
+    _init_worker()
+    for t in todo:
+        if t.ds.dish not in done:
+            finish(run_task(t))
     pos = {t.ds.dish: i for i, t in enumerate(tasks)}
     return sorted(results, key=lambda r: pos[r.dish])
 
