@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dishgraph.ingest.sections import hidden_spans
+
 
 @dataclass(frozen=True)
 class Clause:
@@ -19,11 +21,13 @@ class Clause:
     text: str
 
 
-# Step markers: "1、" "1." "1）" "(1)" "①" "步骤1" "第一步" at a line/sentence start or after punctuation.
-_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+# Step markers: "1、" "1." "1）" "(1)" "①" "⑴" "一、" "步骤1" "第一步" at a line/sentence start or after
+# punctuation (cookbooks number their steps 一、二、三、 as often as 1、2、3、).
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳⑴⑵⑶⑷⑸⑹⑺⑻⑼⑽"
 _STEP_RE = re.compile(
     r"(?:步骤\s*\d+\s*[:：、.．)）]?|第[一二三四五六七八九十\d]+步\s*[:：、.．]?|[" + _CIRCLED + r"]"
-    r"|[(（]\d{1,2}[)）]|(?<![\d.])\d{1,2}\s*(?:[、)）]|[.．](?!\d)))"
+    r"|[(（]\d{1,2}[)）]|(?<![\d.])\d{1,2}\s*(?:[、)）]|[.．](?!\d))"
+    r"|(?<![一二三四五六七八九十])[一二三四五六七八九十]{1,2}[、．])"
 )
 _SENT_END = "。！？!?；;\n\r"
 _CLAUSE_END = "，,：:~～…"
@@ -34,13 +38,16 @@ def split_clauses(text: str) -> list[Clause]:
     if not text:
         return []
     breaks: set[int] = set()  # positions where a new step starts
+    sections = hidden_spans(text)  # section labels and non-method sections: skipped, each ends a step
+    after_section = {b for _, b in sections}
     marker_spans = []
     for m in _STEP_RE.finditer(text):
         s = m.start()
-        if s == 0 or text[s - 1] in _SENT_END + _CLAUSE_END + "。 \t" or text[s - 1].isspace():
+        if s == 0 or s in after_section or text[s - 1] in _SENT_END + _CLAUSE_END + "。 \t" or text[s - 1].isspace():
             breaks.add(s)
             marker_spans.append((m.start(), m.end()))
-    skip = {i for a, b in marker_spans for i in range(a, b)}
+    breaks.update(a for a, _ in sections)
+    skip = {i for a, b in marker_spans + sections for i in range(a, b)}
     out: list[Clause] = []
     step, cstart, pending_step = 0, None, False
     i = 0
