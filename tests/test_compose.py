@@ -219,3 +219,42 @@ def test_cli_mine_compare_validate(graph):
         from dishgraph.graph.ladybug_store import LadybugStore
 
         g._store = LadybugStore(db)
+
+
+def test_per_corpus_pools_split_the_pooled_source(graph):
+    """One source per corpus (recipe source tag): their recipes add up to the pooled source's, and their
+    frequencies, weighed by recipes, give the pooled frequencies back."""
+    from dishgraph.knowledge import compose
+
+    g, _, _, _ = graph
+    store = g.store
+    for atom, cls in (("food:秋葵", "洋葱"), ("action:白灼", "油菜")):
+        for pooled, split in (
+            (
+                compose.component_source(store, atom.split(":")[0], atom, ["白灼秋葵"]),
+                compose.component_sources(store, atom.split(":")[0], atom, ["白灼秋葵"]),
+            ),
+            (compose.class_source(store, cls, ["白灼秋葵"]), compose.class_sources(store, cls, ["白灼秋葵"])),
+        ):
+            assert pooled is not None and split and all(s.corpus for s in split)
+            assert sum(s.recipes for s in split) == pooled.recipes
+            for action, f in pooled.freq.items():
+                assert abs(sum(s.freq.get(action, 0.0) * s.recipes for s in split) / pooled.recipes - f) < 1e-9
+    from dishgraph.ingest.crg import RECIPES_SOURCE
+
+    assert {s.corpus for s in compose.class_sources(store, "油菜", [])} == {"sample.jsonl", RECIPES_SOURCE}
+
+
+def test_weights_fitted_on_corpus_dishes_only(graph):
+    """The fit reads held-out corpus dishes (no pair) and never scores below where it started."""
+    from dishgraph.knowledge import compose
+
+    g, _, _, _ = graph
+    start = compose.ComposeSettings(by_corpus=True)
+    examples = compose.lodo_examples(g.store, start)
+    assert examples and all(truth for _, _, truth in examples)
+    fitted, score = compose.fit_weights([(s, t) for _, s, t in examples], start)
+    assert score >= compose._lodo_score([(s, t) for _, s, t in examples], start) - 1e-12
+    assert fitted.by_corpus and {c for c, _ in fitted.corpora} == {s.corpus for _, srcs, _ in examples for s in srcs}
+    report = compose.fit_settings(g.store, start)
+    assert 0.0 <= report["cv_weighted_jaccard"] <= 1.0 and report["dishes"] == len(examples)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from dishgraph.actions import KEY_SEP, ProtoAction
 from dishgraph.graph.base import GraphStore
@@ -53,9 +53,15 @@ class ComposeSettings:
     cls: float = 0.3
     own: float = 3.0
     shrink: float = 5.0
+    # Pool each component / class source per corpus (recipe source tag), each corpus shrunk on its own recipes
+    # and weighted by ``corpora`` (tag -> weight, 1 for a tag not listed): a corpus of another style adds a
+    # source the fit can weigh down instead of diluting the one it joins.
+    by_corpus: bool = False
+    corpora: tuple[tuple[str, float], ...] = ()
 
-    def weight(self, kind: str) -> float:
-        return self.cls if kind == "class" else getattr(self, kind)
+    def weight(self, kind: str, corpus: str = "") -> float:
+        w = self.cls if kind == "class" else getattr(self, kind)
+        return w * dict(self.corpora).get(corpus, 1.0) if corpus else w
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -70,6 +76,7 @@ class Source:
     recipes: int
     freq: dict[str, float]
     dishes: list[tuple[str, int]] = field(default_factory=list)  # contributing (dish, recipes)
+    corpus: str = ""  # the recipe source tag of a per-corpus pool ("" = every corpus pooled)
 
 
 @dataclass
@@ -102,7 +109,7 @@ class Composition:
 
 
 def _sid(s: Source) -> str:
-    return f"{s.kind}:{s.atom}"
+    return f"{s.kind}:{s.atom}@{s.corpus}" if s.corpus else f"{s.kind}:{s.atom}"
 
 
 # ---------------------------------------------------------------------------------------------- sources
@@ -141,6 +148,51 @@ def _pool(store: GraphStore, kind: str, name: str, dishes_query: str, pool_query
     return Source(kind, name, n, freq, dishes)
 
 
+def _pool_by_corpus(
+    store: GraphStore, kind: str, name: str, dishes_query: str, pool_query: str, **params
+) -> list[Source]:
+    """``_pool`` split by corpus (recipe source tag): one source per corpus with recipes."""
+    dishes: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for r in store.query(dishes_query, **params):
+        dishes[r["corpus"] or ""].append((r["dish"], int(r["recipes"])))
+    counts: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in store.query(pool_query, **params):
+        counts[r["corpus"] or ""][r["action"]] = int(r["recipes"])
+    out = []
+    for corpus, ds in sorted(dishes.items()):
+        n = sum(c for _, c in ds)
+        if n:
+            freq = {a: c / n for a, c in counts[corpus].items()}
+            out.append(Source(kind, name, n, freq, ds, corpus=corpus or "?"))
+    return out
+
+
+def component_sources(store: GraphStore, kind: str, atom: str, exclude: Sequence[str]) -> list[Source]:
+    """``component_source`` per corpus."""
+    return _pool_by_corpus(
+        store,
+        kind,
+        atom,
+        "compose_component_corpus_dishes",
+        "compose_pool_by_component_corpus",
+        atom=atom,
+        exclude=list(exclude),
+    )
+
+
+def class_sources(store: GraphStore, cls: str, exclude: Sequence[str]) -> list[Source]:
+    """``class_source`` per corpus."""
+    return _pool_by_corpus(
+        store,
+        "class",
+        cls,
+        "compose_class_corpus_dishes",
+        "compose_pool_by_class_corpus",
+        cls=cls,
+        exclude=list(exclude),
+    )
+
+
 def component_source(store: GraphStore, kind: str, atom: str, exclude: Sequence[str]) -> Source | None:
     """Pooled recipes of every dish (but ``exclude``) whose name has DiNeR component ``atom``."""
     return _pool(
@@ -164,7 +216,7 @@ def own_source(store: GraphStore, dish: str) -> Source | None:
 
 def mix(sources: Sequence[Source], settings: ComposeSettings) -> tuple[dict[str, float], dict[str, float], float]:
     """The shrunk mixture of the sources: (freq per action, W per source id, total weight)."""
-    weights = {_sid(s): settings.weight(s.kind) * s.recipes / (s.recipes + settings.shrink) for s in sources}
+    weights = {_sid(s): settings.weight(s.kind, s.corpus) * s.recipes / (s.recipes + settings.shrink) for s in sources}
     total = sum(weights.values())
     freq: dict[str, float] = defaultdict(float)
     if total <= 0:
@@ -195,7 +247,8 @@ class TargetSpec:
     own: bool = True
 
 
-def gather_sources(store: GraphStore, spec: TargetSpec) -> list[Source]:
+def gather_sources(store: GraphStore, spec: TargetSpec, by_corpus: bool = False) -> list[Source]:
+    """Every source of ``spec``'s target; ``by_corpus``: component and class pools one per corpus."""
     out: list[Source] = []
     if spec.base:
         s = base_source(store, spec.base, spec.old_cls, spec.new_cls)
@@ -203,12 +256,14 @@ def gather_sources(store: GraphStore, spec: TargetSpec) -> list[Source]:
             out.append(s)
     for atom in spec.atoms:
         kind = atom.split(":", 1)[0]
-        s = component_source(store, kind, atom, spec.exclude)
-        if s:
+        if by_corpus:
+            out.extend(component_sources(store, kind, atom, spec.exclude))
+        elif s := component_source(store, kind, atom, spec.exclude):
             out.append(s)
     for cls in spec.classes:
-        s = class_source(store, cls, spec.exclude)
-        if s:
+        if by_corpus:
+            out.extend(class_sources(store, cls, spec.exclude))
+        elif s := class_source(store, cls, spec.exclude):
             out.append(s)
     if spec.own:
         s = own_source(store, spec.target)
@@ -223,7 +278,7 @@ def compose_spec(
     settings: ComposeSettings = ComposeSettings(),
     sources: list[Source] | None = None,
 ) -> Composition:
-    sources = gather_sources(store, spec) if sources is None else sources
+    sources = gather_sources(store, spec, settings.by_corpus) if sources is None else sources
     freq, weights, total = mix(sources, settings)
     return Composition(spec.target, freq, sources, weights, total)
 
@@ -604,10 +659,11 @@ def leave_one_dish_out(
     cache = {} if cache is None else cache
     rep = ValidationReport(settings=settings.to_dict(), corpus_recipes=corpus_recipes(store))
     for spec, n in holdout_specs(store, min_recipes, min_components, diner_glossary=dg, glossary=gl):
-        if spec.target not in cache:
+        key = (spec.target, settings.by_corpus)
+        if key not in cache:
             truth = own_source(store, spec.target)
-            cache[spec.target] = (gather_sources(store, spec), truth.freq if truth else {})
-        sources, truth = cache[spec.target]
+            cache[key] = (gather_sources(store, spec, settings.by_corpus), truth.freq if truth else {})
+        sources, truth = cache[key]
         freq, _, _ = mix(sources, settings)
         rep.dishes.append(
             DishValidation(
@@ -618,3 +674,89 @@ def leave_one_dish_out(
             progress()
     rep.seconds = round(time.perf_counter() - t0, 2)
     return rep
+
+
+# ---------------------------------------------------------------------------------------------- fitting
+
+FIT_GRID = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)
+SHRINK_GRID = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
+
+
+def _lodo_score(examples: Sequence[tuple[list[Source], dict[str, float]]], settings: ComposeSettings) -> float:
+    """Mean weighted Jaccard of the composed against the real frequencies over held-out corpus dishes."""
+    if not examples:
+        return 0.0
+    return sum(weighted_jaccard(mix(srcs, settings)[0], truth) for srcs, truth in examples) / len(examples)
+
+
+def fit_weights(
+    examples: Sequence[tuple[list[Source], dict[str, float]]],
+    start: ComposeSettings = ComposeSettings(),
+    rounds: int = 3,
+) -> tuple[ComposeSettings, float]:
+    """Coordinate ascent of the component / class kind weights, the shrinkage k and (per-corpus sources) each
+    corpus's weight on the leave-one-dish-out score of ``examples`` (gathered sources, real frequencies).
+
+    Only corpus dishes are read: no CRG pair, no released answer. The ``food`` weight stays fixed (the mixture
+    is normalised, so one weight sets the scale), as do ``base`` and ``own`` (a held-out dish has neither).
+    A coarse grid keeps the fit from chasing noise over a few dozen dishes."""
+    corpora = sorted({s.corpus for srcs, _ in examples for s in srcs if s.corpus})
+    best = replace(start, corpora=tuple((c, dict(start.corpora).get(c, 1.0)) for c in corpora))
+    score = _lodo_score(examples, best)
+
+    def candidates(name: str, s: ComposeSettings) -> list[ComposeSettings]:
+        if name == "shrink":
+            return [replace(s, shrink=v) for v in SHRINK_GRID]
+        if name.startswith("corpus:"):
+            tag = name.split(":", 1)[1]
+            return [replace(s, corpora=tuple((c, v if c == tag else w) for c, w in s.corpora)) for v in FIT_GRID]
+        return [replace(s, **{name: v}) for v in FIT_GRID]
+
+    names = ["action", "flavour", "cls", "shrink"] + [f"corpus:{c}" for c in corpora]
+    for _ in range(rounds):
+        improved = False
+        for name in names:
+            for cand in candidates(name, best):
+                sc = _lodo_score(examples, cand)
+                if sc > score + 1e-9:
+                    best, score, improved = cand, sc, True
+        if not improved:
+            break
+    return best, score
+
+
+def lodo_examples(
+    store: GraphStore, settings: ComposeSettings = ComposeSettings(), min_recipes: int = 10, min_components: int = 2
+) -> list[tuple[str, list[Source], dict[str, float]]]:
+    """The held-out corpus dishes with their gathered sources and real frequencies (``leave_one_dish_out``'s)."""
+    cache: dict = {}
+    rep = leave_one_dish_out(store, min_recipes, min_components, settings, cache=cache)
+    return [(d.dish, *cache[(d.dish, settings.by_corpus)]) for d in rep.dishes]
+
+
+def fit_settings(
+    store: GraphStore,
+    start: ComposeSettings = ComposeSettings(),
+    *,
+    cache: dict | None = None,
+    folds: int = 2,
+) -> dict:
+    """Fit the composition weights on corpus dishes alone (``fit_weights``) and say how well they carry:
+    the in-sample score, and a ``folds``-fold cross-validated one (fit on the other dishes, score these)."""
+    if cache is None:
+        examples = [(s, t) for _, s, t in lodo_examples(store, start)]
+    else:
+        examples = [v for k, v in sorted(cache.items()) if k[1] == start.by_corpus]
+    fitted, score = fit_weights(examples, start)
+    cv = []
+    for f in range(folds):
+        train = [e for i, e in enumerate(examples) if i % folds != f]
+        test = [e for i, e in enumerate(examples) if i % folds == f]
+        cv.append((_lodo_score(test, fit_weights(train, start)[0]), len(test)))
+    return {
+        "settings": fitted.to_dict(),
+        "weighted_jaccard": score,
+        "start_weighted_jaccard": _lodo_score(examples, start),
+        "cv_weighted_jaccard": sum(s * n for s, n in cv) / max(1, sum(n for _, n in cv)),
+        "dishes": len(examples),
+    }
