@@ -258,3 +258,8 @@ def test_weights_fitted_on_corpus_dishes_only(graph):
     assert fitted.by_corpus and {c for c, _ in fitted.corpora} == {s.corpus for _, srcs, _ in examples for s in srcs}
     report = compose.fit_settings(g.store, start)
     assert 0.0 <= report["cv_weighted_jaccard"] <= 1.0 and report["dishes"] == len(examples)
+    pairs = [PAIR, "酸辣鸡爪->酸辣鸡杂", "清炒小白菜->清炒丝瓜"]
+    rep = g.compose(pairs, settings=start, fit=True)  # fit, then compose with the fitted weights
+    assert rep.fit["weighted_jaccard"] >= rep.fit["start_weighted_jaccard"] and rep.settings["by_corpus"]
+    assert rep.pivots and g.composed_actions("白灼秋葵", top=5)
+    g.compose(pairs)  # leave the module's graph as the other tests expect it

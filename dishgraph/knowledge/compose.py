@@ -390,6 +390,7 @@ class ComposeReport:
     components: int = 0
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
+    fit: dict = field(default_factory=dict)  # with ``fit``: the leave-one-dish-out scores before / after
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -422,8 +423,12 @@ def compose_pairs(
     glossary=None,
     constraints: bool = True,
     progress: Callable[[], None] | None = None,
+    fit: bool = False,
 ) -> ComposeReport:
-    """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints."""
+    """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints.
+
+    ``fit``: first fit the component / class / shrinkage (and per-corpus) weights on the graph's own corpus
+    dishes by leave-one-dish-out (``fit_weights``; no pair is read), starting from ``settings``."""
     import time
 
     from dishgraph.knowledge.frequencies import refresh_stale_uses
@@ -434,8 +439,14 @@ def compose_pairs(
         dg, gl = default_glossaries()
         diner_glossary, glossary = diner_glossary or dg, glossary or gl
     refresh_stale_uses(store)
-    rep = ComposeReport(settings=settings.to_dict())
+    rep = ComposeReport()
     rep.components = ensure_components(store, diner_glossary)
+    if fit:
+        examples = [(s, t) for _, s, t in lodo_examples(store, settings)]
+        start = _lodo_score(examples, settings)
+        settings, score = fit_weights(examples, settings)
+        rep.fit = {"dishes": len(examples), "start_weighted_jaccard": start, "weighted_jaccard": score}
+    rep.settings = settings.to_dict()
     pairs = list(pairs) if pairs is not None else all_pairs(store)
     now = corpus_recipes(store)
     counts: Counter = Counter()
