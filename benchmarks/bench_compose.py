@@ -3,9 +3,16 @@ editor's Table 3 rows (all / even / odd pairs), ablations, and the time to compo
 
 Needs two embedded databases with parsed recipes, USES and estimated order constraints (dishes with 10+
 recipes), e.g. built by `make demo` (release + XiaChuFang sample) and by
-`dishgraph ingest counterfactual --db REL && dishgraph order estimate ... --db REL` (release only):
+`dishgraph ingest counterfactual --db REL && dishgraph order estimate ... --db REL` (release only), and
+optionally a third, FULL plus the classic corpus (`dishgraph ingest corpus .../classic/recipes.jsonl
+--source classic/recipes.jsonl --db CLASSIC` on a copy of FULL):
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_compose.py --db FULL --release-db REL [--ablations]
+    OMP_NUM_THREADS=1 python benchmarks/bench_compose.py --db FULL --release-db REL [--classic-db CLASSIC]
+        [--ablations]
+
+Every database also gets the leave-one-dish-out table of issue #28: hand-set weights with pooled sources,
+hand-set weights with one source per corpus, and weights fitted on the corpus dishes (in-sample and 2-fold
+cross-validated); with ``--classic-db`` the editor is also scored with the fitted per-corpus composition.
 
 Thresholds and weights were tuned on the even-numbered dish pairs only (rows `even`); `odd` is held out.
 No figure here reads a released pivot or constraint except the scorer (L2 is defined against them).
@@ -68,10 +75,31 @@ def score(store, instances, glossary, reference, scorer=None, parity=None):
     return out, texts
 
 
+def lodo_table(store) -> dict:
+    """Leave-one-dish-out (weighted Jaccard, top-20 overlap) of hand-set and fitted weights, pooled and per
+    corpus: nothing here reads a CRG pair."""
+    out: dict = {}
+    hand = compose.ComposeSettings()
+    for label, settings in (("hand-set, pooled", hand), ("hand-set, per corpus", replace(hand, by_corpus=True))):
+        cache: dict = {}
+        out[label] = compose.leave_one_dish_out(store, settings=settings, cache=cache).means()
+        if settings.by_corpus:
+            fit = compose.fit_settings(store, settings, cache=cache)
+            fitted = compose.ComposeSettings(
+                **(fit["settings"] | {"corpora": tuple(tuple(x) for x in fit["settings"]["corpora"])})
+            )
+            out["fitted, per corpus"] = compose.leave_one_dish_out(store, settings=fitted, cache=cache).means() | {
+                "cv_weighted_jaccard": fit["cv_weighted_jaccard"],
+                "settings": fit["settings"],
+            }
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True, help="release + XiaChuFang sample (parsed, order estimated)")
     ap.add_argument("--release-db", help="release only (parsed, order estimated)")
+    ap.add_argument("--classic-db", help="release + XiaChuFang sample + classic corpus (parsed, order estimated)")
     ap.add_argument("--ablations", action="store_true", help="each source kind left out (L2 rows only)")
     ap.add_argument("--json-out", default="benchmarks/results/compose.json")
     args = ap.parse_args()
@@ -95,7 +123,7 @@ def main() -> None:
         "tuned_on": "even-numbered dish pairs (0, 2, ..., 48 of dish_pairs.txt); odd pairs held out",
     }
 
-    def run_db(path: str, label: str, full: bool) -> dict:
+    def run_db(path: str, label: str, full: bool, fitted: bool = False) -> dict:
         out: dict = {}
         with LadybugStore(path) as store:
             g = DishGraph(store, glossary=glossary)
@@ -106,6 +134,7 @@ def main() -> None:
             out["corpus_recipes"] = compose.corpus_recipes(store)
             lodo = g.validate_composition()
             out["leave_one_dish_out"] = lodo.means() | {"dishes_list": [x.dish for x in lodo.dishes]}
+            out["lodo_table"] = lodo_table(store)
             keys = [f"{b}->{t}" for b, t in pairs]
             cmp = [g.compare_pivots(*parse_pair(k), source="composed") for k in keys]
             out["pivots_vs_release"] = {
@@ -125,12 +154,20 @@ def main() -> None:
                     out["ablations"][f"without {kind}"], _ = score(store, instances, glossary, reference, None, parity)
                     print(label, kind, out["ablations"][f"without {kind}"], flush=True)
                 g.compose()  # leave the database with the default composition
+            if fitted:
+                t0 = time.perf_counter()
+                rep = g.compose(settings=replace(compose.ComposeSettings(), by_corpus=True), fit=True)
+                out["fitted"] = {"compose_s": round(time.perf_counter() - t0, 1), "settings": rep.settings}
+                out["fitted"]["table3"], _ = score(store, instances, glossary, reference, scorer, parity)
+                g.compose()
         print(label, {k: v for k, v in out.items() if k != "ablations"}, flush=True)
         return out
 
     result["release_and_sample"] = run_db(args.db, "release+sample", True)
     if args.release_db:
         result["release_only"] = run_db(args.release_db, "release only", False)
+    if args.classic_db:
+        result["release_sample_classic"] = run_db(args.classic_db, "release+sample+classic", True, fitted=True)
     result["load_after"] = os.getloadavg()
     emit(result, args.json_out)
 
