@@ -444,7 +444,8 @@ def compose_pairs(
     if fit:
         examples = [(s, t) for _, s, t in lodo_examples(store, settings)]
         start = _lodo_score(examples, settings)
-        settings, score = fit_weights(examples, settings)
+        settings, _ = fit_weights(examples, settings)
+        score = _lodo_score(examples, settings)
         rep.fit = {"dishes": len(examples), "start_weighted_jaccard": start, "weighted_jaccard": score}
     rep.settings = settings.to_dict()
     pairs = list(pairs) if pairs is not None else all_pairs(store)
@@ -700,10 +701,17 @@ def _lodo_score(examples: Sequence[tuple[list[Source], dict[str, float]]], setti
     return sum(weighted_jaccard(mix(srcs, settings)[0], truth) for srcs, truth in examples) / len(examples)
 
 
+FIT_MIN_FREQ = 0.01  # source shares below this are left out while fitting (a fit re-mixes thousands of times)
+
+
+def _trimmed(sources: Sequence[Source]) -> list[Source]:
+    return [replace(s, freq={a: f for a, f in s.freq.items() if f >= FIT_MIN_FREQ}) for s in sources]
+
+
 def fit_weights(
     examples: Sequence[tuple[list[Source], dict[str, float]]],
     start: ComposeSettings = ComposeSettings(),
-    rounds: int = 3,
+    rounds: int = 2,
 ) -> tuple[ComposeSettings, float]:
     """Coordinate ascent of the component / class kind weights, the shrinkage k and (per-corpus sources) each
     corpus's weight on the leave-one-dish-out score of ``examples`` (gathered sources, real frequencies).
@@ -711,8 +719,9 @@ def fit_weights(
     Only corpus dishes are read: no CRG pair, no released answer. The ``food`` weight stays fixed (the mixture
     is normalised, so one weight sets the scale), as do ``base`` and ``own`` (a held-out dish has neither).
     A coarse grid keeps the fit from chasing noise over a few dozen dishes."""
+    full, examples = examples, [(_trimmed(srcs), truth) for srcs, truth in examples]
     corpora = sorted({s.corpus for srcs, _ in examples for s in srcs if s.corpus})
-    best = replace(start, corpora=tuple((c, dict(start.corpora).get(c, 1.0)) for c in corpora))
+    first = best = replace(start, corpora=tuple((c, dict(start.corpora).get(c, 1.0)) for c in corpora))
     score = _lodo_score(examples, best)
 
     def candidates(name: str, s: ComposeSettings) -> list[ComposeSettings]:
@@ -733,7 +742,9 @@ def fit_weights(
                     best, score, improved = cand, sc, True
         if not improved:
             break
-    return best, score
+    # The search ran on trimmed shares: keep its result only if it also scores better on the full ones.
+    before, after = _lodo_score(full, first), _lodo_score(full, best)
+    return (best, after) if after >= before else (first, before)
 
 
 def lodo_examples(
@@ -758,7 +769,8 @@ def fit_settings(
         examples = [(s, t) for _, s, t in lodo_examples(store, start)]
     else:
         examples = [v for k, v in sorted(cache.items()) if k[1] == start.by_corpus]
-    fitted, score = fit_weights(examples, start)
+    fitted, _ = fit_weights(examples, start)
+    score = _lodo_score(examples, fitted)
     cv = []
     for f in range(folds):
         train = [e for i, e in enumerate(examples) if i % folds != f]
