@@ -66,3 +66,16 @@ def test_method_label_is_no_action(glossary):
     verbs = [a.verb for a in parser.parse("制法:里脊肉切细丝，放入碗中。馅心制作:洗沙分剂。")]
     assert "制" not in verbs and "制作" not in verbs
     assert verbs[:2] == ["切", "放入"]
+
+
+def test_a_list_ends_at_a_semicolon_or_a_numbered_step():
+    # CRG release, 香辣小龙虾 (shortened): one sentence; the list once hid the whole method and the recipe lost
+    # all 16 of its actions
+    text = "材料：大蒜、生姜、黄酒、葱；1、小龙虾洗澡搓干净；2、倒入油量多一点，放生姜大蒜煸炒一下。"
+    assert texts(text) == ["小龙虾洗澡搓干净", "倒入油量多一点", "放生姜大蒜煸炒一下"]
+    assert texts("原料：猪肉、葱，1、猪肉切丝") == ["猪肉切丝"]
+
+
+def test_preparing_the_ingredients_is_method_text():
+    # CRG release, 脆皮豆腐 (shortened): 【准备材料】 opens the cutting steps, not a list
+    assert texts("【准备材料】脆皮豆腐切菱形，蒜切片。【烧】热锅下干辣椒段")[:2] == ["脆皮豆腐切菱形", "蒜切片"]

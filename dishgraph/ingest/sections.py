@@ -8,7 +8,7 @@ recipe parsers split a text with ``clauses.split_clauses``, which skips what ``h
 
 - a method label: the label alone (its text is the recipe);
 - an ingredient-list label (原料, 调料 …): the label and its list, up to the next label or the list's end
-  (the first 。 or line break);
+  (the first 。, ；, line break, or numbered step after punctuation);
 - an aside label (特点, 功效 …): the label and its text up to the next label; with no label after it, to
   the end of the text when method text came before it (asides close a recipe), else to its sentence's end.
 
@@ -65,12 +65,18 @@ _LABEL_RE = re.compile(
     r"(?P<c>(?:[\u4e00-\u9fff]{1,4}?(?=制作|制法|做法))?(?:" + _LABELS + r"))\s*[:：;；﹗]"
     r"|^(?P<s>制法|做法)"
 )
-_LIST_END = re.compile(r"[。\n\r]|[.．](?!\d)")
+# A list ends at a sentence end, a semicolon, or a numbered step after punctuation (``材料：大蒜、生姜；1、小龙虾
+#洗净`` or ``…、葱，1、…``): without the last two a one-sentence recipe lost its whole method to its list.
+_LIST_END = re.compile(
+    r"[。；;\n\r]|[.．](?!\d)|(?<=[，,\s])(?=\s*(?:\d{1,2}\s*[、.．)）]|[(（]\d{1,2}[)）]|[①-⑳⑴-⒇]))"
+)
 _SENT_END = re.compile(r"[。！？!?\n\r]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _kind(label: str) -> str | None:
+    if label.startswith("准备"):  # 【准备材料】 opens the preparation steps (切 …), not a list
+        return "method"
     for word in sorted(_KIND, key=len, reverse=True):
         if label.endswith(word):
             return _KIND[word]
