@@ -27,6 +27,7 @@ from dataclasses import replace
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from _crg import release_with_parity  # noqa: E402
 from _report import emit  # noqa: E402
 
 from dishgraph.api import DishGraph  # noqa: E402
@@ -81,21 +82,16 @@ def main() -> None:
     ap.add_argument("--db", required=True, help="release + XiaChuFang sample (parsed, order estimated)")
     ap.add_argument("--release-db", help="release only (parsed, order estimated)")
     ap.add_argument("--classic-db", help="release + XiaChuFang sample + classic corpus (parsed, order estimated)")
-    ap.add_argument("--ablations", action="store_true", help="each source kind left out (L2 rows only)")
+    ap.add_argument("--ablations", action="store_true", help="each source kind left out (full rows)")
     ap.add_argument("--json-out", default="benchmarks/results/compose.json")
     args = ap.parse_args()
 
     from dishgraph.eval.crg import CrgScorer
     from dishgraph.eval.l2 import L2Reference
-    from dishgraph.eval.outputs import crg_dir, load_instances
-    from dishgraph.ingest.glossary import Glossary
     from dishgraph.knowledge.pivots import micro_totals, parse_pair
 
-    d = crg_dir()
-    glossary = Glossary.load(d / "glossary.json")
-    instances = load_instances()
-    pairs = [tuple(line.split()) for line in (d / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()]
-    parity = {p: i % 2 for i, p in enumerate(pairs)}
+    d, glossary, instances, parity = release_with_parity()
+    pairs = list(parity)
     reference = L2Reference.from_release(d)
     result: dict = {
         "load_before": os.getloadavg(),

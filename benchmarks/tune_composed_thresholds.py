@@ -26,6 +26,8 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from _crg import release_with_parity  # noqa: E402
+
 GRID = {
     "alpha": (2.0, 2.5, 3.0, 4.0, 5.0),
     "tau_r": (0.05, 0.1, 0.15),
@@ -39,9 +41,7 @@ def main() -> None:
     from dishgraph.api import DishGraph
     from dishgraph.eval.crg import CrgScorer, table_row
     from dishgraph.eval.l2 import L2Reference
-    from dishgraph.eval.outputs import crg_dir, load_instances
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest.glossary import Glossary
     from dishgraph.ingest.loader import pair_key
     from dishgraph.knowledge import compose
     from dishgraph.models.graph_editor import GraphEditor
@@ -53,11 +53,7 @@ def main() -> None:
     ap.add_argument("--json-out", default="benchmarks/results/compose_thresholds.json")
     args = ap.parse_args()
 
-    d = crg_dir()
-    glossary = Glossary.load(d / "glossary.json")
-    instances = load_instances()
-    pairs = [tuple(line.split()) for line in (d / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()]
-    parity = {p: i % 2 for i, p in enumerate(pairs)}
+    d, glossary, instances, parity = release_with_parity()
     split = {n: [i for i in instances if parity[(i.base, i.target)] == k] for n, k in (("even", 0), ("odd", 1))}
     keys = {n: sorted({pair_key(i.base, i.target) for i in split[n]}) for n in split}
     scorer = CrgScorer(instances, glossary, L2Reference.from_release(d), data_dir=d, workers=2)
