@@ -65,8 +65,8 @@ _LABEL_RE = re.compile(
     r"(?P<c>(?:[\u4e00-\u9fff]{1,4}?(?=制作|制法|做法))?(?:" + _LABELS + r"))\s*[:：;；﹗]"
     r"|^(?P<s>制法|做法)"
 )
-# A list ends at a sentence end, a semicolon, or a numbered step after punctuation (``材料：大蒜、生姜；1、小龙虾
-#洗净`` or ``…、葱，1、…``): without the last two a one-sentence recipe lost its whole method to its list.
+# A list ends at a sentence end, a semicolon, or a numbered step after punctuation (``材料：大蒜；1、…`` or
+# ``…、葱，1、…``): without the last two a one-sentence recipe lost its whole method to its list.
 _LIST_END = re.compile(
     r"[。；;\n\r]|[.．](?!\d)|(?<=[，,\s])(?=\s*(?:\d{1,2}\s*[、.．)）]|[(（]\d{1,2}[)）]|[①-⑳⑴-⒇]))"
 )
