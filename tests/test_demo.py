@@ -20,8 +20,9 @@ def test_demo_end_to_end_and_rerun_skips_every_step(tmp_path, data_dir):
     # no target has 10+ recipes, so corpus pivots are skipped with the reason; every other step ran
     assert skipped.pop("corpus pivots (targets with recipes)") and not any(skipped.values()) and len(skipped) == 7
     nodes = rep.counts["nodes"]
-    # the release (2,496 distinct recipes) + the XiaChuFang sample less its 29 junk texts
-    assert (nodes["DishPair"], nodes["Recipe"], nodes["Step"]) == (50, 13345, 277353)
+    # the release (2,496 distinct recipes) + the XiaChuFang sample less its 29 junk texts; 277,353 steps before
+    # the section-label rule (labels and ingredient lists are no steps)
+    assert (nodes["DishPair"], nodes["Recipe"], nodes["Step"]) == (50, 13345, 277164)
     assert nodes["Dish"] == 7776
     rels = rep.counts["relationships"]
     assert rels["MUST_PRECEDE"] > 435  # estimated and composed edges on top of the release's

@@ -302,19 +302,21 @@ def run_tasks(
         if on_done:
             on_done(r)
 
-    order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].pairs))  # big dishes first
-    todo = [tasks[i] for i in order]
     if workers > 1 and len(tasks) > 1:
+        order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].pairs))  # big dishes first
+        todo = [tasks[i] for i in order]
         ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")  # see pipeline.worker_context
+        pool = ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx, initializer=_init_worker)
         try:
-            with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx, initializer=_init_worker) as pool:
-                for future in as_completed([pool.submit(run_task, t) for t in todo]):
-                    finish(future.result())
+            for future in as_completed([pool.submit(run_task, t) for t in todo]):
+                finish(future.result())
         except BrokenProcessPool:
             log.warning("an order-estimation worker died; estimating the remaining dishes in this process")
+        finally:  # an error in on_done or Ctrl-C: drop the dishes not started instead of estimating them all
+            pool.shutdown(wait=True, cancel_futures=True)
     done = {r.dish for r in results}
     _init_worker()
-    for t in todo:
+    for t in tasks:  # in the caller's order: a serial run stores (and reports) the dishes as given
         if t.ds.dish not in done:
             finish(run_task(t))
     pos = {t.ds.dish: i for i, t in enumerate(tasks)}
