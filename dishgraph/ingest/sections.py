@@ -68,7 +68,7 @@ _LABEL_RE = re.compile(
 # A list ends at a sentence end, a semicolon, or a numbered step after punctuation (``材料：大蒜；1、…`` or
 # ``…、葱，1、…``): without the last two a one-sentence recipe lost its whole method to its list.
 _LIST_END = re.compile(
-    r"[。；;\n\r]|[.．](?!\d)|(?<=[，,\s])(?=\s*(?:\d{1,2}\s*[、.．)）]|[(（]\d{1,2}[)）]|[①-⑳⑴-⒇]))"
+    r"[。；;\n\r]|[.．](?!\d)|(?<=[，,\s])(?=\s{0,3}(?:\d{1,2}\s*[、.．)）]|[(（]\d{1,2}[)）]|[①-⑳⑴-⒇]))"
 )
 _SENT_END = re.compile(r"[。！？!?\n\r]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -99,8 +99,7 @@ def hidden_spans(text: str) -> list[tuple[int, int]]:
             m = _LIST_END.search(text, end, nxt)
             out.append((start, m.end() if m else nxt))
         else:
-            before = "".join(text[a:b] for a, b in _visible(text[:start], out))
-            if k + 1 < len(labels) or _CJK.search(before):
+            if k + 1 < len(labels) or _CJK.search("".join(text[a:b] for a, b in _visible(text[:start], out))):
                 out.append((start, nxt))
             else:
                 m = _SENT_END.search(text, end)
