@@ -2,14 +2,18 @@
 # Table 3's LM rows on a GPU, end to end, in stages of at most 10 minutes each (docs/generators.md, section 5).
 #
 #   here (CPU):   bash benchmarks/gpu_table3.sh prep       # graph -> out/gpu-bundle (ingest first if needed)
-#   GPU (run tool, carry out/gpu-bundle; issue the three calls back to back: the machine keeps
+#   GPU (run tool, carry out/gpu-bundle and .whl; issue the three calls back to back: the machine keeps
 #        out/gpu-work between calls only while warm):
 #                 bash benchmarks/gpu_table3.sh train      # ~8.5 min: LM "mini" and "base", MLM -> $OUT
 #                 bash benchmarks/gpu_table3.sh generate   # <= 9 min: gpt2-d, gpt2-dr, delorean -> $OUT
 #                 bash benchmarks/gpu_table3.sh educat     # <= 7 min: educat, time-boxed -> $OUT
 #   here (CPU):   bash benchmarks/gpu_table3.sh score      # eval crg + generators_gpu.json + loss PNG
 #
+#   GPU, one call (a lease of 15 minutes of device time, start included, leaves room for one call of ~8 min):
+#                 bash benchmarks/gpu_table3.sh lease      # train, generate, educat in LEASE_S (460 s) -> $OUT/<stage>
+#
 #   TINY=1 bash benchmarks/gpu_table3.sh all               # CPU dry run of every stage with tiny settings
+#   TINY=1 bash benchmarks/gpu_table3.sh lease             # CPU dry run of the one-call path
 #
 # The GPU side needs only python3 with torch, transformers, tokenizers, typer, rich (and matplotlib for the
 # plot): training and generation read the bundle's files, never the graph database or a segmenter.
@@ -28,6 +32,18 @@ if [ -z "${PY:-}" ]; then
   if [ -x /work/main/.venv/bin/python ]; then PY=/work/main/.venv/bin/python; else PY=python3; fi
 fi
 DG="$PY -m dishgraph.cli"
+
+if [ "$STAGE" = lease ] && [ "$TINY" != 1 ]; then
+  # One call holds all three GPU stages: their boxes are shares of LEASE_S (training 43 %, the three
+  # generators 36 %, EduCat 8 %; the rest is start-up and writing), unless set one by one. Outputs are written
+  # when a generator ends, so DeLorean and EduCat run in smaller batches: the time box then stops between them.
+  LEASE_S="${LEASE_S:-460}"
+  share() { awk -v l="$LEASE_S" -v f="$1" -v d="$2" 'BEGIN { if (d == "m") printf "%.2f", l * f / 60; else printf "%d", l * f }'; }
+  SMALL_MIN="${SMALL_MIN:-$(share 0.13 m)}"; LARGE_MIN="${LARGE_MIN:-$(share 0.25 m)}"; MLM_MIN="${MLM_MIN:-$(share 0.05 m)}"
+  GEN_BUDGET_S="${GEN_BUDGET_S:-$(share 0.36 s)}"; EDU_BUDGET_S="${EDU_BUDGET_S:-$(share 0.08 s)}"
+  D_MIN="${D_MIN:-0.4}"; DR_MIN="${DR_MIN:-0.6}"; BATCH_DEL="${BATCH_DEL:-250}"; BATCH_EDU="${BATCH_EDU:-50}"
+  export LEASE_S SMALL_MIN LARGE_MIN MLM_MIN GEN_BUDGET_S EDU_BUDGET_S D_MIN DR_MIN BATCH_DEL BATCH_EDU
+fi
 
 BUNDLE="${BUNDLE:-out/gpu-bundle}"        # carried to the GPU machine
 DB="${DB:-out/gpu-db}"                    # graph the bundle is exported from (here only)
@@ -68,6 +84,28 @@ EDU_BUDGET_S="${EDU_BUDGET_S:-420}"       # the educat stage likewise (keeps the
 COMMON_TRAIN="--source bundle --data $BUNDLE --device $DEVICE --dtype $DTYPE --pack --keep-best --save-every 100000"
 GEN_COMMON="--data $BUNDLE --device $DEVICE --dtype $DTYPE --json"
 
+# Python packages the CLI needs that the GPU image lacks (class-resolver, pydantic for typer) or holds in another
+# version (typer, rich, typing-extensions): `prep` downloads wheels of the versions installed here into .whl/
+# (ignored by git; carry it), and the GPU stages install them into a private folder first.
+GPU_WHEELS="typer pydantic pydantic_core typing-inspection annotated-types annotated-doc typing_extensions rich class-resolver"
+WHEELS="${WHEELS:-.whl}"
+wheels() {  # here: wheels of the exact versions this checkout is tested with, for the GPU's Python 3.12
+  local pins; pins=$("$PY" -c 'import sys, importlib.metadata as m; print(" ".join(f"{n}=={m.version(n)}" for n in sys.argv[1:]))' $GPU_WHEELS)
+  mkdir -p "$WHEELS"
+  "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+      --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+      -d "$WHEELS" $pins
+  echo "wheels for the GPU machine: $pins ($(du -sh "$WHEELS" | cut -f1) in $WHEELS)"
+}
+gpu_env() {  # GPU: install the carried wheels once per machine, ahead of the image's own packages
+  [ "$TINY" = 1 ] && return 0
+  compgen -G "$WHEELS/*.whl" > /dev/null || { echo "note: no wheels in $WHEELS (run prep here and carry it)" >&2; return 0; }
+  local site=/tmp/dishgraph-site
+  [ -e "$site/.done" ] || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target "$site" "$WHEELS"/*.whl && touch "$site/.done"; }
+  export PYTHONPATH="$ROOT:$site${PYTHONPATH:+:$PYTHONPATH}"
+}
+
 # where a stage's results go: the run tool's $OUT on the GPU machine, a folder of RUN elsewhere
 stage_out() { if [ -n "${OUT:-}" ] && [ "$TINY" != 1 ]; then echo "$OUT"; else echo "$RUN/$1"; fi; }
 need() { [ -e "$1" ] || { echo "error: $1 is missing: $2" >&2; exit 2; }; }
@@ -86,10 +124,12 @@ prep() {  # here: the graph (CRG release + XiaChuFang sample) -> the bundle
   fi
   $DG gpu bundle "$BUNDLE" --db "$DB" ${DATA:+--data "$DATA"}
   du -sh "$BUNDLE"
+  wheels
 }
 
 train() {  # GPU: two LM sizes in the same minutes, keep the lower validation loss; MLM on its vocabulary
   need "$BUNDLE/corpus/train.jsonl" "carry the bundle (run the prep stage here first)"
+  gpu_env
   local out; out="$(stage_out train)"; mkdir -p "$out" "$WORK"
   $DG gpu device --out "$out/device.json"
   $DG train lm --out "$WORK/lm-small" $COMMON_TRAIN $SMALL --max-minutes "$SMALL_MIN" --json
@@ -106,6 +146,7 @@ train() {  # GPU: two LM sizes in the same minutes, keep the lower validation lo
 
 generate() {  # GPU: the three LM generators on the 2,500 instances ('spread': any prefix covers every pair)
   need "$WORK/chosen" "no trained LM on this machine (run the train stage first, in the same warm lease)"
+  gpu_env
   local out model t0; out="$(stage_out generate)"; mkdir -p "$out" "$WORK/gen"; model="$(cat "$WORK/chosen")"
   t0=$(date +%s)
   $DG gpu device --out "$out/device.json"
@@ -119,6 +160,7 @@ generate() {  # GPU: the three LM generators on the 2,500 instances ('spread': a
 
 educat() {  # GPU: EduCat on as many instances as its time box allows
   need "$WORK/mlm/config.json" "no trained MLM on this machine (run the train stage first, in the same warm lease)"
+  gpu_env
   local out model mlm t0; out="$(stage_out educat)"; mkdir -p "$out" "$WORK/gen"; model="$(cat "$WORK/chosen")"
   mlm="$WORK/mlm"; [ -d "$WORK/mlm/best" ] && mlm="$WORK/mlm/best"
   t0=$(date +%s)
@@ -143,14 +185,34 @@ score() {  # here: CRG Table 3 scores of the fetched outputs, the results JSON a
   echo "wrote $RESULTS and $PLOT"
 }
 
+lease() {  # GPU, one call: the three GPU stages with boxes scaled to LEASE_S, each stage's files in $OUT/<stage>
+  # A session's device time (15 minutes, the machine's start included) leaves room for one call of ~8 minutes,
+  # and the trained models live only on that machine: so train, generate and educat share one call. A stage
+  # that fails is logged and the next still runs (generation needs a chosen LM; EduCat needs the MLM too).
+  local base="${OUT:-$RUN}" rc=0 s
+  [ "$TINY" = 1 ] || echo "lease ${LEASE_S}s: SMALL_MIN=$SMALL_MIN LARGE_MIN=$LARGE_MIN MLM_MIN=$MLM_MIN" \
+      "GEN_BUDGET_S=$GEN_BUDGET_S (D_MIN=$D_MIN DR_MIN=$DR_MIN BATCH_DEL=$BATCH_DEL) EDU_BUDGET_S=$EDU_BUDGET_S" \
+      "(BATCH_EDU=$BATCH_EDU)"
+  for s in train generate educat; do
+    echo "== $s ($(date -u +%H:%M:%S))"
+    mkdir -p "$base/$s"
+    if ! OUT="$base/$s" bash "$ROOT/benchmarks/gpu_table3.sh" "$s"; then   # its own process: set -e holds
+      echo "== $s FAILED" >&2; rc=1
+    fi
+  done
+  echo "== done ($(date -u +%H:%M:%S))"
+  return $rc
+}
+
 case "$STAGE" in
   prep) prep ;;
   train) train ;;
   generate) generate ;;
   educat) educat ;;
   score) score ;;
+  lease) lease ;;
   all)
     [ "$TINY" = 1 ] || { echo "error: 'all' is the CPU dry run (TINY=1); on the GPU run train, generate, educat as separate calls" >&2; exit 2; }
     prep; train; generate; educat; score ;;
-  *) echo "usage: [TINY=1] bash benchmarks/gpu_table3.sh prep|train|generate|educat|score|all" >&2; exit 2 ;;
+  *) echo "usage: [TINY=1] bash benchmarks/gpu_table3.sh prep|train|generate|educat|lease|score|all" >&2; exit 2 ;;
 esac

@@ -3,14 +3,21 @@
 The GPU machine has no graph database and no segmenters, so `train lm/mlm --source bundle` and
 `generate … --data BUNDLE` must run with LadybugDB, LAC, jieba, numba and dowhy unimportable: the second
 test runs them in a subprocess whose import system refuses those packages. Tiny models, CPU, a few seconds.
+It also records every top-level package that dishgraph's own code imports on that path: each must be on the
+GPU image (`benchmarks/gpu_image_packages.txt`) or among the wheels `benchmarks/gpu_table3.sh` carries
+(`GPU_WHEELS`), and so must whatever a carried wheel requires. (The first GPU lease found `class-resolver`
+missing there: the deny-list alone could not see it.)
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
+from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -87,7 +94,21 @@ DRIVER = textwrap.dedent("""
             if name.split(".")[0] in BLOCKED:
                 raise ImportError(f"{name} is not on the GPU machine")
 
+    DIRECT = set()
+
+    class Record(importlib.abc.MetaPathFinder):
+        """Top-level packages first imported by dishgraph's own code (the frame after importlib's)."""
+
+        def find_spec(self, name, path, target=None):
+            if "." not in name:
+                f = sys._getframe(1)
+                while f is not None and f.f_globals.get("__name__", "").startswith(("importlib", "_frozen")):
+                    f = f.f_back
+                if f is not None and f.f_globals.get("__name__", "").split(".")[0] == "dishgraph":
+                    DIRECT.add(name)
+
     sys.meta_path.insert(0, Refuse())
+    sys.meta_path.insert(0, Record())
     from dishgraph.cli import app
     for args in json.loads(sys.argv[2]):
         try:
@@ -96,8 +117,39 @@ DRIVER = textwrap.dedent("""
             if e.code:
                 raise
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED or m.startswith("dishgraph.graph.l"))
+    print("DIRECT", json.dumps(sorted(DIRECT)))
     print("LOADED", json.dumps(loaded))
 """)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _dist(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def gpu_available() -> set[str]:
+    """Distributions the GPU path may use there: the image's list and the wheels the script carries."""
+    lines = (ROOT / "benchmarks" / "gpu_image_packages.txt").read_text(encoding="utf-8").splitlines()
+    image = {_dist(x) for x in lines if x.strip() and not x.startswith("#")}
+    script = (ROOT / "benchmarks" / "gpu_table3.sh").read_text(encoding="utf-8")
+    return image | {_dist(x) for x in re.search(r'GPU_WHEELS="([^"]*)"', script).group(1).split()}
+
+
+def carried_wheels() -> list[str]:
+    script = (ROOT / "benchmarks" / "gpu_table3.sh").read_text(encoding="utf-8")
+    return re.search(r'GPU_WHEELS="([^"]*)"', script).group(1).split()
+
+
+def test_carried_wheels_bring_what_they_require():
+    """A carried wheel is installed with --no-deps there: whatever it requires must be carried or there."""
+    ok = gpu_available()
+    for wheel in carried_wheels():
+        for req in metadata.requires(wheel) or []:
+            if "extra ==" in req or 'platform_system == "Windows"' in req or "python_version <" in req:
+                continue
+            name = _dist(re.match(r"[A-Za-z0-9_.-]+", req).group(0))
+            assert name in ok, f"{wheel} requires {req}: neither on the GPU image nor carried"
 
 
 def test_gpu_path_runs_from_the_bundle_alone(tmp_path, crg_dir):
@@ -136,7 +188,9 @@ def test_gpu_path_runs_from_the_bundle_alone(tmp_path, crg_dir):
     ]
     gen = ["--data", b, "--device", "cpu", "--instances", "spread", "--json"]
     commands = [
+        ["gpu", "device", "--out", str(w / "device.json")],
         ["train", "lm", "--out", str(w / "lm"), *train],
+        ["gpu", "pick", str(w / "lm"), str(w / "lm")],
         ["train", "mlm", "--out", str(w / "mlm"), "--tokenizer-from", str(w / "lm" / "best"), *train],
         [
             "generate",
@@ -214,6 +268,13 @@ def test_gpu_path_runs_from_the_bundle_alone(tmp_path, crg_dir):
     assert res.returncode == 0, res.stderr[-3000:]
     loaded = json.loads(res.stdout[res.stdout.rindex("LOADED") + 6 :])
     assert loaded == []  # no database, no segmenter was imported on the GPU path
+    direct = json.loads(res.stdout[res.stdout.rindex("DIRECT") + 6 :].splitlines()[0])
+    by_module = metadata.packages_distributions()
+    stdlib = set(sys.stdlib_module_names)
+    third = {_dist(d) for m in direct if m not in stdlib and m != "dishgraph" for d in by_module.get(m, [m])}
+    assert {"torch", "transformers", "typer", "class-resolver"} <= third  # the recorder sees real imports
+    missing = sorted(third - gpu_available())
+    assert missing == [], f"imported on the GPU path but neither on the GPU image nor carried: {missing}"
 
     log = json.loads((w / "lm" / "train_log.json").read_text(encoding="utf-8"))
     assert log["summary"]["val_recipes"] == 25 and log["summary"]["tokens"] > 0
