@@ -97,7 +97,7 @@ DRIVER = textwrap.dedent("""
     DIRECT = set()
 
     class Record(importlib.abc.MetaPathFinder):
-        """Top-level packages first imported by dishgraph's own code (the frame after importlib's)."""
+        # top-level packages first imported by dishgraph's own code (the frame after importlib's)
 
         def find_spec(self, name, path, target=None):
             if "." not in name:
@@ -352,3 +352,22 @@ def test_keep_best_survives_a_resume(tmp_path, crg_dir):
     assert straight.val_recipes == resumed.val_recipes == 8 and straight.train_recipes == 40
     assert (resumed.best_step, resumed.best_val_loss) == pytest.approx((straight.best_step, straight.best_val_loss))
     assert (tmp_path / "b" / "best" / "config.json").exists() and straight.tokens > 0
+
+
+def test_time_box_pace_leaves_out_the_first_batch():
+    """The H200 lease: gpt2-d's first batch of 500 took 24 s (warm-up), later ones about 5 s. The mean pace
+    (24 + 5k) / (k + 1) stops a 54-second box after the 5th batch; the pace of the later batches, after the 6th."""
+    from dishgraph.models.run import time_box
+
+    now = [0.0]
+    stop = time_box(0.0, 0.9, clock=lambda: now[0])  # 54 s
+    for t, expect in ((24.0, False), (29.0, False), (34.0, False), (39.0, False), (44.0, False), (49.0, False)):
+        now[0] = t
+        assert stop() is expect, t
+    now[0] = 54.0
+    assert stop() is True  # a 7th batch would end at 59 s
+    assert time_box(0.0, None) is None
+    now[0] = 0.0
+    first_only = time_box(0.0, 0.6, clock=lambda: now[0])  # 36 s: after one 24 s batch, 48 s is predicted
+    now[0] = 24.0
+    assert first_only() is True
