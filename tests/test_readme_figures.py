@@ -5,7 +5,8 @@ the README states is read back here and compared with the file it comes from.
 - demo.json: `make demo` (`benchmarks/demo_figures.py` over the demo's report): its time, the XiaChuFang
   sample as read and as loaded, the identity / replace / fair composed editor rows;
 - compose.json: the composed editor's rows (all / even / odd pairs) from `benchmarks/bench_compose.py`;
-- generators_fair.json: the association (earlier fair) editor and the oracle editor.
+- generators_fair.json: the association (earlier fair) editor and the oracle editor;
+- generators_gpu.json: the LM rows trained and generated on a GPU (`benchmarks/gpu_table3.sh score`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def _stated(pattern: str) -> tuple[float, ...]:
 DEMO = _load("demo.json")
 COMPOSED = _load("compose.json")["release_and_sample"]["table3"]
 FAIR = _load("generators_fair.json")["rows"]
+GPU = {r["model"].split(",")[0]: r for r in _load("generators_gpu.json")["scores"]}
 TABLE_COLUMNS = [
     "n",
     "coi_added",
@@ -80,6 +82,9 @@ def _table_row(label: str) -> dict:
         ("… odd pairs", COMPOSED["odd"]),
         ("graph editor, `--knowledge association`", _row("association", FAIR)),
         ("graph editor, `--knowledge pivots`", _row("graph", FAIR)),
+        ("GPT-2 (D), 89.3M char GPT-2, 2 min on an H200", GPU["GPT-2 (D)"]),
+        ("GPT-2 (D+R), same model", GPU["GPT-2 (D+R)"]),
+        ("Delorean, same model", GPU["DeLorean"]),
     ],
 )
 def test_results_table_rows_match_their_files(label, row):
