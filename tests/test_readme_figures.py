@@ -6,7 +6,8 @@ the README states is read back here and compared with the file it comes from.
   sample as read and as loaded, the identity / replace / fair composed editor rows;
 - compose.json: the composed editor's rows (all / even / odd pairs) from `benchmarks/bench_compose.py`;
 - generators_fair.json: the association (earlier fair) editor and the oracle editor;
-- generators_gpu.json: the LM rows trained and generated on a GPU (`benchmarks/gpu_table3.sh score`).
+- generators_gpu.json: the LM rows trained and generated on a GPU (`benchmarks/gpu_table3.sh score`);
+- parity.json: even vs odd pairs of generators tuned on no pair (`benchmarks/bench_parity.py`).
 """
 
 from __future__ import annotations
@@ -139,3 +140,21 @@ def test_demo_time_is_the_recorded_one():
 def test_paper_rows_are_the_ones_the_report_shows():
     cited = ", ".join(f"{p['model'].removeprefix('paper: ')} {p['hard_f1']}" for p in PAPER_TABLE3)
     assert f"{cited} Hard F1" in TEXT
+
+
+def test_even_odd_baseline_is_the_measured_one():
+    par = _load("parity.json")
+    rep, d, dr = par["replace"], par["gpt2-d-h200"], par["gpt2-dr-h200"]
+    assert _stated(r"scores ([\d.]+) on the even pairs against ([\d.]+) on the odd ones") == (
+        rep["even"]["hard_f1"],
+        rep["odd"]["hard_f1"],
+    )
+    assert _stated(r"drop from ([\d.]+) to ([\d.]+) \(D\) and ([\d.]+) to ([\d.]+) \(D\+R\)") == (
+        d["even"]["hard_f1"],
+        d["odd"]["hard_f1"],
+        dr["even"]["hard_f1"],
+        dr["odd"]["hard_f1"],
+    )
+    gain_even = round(COMPOSED["even"]["hard_f1"] - rep["even"]["hard_f1"], 2)
+    gain_odd = round(COMPOSED["odd"]["hard_f1"] - rep["odd"]["hard_f1"], 2)
+    assert _stated(r"\(\+([\d.]+)\) than on the even ones it was tuned on \(\+([\d.]+)\)") == (gain_odd, gain_even)
