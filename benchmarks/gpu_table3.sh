@@ -127,7 +127,7 @@ prep() {  # here: the graph (CRG release + XiaChuFang sample) -> the bundle
   fi
   $DG gpu bundle "$BUNDLE" --db "$DB" ${DATA:+--data "$DATA"}
   du -sh "$BUNDLE"
-  wheels
+  [ "$TINY" = 1 ] || wheels   # the GPU image's missing packages (pip download: needs the network here)
 }
 
 train() {  # GPU: two LM sizes in the same minutes, keep the lower validation loss; MLM on its vocabulary
