@@ -38,6 +38,34 @@ def _refuse_in_starting_worker(path: Path) -> None:
         )
 
 
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library is another (musl, macOS) or cannot be loaded."""
+    import ctypes
+    import platform
+
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
+
+
+def _return_freed_heap() -> None:
+    """Give the heap the engine freed at a checkpoint back to the system (glibc keeps it otherwise).
+
+    A bulk load's transaction state lives on the C++ heap until the checkpoint frees it: on a 100k-recipe
+    ingest each checkpoint freed 90-210 MB that glibc kept mapped, so the loader's resident memory only ever
+    rose (3.2 GB at 280k recipes of a 1M corpus). Returning it costs a few milliseconds per checkpoint.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
 class LadybugStore(GraphStore):
     backend = "ladybug"
 
@@ -216,6 +244,7 @@ class LadybugStore(GraphStore):
         self._conn.execute("CHECKPOINT")
         self._unsaved_copy = self._unsaved_log = False
         self._unsaved_bytes = 0
+        _return_freed_heap()
 
     def _reserve(self, csv_bytes: int) -> None:
         """Before a COPY of ``csv_bytes``: refuse it (`diskspace.DiskFull`) unless the disk can take it and
