@@ -57,9 +57,11 @@ def _malloc_trim() -> Callable[[int], int] | None:
 def _return_freed_heap() -> None:
     """Give the heap the engine freed at a checkpoint back to the system (glibc keeps it otherwise).
 
-    A bulk load's transaction state lives on the C++ heap until the checkpoint frees it: on a 100k-recipe
-    ingest each checkpoint freed 90-210 MB that glibc kept mapped, so the loader's resident memory only ever
-    rose (3.2 GB at 280k recipes of a 1M corpus). Returning it costs a few milliseconds per checkpoint.
+    A bulk load's transaction state lives on the C++ heap until the checkpoint frees it: on a 300k-recipe
+    ingest each checkpoint freed 90-600 MB that glibc kept mapped, so the loader's resident memory only ever
+    rose (3.2 GB at 280k recipes of a 1M corpus; benchmarks/bench_memory.py). What stays in use after a
+    checkpoint still grows with the steps loaded: the engine keeps primary-key indexes outside its buffer
+    manager. Returning the freed heap costs a few milliseconds per checkpoint.
     """
     trim = _malloc_trim()
     if trim is not None:

@@ -119,9 +119,10 @@ def time_box(
 
     Predicting the next batch keeps a time-boxed GPU command inside its limit (a batch of DeLorean or
     EduCat can take minutes), where checking only the elapsed time would overrun by up to one batch.
-    The first batch carries the warm-up (CUDA context, kernel selection, cold caches): on the H200 it took
-    24 s where later batches of gpt2-d took about 5, and a box of 0.4 minutes stopped at 500 of 2,500. So
-    once a later batch has finished, the pace is the mean of the batches after the first.
+    The first batch carries the warm-up (CUDA context, kernel selection, cold caches): on the H200 gpt2-d's
+    first batch of 500 took 24 s in one process, where the next process did five in 28 s, and a box of 0.4
+    minutes stopped at 500 of 2,500. So once a later batch has finished, the pace is the mean of the
+    batches after the first.
     """
     if max_minutes is None:
         return None
