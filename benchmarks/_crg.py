@@ -13,3 +13,15 @@ def release_with_parity():
     lines = (d / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()
     parity = {tuple(line.split()): i % 2 for i, line in enumerate(lines)}
     return d, Glossary.load(d / "glossary.json"), load_instances(), parity
+
+
+def rows_by_parity(scorer, texts, instances, parity, label: str) -> dict:
+    """Table-3 rows of ``texts`` (one per instance) on all, even and odd pairs, each scored by ``scorer``
+    (a `CrgScorer`) and labelled ``"{label} [all|even|odd]"``."""
+    from dishgraph.eval.crg import table_row
+
+    out = {}
+    for name, keep in (("all", lambda p: True), ("even", lambda p: p == 0), ("odd", lambda p: p == 1)):
+        idx = [k for k, i in enumerate(instances) if keep(parity[(i.base, i.target)])]
+        out[name] = table_row(scorer.score([texts[k] for k in idx], [instances[k] for k in idx]), f"{label} [{name}]")
+    return out

@@ -27,7 +27,7 @@ from dataclasses import replace
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from _crg import release_with_parity  # noqa: E402
+from _crg import release_with_parity, rows_by_parity  # noqa: E402
 from _report import emit  # noqa: E402
 
 from dishgraph.api import DishGraph  # noqa: E402
@@ -39,21 +39,13 @@ ABLATE = ("base", "action", "flavour", "food", "cls", "own")
 
 def score(store, instances, glossary, scorer, parity):
     """Edit every instance with the fair composed editor and score the full Table-3 row per split."""
-    from dishgraph.eval.crg import table_row
     from dishgraph.models.graph_editor import GraphEditor
 
     t0 = time.perf_counter()
     editor = GraphEditor(glossary, store=store, knowledge="composed")
     texts = [editor.edit(i) for i in instances]
     out = {"edit_s": round(time.perf_counter() - t0, 1)}
-    for name, keep in (
-        ("all", lambda i: True),
-        ("even", lambda i: parity[(i.base, i.target)] == 0),
-        ("odd", lambda i: parity[(i.base, i.target)] == 1),
-    ):
-        idx = [k for k, i in enumerate(instances) if keep(i)]
-        sub_t, sub_i = [texts[k] for k in idx], [instances[k] for k in idx]
-        out[name] = table_row(scorer.score(sub_t, sub_i), f"graph editor (composed, fair) [{name}]")
+    out |= rows_by_parity(scorer, texts, instances, parity, "graph editor (composed, fair)")
     return out, texts
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._crg import release_with_parity  # noqa: E402
+from benchmarks._crg import release_with_parity, rows_by_parity  # noqa: E402
 
 
 def main() -> None:
@@ -30,7 +30,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/parity.json")
     args = ap.parse_args()
 
-    from dishgraph.eval.crg import CrgScorer, table_row
+    from dishgraph.eval.crg import CrgScorer
     from dishgraph.eval.l2 import L2Reference
     from dishgraph.eval.outputs import read_outputs
 
@@ -40,12 +40,7 @@ def main() -> None:
     for path in args.outputs:
         t0 = time.perf_counter()
         texts = read_outputs(path, instances)
-        rows = {}
-        for name, keep in (("all", lambda p: True), ("even", lambda p: p == 0), ("odd", lambda p: p == 1)):
-            idx = [k for k, i in enumerate(instances) if keep(parity[(i.base, i.target)])]
-            rows[name] = table_row(
-                scorer.score([texts[k] for k in idx], [instances[k] for k in idx]), f"{path.stem} [{name}]"
-            )
+        rows = rows_by_parity(scorer, texts, instances, parity, path.stem)
         rows["seconds"] = round(time.perf_counter() - t0, 1)
         result[path.stem] = rows
         print(path.stem, {k: v["hard_f1"] for k, v in rows.items() if isinstance(v, dict)}, flush=True)

@@ -128,17 +128,17 @@ def _dist(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def carried_wheels() -> list[str]:
+    """The distributions `benchmarks/gpu_table3.sh` carries as wheels (its GPU_WHEELS)."""
+    script = (ROOT / "benchmarks" / "gpu_table3.sh").read_text(encoding="utf-8")
+    return re.search(r'GPU_WHEELS="([^"]*)"', script).group(1).split()
+
+
 def gpu_available() -> set[str]:
     """Distributions the GPU path may use there: the image's list and the wheels the script carries."""
     lines = (ROOT / "benchmarks" / "gpu_image_packages.txt").read_text(encoding="utf-8").splitlines()
     image = {_dist(x) for x in lines if x.strip() and not x.startswith("#")}
-    script = (ROOT / "benchmarks" / "gpu_table3.sh").read_text(encoding="utf-8")
-    return image | {_dist(x) for x in re.search(r'GPU_WHEELS="([^"]*)"', script).group(1).split()}
-
-
-def carried_wheels() -> list[str]:
-    script = (ROOT / "benchmarks" / "gpu_table3.sh").read_text(encoding="utf-8")
-    return re.search(r'GPU_WHEELS="([^"]*)"', script).group(1).split()
+    return image | {_dist(x) for x in carried_wheels()}
 
 
 def test_carried_wheels_bring_what_they_require():
