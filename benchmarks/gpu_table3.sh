@@ -59,10 +59,10 @@ if [ "$TINY" = 1 ]; then
   SMALL="--preset tiny --max-length 256 --batch-size 4 --lr 2e-3 --max-steps 12 --eval-every 6"
   LARGE="--preset tiny --n-layer 3 --max-length 256 --batch-size 4 --lr 2e-3 --max-steps 12 --eval-every 6"
   MLM="--preset tiny --max-length 128 --batch-size 8 --lr 2e-3 --max-steps 8 --eval-every 4"
-  SMALL_MIN=2; LARGE_MIN=2; MLM_MIN=2
+  SMALL_MIN="${SMALL_MIN:-2}"; LARGE_MIN=2; MLM_MIN=2
   GEN_D="--instances spread --limit 6 --batch-size 3 --max-new-tokens 48"
   GEN_DR="--instances spread --limit 6 --batch-size 3 --max-new-tokens 48"
-  GEN_DEL="--instances spread --limit 4 --batch-size 2"; DEL_MIN=0.001   # stops after one batch: tests the time box
+  GEN_DEL="--instances spread:${DEL_FROM:-0} --limit 4 --batch-size 2"; DEL_MIN=0.001   # stops after one batch: tests the time box
   GEN_EDU="--instances spread --limit 2 --batch-size 2 --sample-time 10 --drop-time 5"; EDU_MIN=5
   EVAL_LIMIT_NOTE="TINY CPU dry run (tiny models, few steps, few instances): NOT GPU figures"
 else
@@ -71,15 +71,18 @@ else
   RESULTS="${RESULTS:-benchmarks/results/generators_gpu.json}"; PLOT="${PLOT:-docs/lm-gpu-loss.png}"
   # packed 1024-character blocks, 32 per step; both runs see the bundle's fixed validation split
   SMALL="--preset mini --max-length 1024 --batch-size 32 --lr 1e-3 --warmup-steps 100 --epochs ${SMALL_EPOCHS:-20} --eval-every 40"
-  LARGE="--preset base --max-length 1024 --batch-size 32 --lr 6e-4 --warmup-steps 100 --epochs ${LARGE_EPOCHS:-12} --eval-every 40"
+  # LARGE_STEPS fixes the base run's length (the H200's 2-minute box made 640 steps), so that a later lease
+  # trains the same recipe again and its slices of DeLorean/EduCat come from a comparable model
+  LARGE="--preset base --max-length 1024 --batch-size 32 --lr 6e-4 --warmup-steps 100 --epochs ${LARGE_EPOCHS:-12} --eval-every 40${LARGE_STEPS:+ --max-steps $LARGE_STEPS}"
   MLM="--preset mini --max-length 256 --batch-size 128 --lr 1e-3 --warmup-steps 50 --epochs ${MLM_EPOCHS:-10} --eval-every 40"
   SMALL_MIN="${SMALL_MIN:-2}"; LARGE_MIN="${LARGE_MIN:-4}"; MLM_MIN="${MLM_MIN:-1}"
   # the paper's (reference implementations') hyper-parameters; --max-minutes time-boxes each generator:
   # gpt2-d and gpt2-dr get fixed boxes, delorean and educat whatever is left of their stage's budget
   GEN_D="--instances spread --batch-size ${BATCH_D:-500} --max-minutes ${D_MIN:-1}"
   GEN_DR="--instances spread --batch-size ${BATCH_DR:-250} --max-minutes ${DR_MIN:-1.5}"
-  GEN_DEL="--instances spread --batch-size ${BATCH_DEL:-500}"; DEL_MIN="${DEL_MIN:-}"
-  GEN_EDU="--instances spread --batch-size ${BATCH_EDU:-250}"; EDU_MIN="${EDU_MIN:-}"
+  # DEL_FROM / EDU_FROM: start at that position of the 'spread' order, after what an earlier lease generated
+  GEN_DEL="--instances spread:${DEL_FROM:-0} --batch-size ${BATCH_DEL:-500}"; DEL_MIN="${DEL_MIN:-}"
+  GEN_EDU="--instances spread:${EDU_FROM:-0} --batch-size ${BATCH_EDU:-250}"; EDU_MIN="${EDU_MIN:-}"
   EVAL_LIMIT_NOTE="${NOTE:-}"
 fi
 GEN_BUDGET_S="${GEN_BUDGET_S:-530}"       # the generate stage ends within this (the run tool allows 600 s)
@@ -135,13 +138,16 @@ train() {  # GPU: two LM sizes in the same minutes, keep the lower validation lo
   gpu_env
   local out; out="$(stage_out train)"; mkdir -p "$out" "$WORK"
   $DG gpu device --out "$out/device.json"
-  $DG train lm --out "$WORK/lm-small" $COMMON_TRAIN $SMALL --max-minutes "$SMALL_MIN" --json
-  $DG train lm --out "$WORK/lm-large" $COMMON_TRAIN $LARGE --max-minutes "$LARGE_MIN" --json
-  $DG gpu pick "$WORK/lm-small" "$WORK/lm-large" > "$WORK/chosen"
+  local runs=()   # SMALL_MIN=0 skips the small run (a later lease that already knows base wins)
+  if [ "$SMALL_MIN" != 0 ]; then
+    $DG train lm --out "$WORK/lm-small" $COMMON_TRAIN $SMALL --max-minutes "$SMALL_MIN" --json; runs+=("$WORK/lm-small")
+  fi
+  $DG train lm --out "$WORK/lm-large" $COMMON_TRAIN $LARGE --max-minutes "$LARGE_MIN" --json; runs+=("$WORK/lm-large")
+  $DG gpu pick "${runs[@]}" > "$WORK/chosen"
   echo "chosen LM: $(cat "$WORK/chosen")"
   $DG train mlm --out "$WORK/mlm" --tokenizer-from "$(cat "$WORK/chosen")" $COMMON_TRAIN $MLM \
       --max-minutes "$MLM_MIN" --json
-  cp "$WORK/lm-small/train_log.json" "$out/lm-small.json"
+  [ "$SMALL_MIN" = 0 ] || cp "$WORK/lm-small/train_log.json" "$out/lm-small.json"
   cp "$WORK/lm-large/train_log.json" "$out/lm-large.json"
   cp "$WORK/mlm/train_log.json" "$out/mlm.json"
   $DG gpu report "$out" --plot "$out/val-loss.png" --out "$out/train-report.json"
@@ -152,12 +158,20 @@ generate() {  # GPU: the three LM generators on the 2,500 instances ('spread': a
   gpu_env
   local out model t0; out="$(stage_out generate)"; mkdir -p "$out" "$WORK/gen"; model="$(cat "$WORK/chosen")"
   t0=$(date +%s)
+  rm -f "$WORK/gen/gpt2-d.json" "$WORK/gen/gpt2-dr.json" "$WORK/gen/delorean.json"
   $DG gpu device --out "$out/device.json"
-  $DG generate gpt2-d   --model "$model" $GEN_COMMON $GEN_D   --out "$out/gpt2-d.jsonl"   > "$WORK/gen/gpt2-d.json"
-  $DG generate gpt2-dr  --model "$model" $GEN_COMMON $GEN_DR  --out "$out/gpt2-dr.jsonl"  > "$WORK/gen/gpt2-dr.json"
+  # D_MIN=0 / DR_MIN=0 skip that generator (a later lease that only continues DeLorean)
+  if [ "${D_MIN:-1}" != 0 ]; then
+    $DG generate gpt2-d  --model "$model" $GEN_COMMON $GEN_D  --out "$out/gpt2-d.jsonl"  > "$WORK/gen/gpt2-d.json"
+  fi
+  if [ "${DR_MIN:-1}" != 0 ]; then
+    $DG generate gpt2-dr --model "$model" $GEN_COMMON $GEN_DR --out "$out/gpt2-dr.jsonl" > "$WORK/gen/gpt2-dr.json"
+  fi
   $DG generate delorean --model "$model" $GEN_COMMON $GEN_DEL --max-minutes "${DEL_MIN:-$(minutes_left "$GEN_BUDGET_S" "$t0" 40)}" \
       --out "$out/delorean.jsonl" > "$WORK/gen/delorean.json"
-  combine "$WORK/gen/gpt2-d.json" "$WORK/gen/gpt2-dr.json" "$WORK/gen/delorean.json" > "$out/generate-summaries.json"
+  local summaries=() n
+  for n in gpt2-d gpt2-dr delorean; do [ -e "$WORK/gen/$n.json" ] && summaries+=("$WORK/gen/$n.json"); done
+  combine "${summaries[@]}" > "$out/generate-summaries.json"
   cat "$out/generate-summaries.json"
 }
 
@@ -179,8 +193,8 @@ score() {  # here: CRG Table 3 scores of the fetched outputs, the results JSON a
   for a in "$RUN"/train.tgz "$RUN"/generate.tgz "$RUN"/educat.tgz; do   # a lease's archives, copied to RUN
     if [ -e "$a" ]; then tar xzf "$a" -C "$RUN"; fi
   done
-  need "$t/lm-small.json" "copy the train stage's fetched files to $t"
-  need "$g/gpt2-d.jsonl" "copy the generate stage's fetched files to $g"
+  need "$t/lm-large.json" "copy the train stage's fetched files to $t"
+  compgen -G "$g/*.jsonl" > /dev/null || need "$g/gpt2-d.jsonl" "copy the generate stage's fetched files to $g"
   for f in "$g/gpt2-d.jsonl" "$g/gpt2-dr.jsonl" "$g/delorean.jsonl" "$e/educat.jsonl"; do
     [ -e "$f" ] && files+=("$f")
   done
@@ -199,7 +213,9 @@ lease() {  # GPU, one call: the three GPU stages with boxes scaled to LEASE_S, e
   [ "$TINY" = 1 ] || echo "lease ${LEASE_S}s: SMALL_MIN=$SMALL_MIN LARGE_MIN=$LARGE_MIN MLM_MIN=$MLM_MIN" \
       "GEN_BUDGET_S=$GEN_BUDGET_S (D_MIN=$D_MIN DR_MIN=$DR_MIN BATCH_DEL=$BATCH_DEL) EDU_BUDGET_S=$EDU_BUDGET_S" \
       "(BATCH_EDU=$BATCH_EDU)"
-  for s in train generate educat; do
+  # LEASE_STAGES reorders them: 'train educat generate' runs EduCat, whose pace is unmeasured, before the
+  # generators whose time boxes are known
+  for s in ${LEASE_STAGES:-train generate educat}; do
     echo "== $s ($(date -u +%H:%M:%S))"
     mkdir -p "$base/$s"
     if ! OUT="$base/$s" bash "$ROOT/benchmarks/gpu_table3.sh" "$s"; then   # its own process: set -e holds

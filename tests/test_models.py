@@ -330,6 +330,12 @@ def test_select_instances(instances):
     assert [i.index for i in select_instances(instances, "3,7-9,3")] == [3, 7, 8, 9]
     assert [i.index for i in select_instances(instances, "every:1000")] == [0, 1000, 2000]
     assert len(select_instances(instances, "all", limit=5)) == 5
+    spread = select_instances(instances, "spread")
+    later = select_instances(instances, "spread:250", limit=250)  # a second lease's slice: the next 5 per pair
+    assert later == spread[250:500] and not {i.index for i in later} & {i.index for i in spread[:250]}
+    assert len({(i.base, i.target) for i in later}) == 50
+    with pytest.raises(ValueError, match="spread:N"):
+        select_instances(instances, "spread:x")
     with pytest.raises(ValueError, match="out of range"):
         select_instances(instances, "2500")
 

@@ -33,7 +33,8 @@ InstancesOpt = typer.Option(
     "all",
     "--instances",
     help="Which instances: 'all', 'first-per-pair' (one per dish pair, 50), "
-    "'spread' (all, round-robin over the pairs: any prefix covers every pair), "
+    "'spread' (all, round-robin over the pairs: any prefix covers every pair), 'spread:N' (that order from "
+    "its N-th instance: continues an earlier run), "
     "'every:K' (every K-th), or indices/ranges like '0,50,100-119'.",
 )
 MaxMinutesOpt = typer.Option(

@@ -26,14 +26,18 @@ def select_instances(instances: Sequence, spec: str = "all", limit: int | None =
             if (i.base, i.target) not in seen:
                 seen.add((i.base, i.target))
                 chosen.append(i)
-    elif spec == "spread":  # the k-th instance of every pair before any pair's (k+1)-th
+    elif spec == "spread" or spec.startswith("spread:"):  # every pair's k-th instance before any (k+1)-th
+        # 'spread:N' starts at the N-th of that order: a later GPU lease continues where an earlier one stopped
+        start = spec.partition(":")[2].strip()
+        if start and not start.isdigit():
+            raise ValueError(f"--instances: cannot read {spec!r} (want 'spread' or 'spread:N', N a number)")
         seen_in_pair: dict = {}
         keyed = []
         for n, i in enumerate(instances):
             k = seen_in_pair.get((i.base, i.target), 0)
             seen_in_pair[(i.base, i.target)] = k + 1
             keyed.append((k, n))
-        chosen = [instances[n] for _, n in sorted(keyed)]
+        chosen = [instances[n] for _, n in sorted(keyed)][int(start or 0) :]
     elif spec.startswith("every:"):
         chosen = list(instances[:: max(1, int(spec.split(":", 1)[1]))])
     else:
