@@ -12,6 +12,9 @@
 #   GPU, one call (a lease of 15 minutes of device time, start included, leaves room for one call of ~8 min):
 #                 bash benchmarks/gpu_table3.sh lease      # train, generate, educat in LEASE_S (460 s) -> $OUT/<stage>.tgz
 #                 (copy the call's files_at/*.tgz to out/gpu-run, then score here)
+#   a later lease continues (the second, 2026-11-26): SMALL_MIN=0 LARGE_STEPS=640 D_MIN=0|0.8 DR_MIN=0
+#                 DEL_FROM=<first position not yet generated> LEASE_STAGES="train educat generate" ... lease
+#                 (docs/generators.md section 5 has the exact calls; score with RUN=... RESULTS=...)
 #
 #   TINY=1 bash benchmarks/gpu_table3.sh all               # CPU dry run of every stage with tiny settings
 #   TINY=1 bash benchmarks/gpu_table3.sh lease             # CPU dry run of the one-call path
