@@ -38,8 +38,11 @@ lint: install
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/mypy
 
+# Test files run in parallel (pytest-xdist), one file per worker at a time so that a file's fixtures are
+# built once; TEST_WORKERS=1 runs them one after another.
+TEST_WORKERS ?= auto
 test: install tools/cypher-lint/node_modules browser lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
 
 clean:
 	rm -rf $(VENV) tools/cypher-lint/node_modules report

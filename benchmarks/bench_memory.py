@@ -3,8 +3,9 @@
 `ingest_corpus` of a JSONL corpus (2 parse workers, the CLI's 1 GiB page-cache cap) with a thread sampling
 the loader's resident memory, Python's allocated blocks and glibc's heap in use (``mallinfo2``) every 10 s,
 and each checkpoint's heap and RSS before and after. Python's blocks stay flat between loads while the heap
-left after each checkpoint grows with the rows loaded: LadybugDB keeps primary-key indexes outside its
-buffer manager (kuzudb/kuzu#4937), so the loader's floor grows with the steps in the graph.
+left after each checkpoint grows with the rows loaded, so the loader's floor grows with the steps in the
+graph. What the engine keeps is mostly per relationship row (``benchmarks/bench_pk_memory.py``: about 135
+bytes each, stored both ways) and per unique long string (about 38 bytes); a Step brings three relationships.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_memory.py CORPUS.jsonl --db /tmp/mem/db --out mem.json
 

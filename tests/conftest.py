@@ -40,3 +40,10 @@ def store(tmp_path):
     s = LadybugStore(tmp_path / "db")
     yield s
     s.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files marked slow run first. `make test` runs files in parallel (pytest-xdist, one file per worker at
+    a time): started last, the end-to-end demo (about 4 minutes) ran alone while the other worker sat idle.
+    The sort is stable, so every file keeps its own order."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
