@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dishgraph.eval.outputs import load_instances
@@ -336,8 +338,26 @@ def test_select_instances(instances):
     assert len({(i.base, i.target) for i in later}) == 50
     with pytest.raises(ValueError, match="spread:N"):
         select_instances(instances, "spread:x")
+    with pytest.raises(ValueError, match="cannot read"):  # passes str.isdigit(), not int()
+        select_instances(instances, "²")
     with pytest.raises(ValueError, match="out of range"):
         select_instances(instances, "2500")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rest=st.one_of(st.text(max_size=12), st.sampled_from(["²", "٣", " 7", "12-", "-1"])))
+def test_spread_start_is_a_number_or_a_clear_error(instances, rest):
+    """'spread:N' as a user may type it: N a number gives that slice, anything else one clear ValueError
+    (also indices: '²' passes str.isdigit() but not int())."""
+    from dishgraph.models.run import select_instances
+
+    try:
+        chosen = select_instances(instances, f"spread:{rest}")
+    except ValueError as e:
+        assert "spread:N" in str(e) and "\n" not in str(e)
+    else:
+        start = int(rest.strip() or 0)
+        assert chosen == select_instances(instances, "spread")[start:]
 
 
 def test_generate_cli_subset_is_scorable(tmp_path, tiny_models, instances):

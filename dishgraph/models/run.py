@@ -29,7 +29,7 @@ def select_instances(instances: Sequence, spec: str = "all", limit: int | None =
     elif spec == "spread" or spec.startswith("spread:"):  # every pair's k-th instance before any (k+1)-th
         # 'spread:N' starts at the N-th of that order: a later GPU lease continues where an earlier one stopped
         start = spec.partition(":")[2].strip()
-        if start and not start.isdigit():
+        if start and not _is_number(start):
             raise ValueError(f"--instances: cannot read {spec!r} (want 'spread' or 'spread:N', N a number)")
         seen_in_pair: dict = {}
         keyed = []
@@ -45,12 +45,17 @@ def select_instances(instances: Sequence, spec: str = "all", limit: int | None =
     return chosen[:limit] if limit is not None else chosen
 
 
+def _is_number(text: str) -> bool:
+    """ASCII digits only: str.isdigit() also accepts '²', which int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def _indices(spec: str, n: int) -> set[int]:
     """Indices and ranges like ``0,50,100-119``, each checked against ``n`` instances."""
     wanted: set[int] = set()
     for part in filter(None, (p.strip() for p in spec.split(","))):
         lo, _, hi = part.partition("-")
-        if not lo.isdigit() or (hi and not hi.isdigit()):
+        if not _is_number(lo) or (hi and not _is_number(hi)):
             raise ValueError(
                 f"--instances: cannot read {part!r} (want 'all', 'first-per-pair', 'every:K' "
                 "or indices/ranges like 0,5-9)"
