@@ -19,7 +19,6 @@ them, up to its 1 GiB). Kinds:
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import shutil
 import tempfile
@@ -27,17 +26,12 @@ import time
 from pathlib import Path
 
 import ladybug
-from bench_memory import _LIBC  # glibc's mallinfo2 (Linux only)
+from bench_memory import _LIBC, rss_mb  # glibc's mallinfo2 (Linux only); bench_memory puts the repo on sys.path
+
+from dishgraph.graph.ladybug_store import _return_freed_heap  # what the store does after each checkpoint
 
 KINDS = ("long", "short", "int", "int+id")
 RESULTS = Path(__file__).parent / "results" / "ingest.json"
-
-
-def _rss_mb() -> int:
-    for line in open("/proc/self/status"):
-        if line.startswith("VmRSS"):
-            return int(line.split()[1]) // 1024
-    return -1
 
 
 def _heap_mb() -> float:
@@ -60,7 +54,6 @@ def _row(kind: str, i: int) -> str:
 def measure(
     kind: str, rows: int, batch: int, per_checkpoint: int, work: Path, with_next: bool = False, fwd_only: bool = False
 ) -> dict:
-    trim = ctypes.CDLL("libc.so.6").malloc_trim
     db = ladybug.Database(str(work / f"db-{kind}"), buffer_pool_size=1 << 30)
     conn = ladybug.Connection(db)
     key_type = "STRING" if kind in ("long", "short") else "INT64"
@@ -80,8 +73,8 @@ def measure(
             conn.execute(f"COPY N FROM '{rel_csv}' (header=false)")
         if (b + 1) % per_checkpoint == 0:
             conn.execute("CHECKPOINT")
-            trim(0)
-            rss.append(_rss_mb())
+            _return_freed_heap()
+            rss.append(rss_mb())
             heap.append(round(_heap_mb(), 1))
     return {
         "kind": kind + (" + NEXT" if with_next else "") + (" (fwd only)" if with_next and fwd_only else ""),
