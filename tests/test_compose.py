@@ -252,14 +252,91 @@ def test_weights_fitted_on_corpus_dishes_only(graph):
     g, _, _, _ = graph
     start = compose.ComposeSettings(by_corpus=True)
     examples = compose.lodo_examples(g.store, start)
-    assert examples and all(truth for _, _, truth in examples)
-    fitted, score = compose.fit_weights([(s, t) for _, s, t in examples], start)
-    assert score >= compose._lodo_score([(s, t) for _, s, t in examples], start) - 1e-12
-    assert fitted.by_corpus and {c for c, _ in fitted.corpora} == {s.corpus for _, srcs, _ in examples for s in srcs}
+    assert examples and all(truth for _, _, truth, _ in examples)
+    fitted, score = compose.fit_weights([(s, t, f) for _, s, t, f in examples], start)
+    assert score >= compose._lodo_score([(s, t, f) for _, s, t, f in examples], start) - 1e-12
+    assert fitted.by_corpus and {c for c, _ in fitted.corpora} == {s.corpus for _, srcs, _, _ in examples for s in srcs}
     report = compose.fit_settings(g.store, start)
     assert 0.0 <= report["cv_weighted_jaccard"] <= 1.0 and report["dishes"] == len(examples)
     pairs = [PAIR, "酸辣鸡爪->酸辣鸡杂", "清炒小白菜->清炒丝瓜"]
     rep = g.compose(pairs, settings=start, fit=True)  # fit, then compose with the fitted weights
     assert rep.fit["weighted_jaccard"] >= rep.fit["start_weighted_jaccard"] and rep.settings["by_corpus"]
     assert rep.pivots and g.composed_actions("白灼秋葵", top=5)
+    g.compose(pairs)  # leave the module's graph as the other tests expect it
+
+
+def test_focus_mixture_reads_the_new_class_from_sources_that_know_it():
+    """With ``focus_kappa``, an action on the target's own class is mixed only over the sources that handle
+    that class; other actions keep the plain mixture. Pure arithmetic on two sources."""
+    from dataclasses import replace
+
+    from dishgraph.knowledge import compose
+
+    okra = compose.Source("food", "food:秋葵", 20, {"切|洋葱|": 0.8, "加入|盐|": 0.5})
+    blanch = compose.Source("action", "action:白灼", 20, {"加入|盐|": 0.1, "切|油菜|": 0.6})
+    plain = compose.ComposeSettings()
+    focused = replace(plain, focus_kappa=0.2)
+    freq, _, _ = compose.mix([okra, blanch], plain, ("洋葱",))
+    assert abs(freq["切|洋葱|"] - 0.4) < 1e-9 and abs(freq["加入|盐|"] - 0.3) < 1e-9
+    freq, _, _ = compose.mix([okra, blanch], focused, ("洋葱",))
+    assert abs(freq["切|洋葱|"] - 0.8) < 1e-9  # the blanched dishes never cut okra: they do not vote
+    assert abs(freq["加入|盐|"] - 0.3) < 1e-9 and abs(freq["切|油菜|"] - 0.3) < 1e-9
+    assert compose.known_classes(blanch, ("洋葱", "油菜"), 0.2) == frozenset({"油菜"})
+    assert compose.mix([okra, blanch], focused, ())[0] == compose.mix([okra, blanch], plain, ())[0]
+
+
+def test_pseudo_pairs_are_corpus_dishes_sharing_a_method(graph):
+    """Pseudo-pairs: two corpus dishes with the same non-food components and other foods, the target composed
+    from the base and the rest (never its own recipes); the fit on them weighs the base too."""
+    from dishgraph.diner.names import parse_name
+    from dishgraph.knowledge import compose
+
+    g, _, _, _ = graph
+    dg, _ = compose.default_glossaries()
+    specs = compose.pseudo_pair_specs(g.store, min_recipes=2)
+    assert specs
+    for spec in specs:
+        base, target = parse_name(spec.base, dg), parse_name(spec.target, dg)
+        method = {a for a in base.atoms if not a.startswith("food:")}
+        assert method and method == {a for a in target.atoms if not a.startswith("food:")}
+        assert base.atoms != target.atoms and spec.exclude == (spec.base, spec.target) and not spec.own
+        assert (spec.old_cls is None) == (spec.new_cls is None)
+    examples = compose.pseudo_pair_examples(g.store, min_recipes=2)
+    assert all(any(s.kind == "base" for s in srcs) and truth for _, srcs, truth, _ in examples)
+    report = compose.fit_settings(g.store, pseudo_pairs=True, min_recipes=2)
+    assert report["dishes"] == len(specs) and 0.0 <= report["cv_weighted_jaccard"] <= 1.0
+    assert report["weighted_jaccard"] >= report["start_weighted_jaccard"] - 1e-12
+
+
+def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge(graph):
+    """``inserts="ranker"``: a logistic regression fitted on the graph's pseudo-pairs chooses the insertions,
+    the rule's removals stay; deleting every released pivot and constraint changes nothing it writes."""
+    from dataclasses import replace
+
+    from dishgraph.knowledge import compose, insert_ranker
+
+    g, _, _, _ = graph
+    store = g.store
+    pairs = [PAIR, "酸辣鸡爪->酸辣鸡杂", "清炒小白菜->清炒丝瓜"]
+    thresholds = replace(compose.ComposedThresholds(), ranker_min_prob=0.01)
+    rule = {(p.action, p.kind) for p in g.pivots("白灼菜心", "白灼秋葵", source="composed")}
+
+    def run():  # few dishes here have 10+ recipes: pseudo-pairs of dishes with 2+ (the real corpus uses 10)
+        rep = compose.compose_pairs(store, pairs, thresholds=thresholds, inserts="ranker", pseudo_min_recipes=2)
+        return rep.ranker, {(p.action, p.kind, p.fb, p.ft) for p in g.pivots("白灼菜心", "白灼秋葵", source="composed")}
+
+    with pytest.raises(ValueError, match="inserts must be one of"):
+        g.compose(pairs, inserts="oracle")
+    ranker = insert_ranker.fit_ranker(store, min_recipes=2)
+    assert ranker is not None and len(ranker.coef) == len(insert_ranker.FEATURES) and 0 < ranker.positives
+    before = run()
+    store.execute("MATCH (:DishPair)-[e:PIVOT]->(:ProtoAction) WHERE e.source = 'crg-release' DELETE e")
+    store.execute("MATCH (:ProtoAction)-[m:MUST_PRECEDE]->(:ProtoAction) WHERE m.source = 'crg-release' DELETE m")
+    assert run() == before
+    report, pivots = before
+    inserts = {(a, ft, fb) for a, kind, fb, ft in pivots if kind == "insert"}
+    assert {(a, k) for a, k, _, _ in pivots if k == "remove"} == {(a, k) for a, k in rule if k == "remove"}
+    assert all(ft > thresholds.alpha * fb and ft >= compose.STORE_MIN_FREQ for _, ft, fb in inserts)
+    assert report["features"] == list(insert_ranker.FEATURES) and report["coef"] == [round(c, 4) for c in ranker.coef]
+    assert inserts and {(a, "insert") for a, _, _ in inserts} != {(a, k) for a, k in rule if k == "insert"}
     g.compose(pairs)  # leave the module's graph as the other tests expect it

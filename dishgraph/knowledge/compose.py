@@ -34,6 +34,8 @@ from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge.pivots import COMPOSED
 
 KINDS = ("base", "action", "flavour", "food", "class", "own")
+RULE, RANKER = "rule", "ranker"  # how a composed pair's insertions are chosen (``compose_pairs(inserts=...)``)
+INSERT_METHODS = (RULE, RANKER)
 # Composed frequencies below this are not stored: absent reads as 0, which changes no pivot (a remove-pivot
 # needs a base share of min_fb >= 0.05 >> alpha * 0.005, an insert-pivot a composed share above tau_i).
 STORE_MIN_FREQ = 0.005
@@ -58,6 +60,9 @@ class ComposeSettings:
     # source the fit can weigh down instead of diluting the one it joins.
     by_corpus: bool = False
     corpora: tuple[tuple[str, float], ...] = ()
+    # An action on the target's own ingredient class is mixed only over sources that do something to that
+    # class in at least this share of their recipes (0: every source, as a plain mixture).
+    focus_kappa: float = 0.0
 
     def weight(self, kind: str, corpus: str = "") -> float:
         w = self.cls if kind == "class" else getattr(self, kind)
@@ -214,19 +219,57 @@ def own_source(store: GraphStore, dish: str) -> Source | None:
     return Source("own", dish, n, {r["action"]: float(r["freq"]) for r in rows}, [(dish, n)])
 
 
-def mix(sources: Sequence[Source], settings: ComposeSettings) -> tuple[dict[str, float], dict[str, float], float]:
-    """The shrunk mixture of the sources: (freq per action, W per source id, total weight)."""
+def _classes(key: str) -> list[str]:
+    """The ingredient classes of a proto-action key (``verb|a+b|tools``)."""
+    parts = key.split(KEY_SEP)
+    return parts[1].split("+") if len(parts) == 3 and parts[1] else []
+
+
+def known_classes(source: Source, classes: Sequence[str], kappa: float) -> frozenset[str]:
+    """Which of ``classes`` a source knows: some action on the class is done by ``kappa`` of its recipes or
+    more. A pool of dishes that never handle the class says nothing about what is done to it."""
+    want = set(classes)
+    best: dict[str, float] = defaultdict(float)
+    for a, f in source.freq.items():
+        for c in _classes(a):
+            if c in want and f > best[c]:
+                best[c] = f
+    return frozenset(c for c, f in best.items() if f >= kappa)
+
+
+def mix(
+    sources: Sequence[Source], settings: ComposeSettings, focus: Sequence[str] = ()
+) -> tuple[dict[str, float], dict[str, float], float]:
+    """The shrunk mixture of the sources: (freq per action, W per source id, total weight).
+
+    ``focus``: the target's own ingredient classes (a pair's new ingredient; a held-out dish's food). With
+    ``settings.focus_kappa`` > 0, an action on a focus class is mixed only over the sources that know that
+    class (``known_classes``): what is done to okra is read from the okra dishes and the class-swapped base,
+    not averaged with the zeros of every blanched dish that never saw okra."""
     weights = {_sid(s): settings.weight(s.kind, s.corpus) * s.recipes / (s.recipes + settings.shrink) for s in sources}
     total = sum(weights.values())
     freq: dict[str, float] = defaultdict(float)
     if total <= 0:
         return {}, weights, 0.0
+    focus = tuple(focus) if settings.focus_kappa > 0 else ()
+    knows = {_sid(s): known_classes(s, focus, settings.focus_kappa) for s in sources} if focus else {}
+    group_total: dict[frozenset[str], float] = {}
+
+    def denominator(group: frozenset[str]) -> float:
+        if group not in group_total:
+            group_total[group] = sum(weights[_sid(s)] for s in sources if knows[_sid(s)] & group)
+        return group_total[group]
+
     for s in sources:
-        w = weights[_sid(s)] / total
-        if w <= 0:
+        w_s = weights[_sid(s)]
+        if w_s <= 0:
             continue
         for a, f in s.freq.items():
-            freq[a] += w * f
+            group = frozenset(_classes(a)).intersection(focus) if focus else frozenset()
+            if not group:
+                freq[a] += w_s / total * f
+            elif knows[_sid(s)] & group:
+                freq[a] += w_s / denominator(group) * f
     return dict(freq), weights, total
 
 
@@ -279,7 +322,7 @@ def compose_spec(
     sources: list[Source] | None = None,
 ) -> Composition:
     sources = gather_sources(store, spec, settings.by_corpus) if sources is None else sources
-    freq, weights, total = mix(sources, settings)
+    freq, weights, total = mix(sources, settings, spec.classes)
     return Composition(spec.target, freq, sources, weights, total)
 
 
@@ -391,6 +434,7 @@ class ComposeReport:
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
     fit: dict = field(default_factory=dict)  # with ``fit``: the leave-one-dish-out scores before / after
+    ranker: dict = field(default_factory=dict)  # with ``inserts="ranker"``: the fitted ranker
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -424,11 +468,18 @@ def compose_pairs(
     constraints: bool = True,
     progress: Callable[[], None] | None = None,
     fit: bool = False,
+    inserts: str = RULE,
+    pseudo_min_recipes: int = 10,
 ) -> ComposeReport:
     """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints.
 
     ``fit``: first fit the component / class / shrinkage (and per-corpus) weights on the graph's own corpus
-    dishes by leave-one-dish-out (``fit_weights``; no pair is read), starting from ``settings``."""
+    dishes by leave-one-dish-out (``fit_weights``; no pair is read), starting from ``settings``.
+    ``inserts``: ``rule`` (the paper's rule on composed shares) or ``ranker`` (the insertions chosen by a
+    ranker fitted on the graph's pseudo-pairs of dishes with ``pseudo_min_recipes`` recipes, ``insert_ranker``;
+    the removals stay the rule's; a corpus without pseudo-pairs keeps the rule's insertions, ``ranker`` empty)."""
+    if inserts not in INSERT_METHODS:
+        raise ValueError(f"inserts must be one of {', '.join(INSERT_METHODS)}, not {inserts!r}")
     import time
 
     from dishgraph.knowledge.frequencies import refresh_stale_uses
@@ -442,7 +493,7 @@ def compose_pairs(
     rep = ComposeReport()
     rep.components = ensure_components(store, diner_glossary)
     if fit:
-        examples = [(s, t) for _, s, t in lodo_examples(store, settings)]
+        examples = [(s, t, f) for _, s, t, f in lodo_examples(store, settings)]
         start = _lodo_score(examples, settings)
         settings, _ = fit_weights(examples, settings)
         score = _lodo_score(examples, settings)
@@ -451,11 +502,20 @@ def compose_pairs(
     pairs = list(pairs) if pairs is not None else all_pairs(store)
     now = corpus_recipes(store)
     counts: Counter = Counter()
+    ranker, rates = None, {}
+    if inserts == RANKER:
+        from dishgraph.knowledge import insert_ranker
+
+        rates = insert_ranker.corpus_rates(store)
+        ranker = insert_ranker.fit_ranker(store, settings, thresholds, rates=rates, min_recipes=pseudo_min_recipes)
+        rep.ranker = ranker.to_dict() if ranker else {}
     for key in pairs:
         spec = pair_spec(store, key, diner_glossary, glossary)
         comp = compose_spec(store, spec, settings)
         write_composition(store, comp, min_freq=STORE_MIN_FREQ, recipes_now=now)
         mined = mine_composed(store, key, thresholds, spec.new_cls)
+        if ranker is not None:
+            mined = rank_inserts(store, key, spec, comp, mined, ranker, rates, thresholds)
         counts.update(p["kind"] for p in mined)
         if constraints:
             rep.constraints += transfer_constraints(store, spec, comp)
@@ -478,6 +538,49 @@ class ComposedThresholds:
     tau_i: float = 0.2
     min_fb: float = 0.1
     tau_new: float = 0.03
+    # inserts="ranker": the insertion probability a candidate needs (tuned on the even pairs)
+    ranker_min_prob: float = 0.05
+
+
+def rank_inserts(
+    store: GraphStore,
+    pair: str,
+    spec: TargetSpec,
+    comp: Composition,
+    mined: list[dict],
+    ranker,
+    rates: dict[str, float],
+    thresholds: ComposedThresholds | None = None,
+) -> list[dict]:
+    """Replace the rule's insert pivots of ``pair`` with the ranker's choice (its removals stay); returns the
+    pair's composed pivots as ``mine_composed`` does."""
+    from dishgraph.knowledge.insert_ranker import choose_inserts
+
+    t = thresholds or ComposedThresholds()
+    base = own_source(store, spec.base) if spec.base else None
+    fb = base.freq if base else {}
+    chosen = choose_inserts(
+        ranker,
+        comp.sources,
+        comp.freq,
+        fb,
+        rates,
+        spec.new_cls,
+        min_prob=t.ranker_min_prob,
+        min_freq=STORE_MIN_FREQ,
+        ratio=t.alpha,
+    )
+    removes = [p for p in mined if p["kind"] == "remove"]
+    inserts = [{"action": a, "kind": "insert", "fb": fb.get(a, 0.0), "ft": comp.freq[a]} for a, _ in chosen]
+    store.query("pivot_clear", pair=pair, source=COMPOSED)
+    store.write(
+        "pivot_write_composed",
+        [
+            {"pair": pair, "key": p["action"], "kind": p["kind"], "source": COMPOSED, "fb": p["fb"], "ft": p["ft"]}
+            for p in removes + inserts
+        ],
+    )
+    return removes + inserts
 
 
 def mine_composed(
@@ -648,6 +751,70 @@ def holdout_specs(
     return out
 
 
+def pseudo_pair_specs(
+    store: GraphStore, min_recipes: int = 10, *, diner_glossary=None, glossary=None
+) -> list[TargetSpec]:
+    """Pairs made of corpus dishes alone, to fit what leave-one-dish-out cannot (the ``base`` weight): two
+    dishes with ``min_recipes`` parsed recipes each whose names share every non-food DiNeR component (炒 …,
+    酸辣 …) and differ in their food ones, like a CRG pair (白灼菜心 → 白灼秋葵). Both orders count; the target is
+    composed from the base (its one changed food class swapped) and the other dishes, never from its own
+    recipes. No DishPair is read, so the CRG pairs stay a test the fit never saw."""
+    from itertools import permutations
+
+    from dishgraph.diner.names import parse_name
+    from dishgraph.knowledge.frequencies import dishes_with_recipes
+
+    if diner_glossary is None or glossary is None:
+        dg, gl = default_glossaries()
+        diner_glossary, glossary = diner_glossary or dg, glossary or gl
+    info: dict[str, tuple[tuple[str, ...], dict[str, str | None]]] = {}
+    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for dish, n in sorted(dishes_with_recipes(store).items()):
+        parse = parse_name(dish, diner_glossary) if n >= min_recipes else None
+        if parse is None or not parse.ok:
+            continue
+        food = {c.key: glossary.ingredient.get(c.surface) for c in parse.components if c.type == "food"}
+        method = tuple(sorted(a for a in parse.atoms if not a.startswith("food:")))
+        if food and method:
+            info[dish] = (tuple(sorted(parse.atoms)), food)
+            groups[method].append(dish)
+    out = []
+    for dishes in groups.values():
+        for base, target in permutations(dishes, 2):
+            fb, ft = info[base][1], info[target][1]
+            if set(fb) == set(ft):
+                continue
+            old = sorted({c for k, c in fb.items() if k not in ft and c})
+            new = sorted({c for k, c in ft.items() if k not in fb and c})
+            swap = len(old) == 1 and len(new) == 1  # one food class changed: swap it, as a CRG 'replace' pair
+            classes = tuple(new) if swap else tuple(sorted({c for c in ft.values() if c}))
+            out.append(
+                TargetSpec(
+                    target,
+                    info[target][0],
+                    (base, target),
+                    base,
+                    old[0] if swap else None,
+                    new[0] if swap else None,
+                    classes,
+                    own=False,
+                )
+            )
+    return out
+
+
+def pseudo_pair_examples(store: GraphStore, settings: ComposeSettings = ComposeSettings(), min_recipes: int = 10):
+    """``pseudo_pair_specs`` as fitting examples: (target, gathered sources with the base, real shares, focus)."""
+    truth: dict[str, dict[str, float]] = {}
+    out = []
+    for spec in pseudo_pair_specs(store, min_recipes):
+        if spec.target not in truth:
+            own = own_source(store, spec.target)
+            truth[spec.target] = own.freq if own else {}
+        out.append((spec.target, gather_sources(store, spec, settings.by_corpus), truth[spec.target], spec.classes))
+    return out
+
+
 def leave_one_dish_out(
     store: GraphStore,
     min_recipes: int = 10,
@@ -674,9 +841,9 @@ def leave_one_dish_out(
         key = (spec.target, settings.by_corpus)
         if key not in cache:
             truth = own_source(store, spec.target)
-            cache[key] = (gather_sources(store, spec, settings.by_corpus), truth.freq if truth else {})
-        sources, truth = cache[key]
-        freq, _, _ = mix(sources, settings)
+            cache[key] = (gather_sources(store, spec, settings.by_corpus), truth.freq if truth else {}, spec.classes)
+        sources, truth, focus = cache[key]
+        freq, _, _ = mix(sources, settings, focus)
         rep.dishes.append(
             DishValidation(
                 spec.target, n, list(spec.atoms), len(sources), weighted_jaccard(freq, truth), top_overlap(freq, truth)
@@ -694,33 +861,43 @@ FIT_GRID = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0)
 SHRINK_GRID = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 
 
-def _lodo_score(examples: Sequence[tuple[list[Source], dict[str, float]]], settings: ComposeSettings) -> float:
+Example = tuple[list[Source], dict[str, float], tuple[str, ...]]  # gathered sources, real shares, focus classes
+
+
+def _lodo_score(examples: Sequence[Example], settings: ComposeSettings) -> float:
     """Mean weighted Jaccard of the composed against the real frequencies over held-out corpus dishes."""
     if not examples:
         return 0.0
-    return sum(weighted_jaccard(mix(srcs, settings)[0], truth) for srcs, truth in examples) / len(examples)
+    return sum(weighted_jaccard(mix(srcs, settings, focus)[0], truth) for srcs, truth, focus in examples) / len(
+        examples
+    )
 
 
 FIT_MIN_FREQ = 0.01  # source shares below this are left out while fitting (a fit re-mixes thousands of times)
 
 
-def _trimmed(sources: Sequence[Source]) -> list[Source]:
-    return [replace(s, freq={a: f for a, f in s.freq.items() if f >= FIT_MIN_FREQ}) for s in sources]
+def _trimmed(sources: Sequence[Source], trim: float = FIT_MIN_FREQ) -> list[Source]:
+    return [replace(s, freq={a: f for a, f in s.freq.items() if f >= trim}) for s in sources]
 
 
 def fit_weights(
-    examples: Sequence[tuple[list[Source], dict[str, float]]],
+    examples: Sequence[Example],
     start: ComposeSettings = ComposeSettings(),
     rounds: int = 2,
+    trim: float = FIT_MIN_FREQ,
 ) -> tuple[ComposeSettings, float]:
     """Coordinate ascent of the component / class kind weights, the shrinkage k and (per-corpus sources) each
     corpus's weight on the leave-one-dish-out score of ``examples`` (gathered sources, real frequencies).
 
     Only corpus dishes are read: no CRG pair, no released answer. The ``food`` weight stays fixed (the mixture
-    is normalised, so one weight sets the scale), as do ``base`` and ``own`` (a held-out dish has neither).
-    A coarse grid keeps the fit from chasing noise over a few dozen dishes."""
-    full, examples = examples, [(_trimmed(srcs), truth) for srcs, truth in examples]
-    corpora = sorted({s.corpus for srcs, _ in examples for s in srcs if s.corpus})
+    is normalised, so one weight sets the scale), as does ``own``; ``base`` is fitted only where the examples
+    have a base (``pseudo_pair_examples``: a held-out dish has none). A coarse grid keeps the fit from chasing
+    noise over a few dozen dishes. ``trim``: source shares below it are left out while searching (speed); the
+    result is kept only if it also scores better on the full shares."""
+    full = examples
+    if trim > 0:
+        examples = [(_trimmed(srcs, trim), truth, focus) for srcs, truth, focus in examples]
+    corpora = sorted({s.corpus for srcs, _, _ in examples for s in srcs if s.corpus})
     first = best = replace(start, corpora=tuple((c, dict(start.corpora).get(c, 1.0)) for c in corpora))
     score = _lodo_score(examples, best)
 
@@ -732,7 +909,8 @@ def fit_weights(
             return [replace(s, corpora=tuple((c, v if c == tag else w) for c, w in s.corpora)) for v in FIT_GRID]
         return [replace(s, **{name: v}) for v in FIT_GRID]
 
-    names = ["action", "flavour", "cls", "shrink"] + [f"corpus:{c}" for c in corpora]
+    with_base = any(src.kind == "base" for srcs, _, _ in examples for src in srcs)
+    names = ["base"] * with_base + ["action", "flavour", "cls", "shrink"] + [f"corpus:{c}" for c in corpora]
     for _ in range(rounds):
         improved = False
         for name in names:
@@ -742,15 +920,15 @@ def fit_weights(
                     best, score, improved = cand, sc, True
         if not improved:
             break
-    # The search ran on trimmed shares: keep its result only if it also scores better on the full ones.
     before, after = _lodo_score(full, first), _lodo_score(full, best)
     return (best, after) if after >= before else (first, before)
 
 
 def lodo_examples(
     store: GraphStore, settings: ComposeSettings = ComposeSettings(), min_recipes: int = 10, min_components: int = 2
-) -> list[tuple[str, list[Source], dict[str, float]]]:
-    """The held-out corpus dishes with their gathered sources and real frequencies (``leave_one_dish_out``'s)."""
+) -> list[tuple[str, list[Source], dict[str, float], tuple[str, ...]]]:
+    """The held-out corpus dishes with their gathered sources, real frequencies and food classes
+    (``leave_one_dish_out``'s)."""
     cache: dict = {}
     rep = leave_one_dish_out(store, min_recipes, min_components, settings, cache=cache)
     return [(d.dish, *cache[(d.dish, settings.by_corpus)]) for d in rep.dishes]
@@ -762,20 +940,34 @@ def fit_settings(
     *,
     cache: dict | None = None,
     folds: int = 2,
+    pseudo_pairs: bool = False,
+    min_recipes: int = 10,
 ) -> dict:
     """Fit the composition weights on corpus dishes alone (``fit_weights``) and say how well they carry:
-    the in-sample score, and a ``folds``-fold cross-validated one (fit on the other dishes, score these)."""
-    if cache is None:
-        examples = [(s, t) for _, s, t in lodo_examples(store, start)]
+    the in-sample score, and a ``folds``-fold cross-validated one (fit on the other dishes, score these).
+
+    ``pseudo_pairs``: fit on ``pseudo_pair_examples`` instead (the base weight too), untrimmed, with the folds
+    split by target dish so that no dish is scored by weights fitted on its own recipes."""
+    if pseudo_pairs:
+        named = pseudo_pair_examples(store, start, min_recipes)
+        examples = [(s, t, f) for _, s, t, f in named]
+        targets = sorted({name for name, *_ in named})
+        fold_of = [targets.index(name) % folds for name, *_ in named]
+        trim = 0.0
     else:
-        examples = [v for k, v in sorted(cache.items()) if k[1] == start.by_corpus]
-    fitted, _ = fit_weights(examples, start)
+        if cache is None:
+            examples = [(s, t, f) for _, s, t, f in lodo_examples(store, start, min_recipes)]
+        else:
+            examples = [v for k, v in sorted(cache.items()) if k[1] == start.by_corpus]
+        fold_of = [i % folds for i in range(len(examples))]
+        trim = FIT_MIN_FREQ
+    fitted, _ = fit_weights(examples, start, trim=trim)
     score = _lodo_score(examples, fitted)
     cv = []
     for f in range(folds):
-        train = [e for i, e in enumerate(examples) if i % folds != f]
-        test = [e for i, e in enumerate(examples) if i % folds == f]
-        cv.append((_lodo_score(test, fit_weights(train, start)[0]), len(test)))
+        train = [e for i, e in enumerate(examples) if fold_of[i] != f]
+        test = [e for i, e in enumerate(examples) if fold_of[i] == f]
+        cv.append((_lodo_score(test, fit_weights(train, start, trim=trim)[0]), len(test)))
     return {
         "settings": fitted.to_dict(),
         "weighted_jaccard": score,
