@@ -9,6 +9,8 @@ optionally a third, FULL plus the classic corpus (`dishgraph ingest corpus .../c
 
     OMP_NUM_THREADS=1 python benchmarks/bench_compose.py --db FULL --release-db REL [--classic-db CLASSIC]
         [--ablations]
+    OMP_NUM_THREADS=1 python benchmarks/bench_compose.py --db FULL --limits   # #28's corpus-only fits and
+        # the selection limit (ORACLE rows), merged into the figures already in --json-out
 
 Every database also gets the leave-one-dish-out table of issue #28: hand-set weights with pooled sources,
 hand-set weights with one source per corpus, and weights fitted on the corpus dishes (in-sample and 2-fold
@@ -69,12 +71,141 @@ def lodo_table(store) -> dict:
     return out
 
 
+FOCUS_GRID = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3)
+
+
+def corpus_only_fit(store, g, instances, glossary, scorer, parity) -> dict:
+    """#28 §2 without any pair: the composition fitted on pseudo-pairs of corpus dishes (the base weight too),
+    and the focus mixture (``ComposeSettings.focus_kappa``) chosen by leave-one-dish-out; each then scored on
+    the CRG pairs, which neither fit read."""
+    hand = compose.ComposeSettings()
+    out: dict = {}
+    t0 = time.perf_counter()
+    fit = compose.fit_settings(store, hand, pseudo_pairs=True)
+    specs = compose.pseudo_pair_specs(store)
+    out["pseudo_pairs"] = fit | {
+        "pairs": len(specs),
+        "target_dishes": len({s.target for s in specs}),
+        "swapped": sum(1 for s in specs if s.new_cls),
+        "fit_s": round(time.perf_counter() - t0, 1),
+    }
+    fitted = compose.ComposeSettings(**(fit["settings"] | {"corpora": ()}))
+    g.compose(settings=fitted)
+    out["pseudo_pairs"]["table3"], _ = score(store, instances, glossary, scorer, parity)
+    lodo = [(s, t, f) for _, s, t, f in compose.lodo_examples(store, hand)]
+    pseudo = [(s, t, f) for _, s, t, f in compose.pseudo_pair_examples(store, hand)]
+    out["focus"] = {
+        str(k): {
+            "lodo_weighted_jaccard": compose._lodo_score(lodo, replace(hand, focus_kappa=k)),
+            "lodo_top20": sum(
+                compose.top_overlap(compose.mix(s, replace(hand, focus_kappa=k), f)[0], t) for s, t, f in lodo
+            )
+            / len(lodo),
+            "pseudo_pairs_weighted_jaccard": compose._lodo_score(pseudo, replace(hand, focus_kappa=k)),
+        }
+        for k in FOCUS_GRID
+    }
+    best = max(FOCUS_GRID, key=lambda k: out["focus"][str(k)]["lodo_weighted_jaccard"])
+    g.compose(settings=replace(hand, focus_kappa=best))
+    out["focus"]["chosen_by_lodo"] = best
+    out["focus"]["table3"], _ = score(store, instances, glossary, scorer, parity)
+    out["ranker"] = ranker_rows(g, instances, glossary, store, scorer, parity)
+    g.compose()  # leave the database with the default composition
+    return out
+
+
+RANKER_GRID = (0.05, 0.1, 0.15, 0.2, 0.3)
+
+
+def ranker_rows(g, instances, glossary, store, scorer, parity) -> dict:
+    """Insertions chosen by the ranker fitted on pseudo-pairs (``compose_pairs(inserts="ranker")``), for each
+    probability threshold of the grid; the threshold is chosen on the even pairs, odd held out."""
+    out: dict = {}
+    for p in RANKER_GRID:
+        t0 = time.perf_counter()
+        rep = g.compose(thresholds=replace(compose.ComposedThresholds(), ranker_min_prob=p), inserts="ranker")
+        row, _ = score(store, instances, glossary, scorer, parity)
+        out[str(p)] = {"pivots": rep.pivots, "compose_and_score_s": round(time.perf_counter() - t0, 1)} | row
+        out["ranker"] = rep.ranker
+        print("ranker", p, {s: row[s]["hard_f1"] for s in ("all", "even", "odd")}, flush=True)
+    out["chosen_on_even"] = max(RANKER_GRID, key=lambda p: out[str(p)]["even"]["hard_f1"])
+    return out
+
+
+ORACLE_REACH = (0.005, 0.05, 0.1)
+
+
+def selection_limit(store, g, instances, glossary, scorer, parity) -> dict:
+    """What limits the fair editor: reach or selection. ORACLE rows (they read the released pivots, an upper
+    bound, never a result): the composed pivots replaced by the released pivots the composed knowledge reaches
+    (remove: the base does the action; insert: its composed share is at least ``reach``). And how well the
+    composed share ranks the insert candidates (precision of each pair's top 9, the released insertions a pair
+    has on average)."""
+    from dishgraph.knowledge.pivots import COMPOSED, RELEASE
+
+    out: dict = {"oracle": {}, "insert_ranking": {}}
+    pairs = store.query("pivot_pairs")
+    known = {}
+    for p in pairs:
+        fb = {r["action"]: r["freq"] for r in store.query("uses_dish_actions", dish=p["base"], min_freq=0.0, top=10**6)}
+        ft = {r["action"]: r["freq"] for r in store.query("compose_dish_uses", dish=p["target"], top=10**6)}
+        ref = [(e["action"], e["kind"]) for e in store.query("pivot_edges", pair=p["pair"]) if e["source"] == RELEASE]
+        known[p["pair"]] = (fb, ft, ref)
+    # ranking of insert candidates (composed share above 3x the base's, stored at all) by composed share
+    prec, reach = [], 0
+    for fb, ft, ref in known.values():
+        inserts = {a for a, k in ref if k == "insert"}
+        reach += sum(1 for a in inserts if a in ft)
+        cands = sorted((a for a, f in ft.items() if f > 3 * fb.get(a, 0.0)), key=lambda a: (-ft[a], a))
+        if inserts:
+            prec.append(sum(1 for a in cands[:9] if a in inserts) / 9)
+    total = sum(1 for *_, ref in known.values() for _, k in ref if k == "insert")
+    out["insert_ranking"] = {
+        "released_inserts": total,
+        "in_composed_knowledge": reach,
+        "precision_at_9_by_composed_share": sum(prec) / len(prec),
+        "candidates_per_pair": sum(
+            sum(1 for a, f in ft.items() if f > 3 * fb.get(a, 0.0)) for fb, ft, _ in known.values()
+        )
+        / len(known),
+    }
+    for min_ft in ORACLE_REACH:
+        counts = {"remove": 0, "insert": 0}
+        for key, (fb, ft, ref) in known.items():
+            rows = []
+            for a, k in ref:
+                if (fb.get(a, 0.0) > 0) if k == "remove" else (ft.get(a, 0.0) >= min_ft):
+                    counts[k] += 1
+                    rows.append(
+                        {
+                            "pair": key,
+                            "key": a,
+                            "kind": k,
+                            "source": COMPOSED,
+                            "fb": fb.get(a, 0.0),
+                            "ft": ft.get(a, 0.0),
+                            "votes": "",
+                        }
+                    )
+            store.query("pivot_clear", pair=key, source=COMPOSED)
+            store.write("pivot_write_annotated", rows)
+        row, _ = score(store, instances, glossary, scorer, parity)
+        out["oracle"][str(min_ft)] = {"pivots": counts} | row
+    g.compose()  # the oracle edges are gone again: the default composition and its pivots
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True, help="release + XiaChuFang sample (parsed, order estimated)")
     ap.add_argument("--release-db", help="release only (parsed, order estimated)")
     ap.add_argument("--classic-db", help="release + XiaChuFang sample + classic corpus (parsed, order estimated)")
     ap.add_argument("--ablations", action="store_true", help="each source kind left out (full rows)")
+    ap.add_argument(
+        "--limits",
+        action="store_true",
+        help="only the corpus-only fits and the selection limit on --db, merged into --json-out's figures",
+    )
     ap.add_argument("--json-out", default="benchmarks/results/compose.json")
     args = ap.parse_args()
 
@@ -135,6 +266,22 @@ def main() -> None:
     # way (L2's hard match also counts a phrase whose embedding equals a pivot's, as the reference does, so an
     # L2 without the phrase similarity reads about 0.6 points lower and is not comparable with the headline).
     scorer = CrgScorer(instances, glossary, reference, data_dir=d, workers=2)
+    if args.limits:
+        import json
+        from pathlib import Path
+
+        kept = json.loads(Path(args.json_out).read_text(encoding="utf-8")) if Path(args.json_out).exists() else {}
+        with LadybugStore(args.db) as store:
+            g = DishGraph(store, glossary=glossary)
+            g.compose()
+            section = kept.setdefault("release_and_sample", {})
+            t0 = time.perf_counter()
+            section["corpus_only"] = corpus_only_fit(store, g, instances, glossary, scorer, parity)
+            section["selection_limit"] = selection_limit(store, g, instances, glossary, scorer, parity)
+            section["limits_s"] = round(time.perf_counter() - t0, 1)
+            section["limits_load"] = [result["load_before"], os.getloadavg()]
+        emit(kept, args.json_out)
+        return
     result["release_and_sample"] = run_db(args.db, "release+sample", True)
     if args.release_db:
         result["release_only"] = run_db(args.release_db, "release only", False)
