@@ -327,7 +327,7 @@ def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge
 
     with pytest.raises(ValueError, match="inserts must be one of"):
         g.compose(pairs, inserts="oracle")
-    ranker = insert_ranker.fit_ranker(store, min_recipes=2)
+    ranker = compose.fit_ranker(store, min_recipes=2)
     assert ranker is not None and len(ranker.coef) == len(insert_ranker.FEATURES) and 0 < ranker.positives
     before = run()
     store.execute("MATCH (:DishPair)-[e:PIVOT]->(:ProtoAction) WHERE e.source = 'crg-release' DELETE e")

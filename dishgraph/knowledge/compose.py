@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass, field, replace
 
 from dishgraph.actions import KEY_SEP, ProtoAction
 from dishgraph.graph.base import GraphStore
+from dishgraph.knowledge.insert_ranker import InsertRanker, candidate_features, choose_inserts
+from dishgraph.knowledge.insert_ranker import fit as fit_insert_ranker
 from dishgraph.knowledge.pivots import COMPOSED
 
 KINDS = ("base", "action", "flavour", "food", "class", "own")
@@ -504,10 +506,8 @@ def compose_pairs(
     counts: Counter = Counter()
     ranker, rates = None, {}
     if inserts == RANKER:
-        from dishgraph.knowledge import insert_ranker
-
-        rates = insert_ranker.corpus_rates(store)
-        ranker = insert_ranker.fit_ranker(store, settings, thresholds, rates=rates, min_recipes=pseudo_min_recipes)
+        rates = corpus_rates(store)
+        ranker = fit_ranker(store, settings, thresholds, rates=rates, min_recipes=pseudo_min_recipes)
         rep.ranker = ranker.to_dict() if ranker else {}
     for key in pairs:
         spec = pair_spec(store, key, diner_glossary, glossary)
@@ -542,6 +542,52 @@ class ComposedThresholds:
     ranker_min_prob: float = 0.05
 
 
+def corpus_rates(store: GraphStore) -> dict[str, float]:
+    """Each proto-action's share of all parsed recipes (a feature of the insertion ranker)."""
+    n = corpus_recipes(store)
+    return {r["action"]: int(r["recipes"]) / n for r in store.query("compose_action_rates")} if n else {}
+
+
+def fit_ranker(
+    store: GraphStore,
+    settings: ComposeSettings | None = None,
+    thresholds: ComposedThresholds | None = None,
+    *,
+    min_recipes: int = 10,
+    rates: dict[str, float] | None = None,
+) -> InsertRanker | None:
+    """Fit the insertion ranker (``insert_ranker``) on the graph's pseudo-pairs: each candidate of a hidden
+    target labelled by the paper's rule (``pivots.classify``) on the real USES of the pseudo-pair's two
+    dishes. None when the corpus has no pseudo-pair or no insertion among them. No DishPair is read."""
+    from dishgraph.knowledge.pivots import classify
+
+    settings = settings or ComposeSettings()
+    thresholds = thresholds or ComposedThresholds()
+    rates = corpus_rates(store) if rates is None else rates
+    uses: dict[str, dict[str, float]] = {}
+
+    def real(dish: str) -> dict[str, float]:
+        if dish not in uses:
+            own = own_source(store, dish)
+            uses[dish] = own.freq if own else {}
+        return uses[dish]
+
+    xs: list[list[float]] = []
+    ys: list[int] = []
+    specs = pseudo_pair_specs(store, min_recipes)
+    for spec in specs:
+        assert spec.base is not None
+        sources = gather_sources(store, spec, settings.by_corpus)
+        freq, _, _ = mix(sources, settings, spec.classes)
+        fb, ft = real(spec.base), real(spec.target)
+        for a, x in candidate_features(
+            sources, freq, fb, rates, spec.new_cls, min_freq=STORE_MIN_FREQ, ratio=thresholds.alpha
+        ):
+            xs.append(x)
+            ys.append(int(classify(fb.get(a, 0.0), ft.get(a, 0.0)) == "insert"))
+    return fit_insert_ranker(xs, ys, len(specs))
+
+
 def rank_inserts(
     store: GraphStore,
     pair: str,
@@ -554,8 +600,6 @@ def rank_inserts(
 ) -> list[dict]:
     """Replace the rule's insert pivots of ``pair`` with the ranker's choice (its removals stay); returns the
     pair's composed pivots as ``mine_composed`` does."""
-    from dishgraph.knowledge.insert_ranker import choose_inserts
-
     t = thresholds or ComposedThresholds()
     base = own_source(store, spec.base) if spec.base else None
     fb = base.freq if base else {}

@@ -6,9 +6,10 @@ class pool both stress, done to the new ingredient alone, is a likelier insertio
 the corpus does. A logistic regression over a few such features ranks the candidates.
 
 It is fitted on *pseudo-pairs* of corpus dishes (``compose.pseudo_pair_specs``: 炒牛肉 → 炒花蛤, both with
-recipes of their own), labelled by the paper's rule on the two dishes' real USES; no DishPair, released pivot
-or constraint is read. The only pair-tuned number is the probability a candidate needs
-(``ComposedThresholds.ranker_min_prob``, tuned on the even CRG pairs like the editor's other thresholds).
+recipes of their own), labelled by the paper's rule on the two dishes' real USES (``compose.fit_ranker``
+gathers them); no DishPair, released pivot or constraint is read. The only pair-tuned number is the
+probability a candidate needs (``ComposedThresholds.ranker_min_prob``, tuned on the even CRG pairs like the
+editor's other thresholds). This module imports nothing of the graph: features, the model and the choice.
 """
 
 from __future__ import annotations
@@ -18,21 +19,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from dishgraph.graph.base import GraphStore
-
 SHARE_FEATURES = ("ft", "fb", "food", "action", "flavour", "class", "base", "own", "rate")
 FLAG_FEATURES = ("alone_on_new", "with_new", "tool")
 FEATURES = SHARE_FEATURES + FLAG_FEATURES
 LOG_FLOOR = 1e-3  # shares enter as log(share + floor): a share of 0 and one of 0.0005 say the same
 REGULARISATION = 0.1  # sklearn's C: a strong prior toward small weights (a few thousand noisy labels)
-
-
-def corpus_rates(store: GraphStore) -> dict[str, float]:
-    """Each proto-action's share of all parsed recipes."""
-    from dishgraph.knowledge.compose import corpus_recipes
-
-    n = corpus_recipes(store)
-    return {r["action"]: int(r["recipes"]) / n for r in store.query("compose_action_rates")} if n else {}
 
 
 def candidate_features(
@@ -97,49 +88,15 @@ class InsertRanker:
         }
 
 
-def fit_ranker(
-    store: GraphStore,
-    settings=None,
-    thresholds=None,
-    *,
-    min_recipes: int = 10,
-    rates: Mapping[str, float] | None = None,
-) -> InsertRanker | None:
-    """Fit the ranker on the graph's pseudo-pairs (None when the corpus has none, or no insertion among them).
-    Labels: the paper's rule (``pivots.classify``) on the real USES of the pseudo-pair's two dishes."""
+def fit(xs: Sequence[Sequence[float]], ys: Sequence[int], pseudo_pairs: int = 0) -> InsertRanker | None:
+    """Fit the regression on labelled candidates (``compose.fit_ranker`` gathers them from pseudo-pairs);
+    None when the labels are all one kind."""
     from sklearn.linear_model import LogisticRegression
 
-    from dishgraph.knowledge import compose
-    from dishgraph.knowledge.pivots import classify
-
-    settings = settings or compose.ComposeSettings()
-    thresholds = thresholds or compose.ComposedThresholds()
-    rates = corpus_rates(store) if rates is None else rates
-    uses: dict[str, dict[str, float]] = {}
-
-    def real(dish: str) -> dict[str, float]:
-        if dish not in uses:
-            own = compose.own_source(store, dish)
-            uses[dish] = own.freq if own else {}
-        return uses[dish]
-
-    xs: list[list[float]] = []
-    ys: list[int] = []
-    specs = compose.pseudo_pair_specs(store, min_recipes)
-    for spec in specs:
-        assert spec.base is not None
-        sources = compose.gather_sources(store, spec, settings.by_corpus)
-        freq, _, _ = compose.mix(sources, settings, spec.classes)
-        fb, ft = real(spec.base), real(spec.target)
-        for a, x in candidate_features(
-            sources, freq, fb, rates, spec.new_cls, min_freq=compose.STORE_MIN_FREQ, ratio=thresholds.alpha
-        ):
-            xs.append(x)
-            ys.append(int(classify(fb.get(a, 0.0), ft.get(a, 0.0)) == "insert"))
     if not xs or not any(ys) or all(ys):
         return None
     model = LogisticRegression(C=REGULARISATION, max_iter=3000).fit(xs, ys)
-    return InsertRanker([float(c) for c in model.coef_[0]], float(model.intercept_[0]), len(ys), sum(ys), len(specs))
+    return InsertRanker([float(c) for c in model.coef_[0]], float(model.intercept_[0]), len(ys), sum(ys), pseudo_pairs)
 
 
 def choose_inserts(
