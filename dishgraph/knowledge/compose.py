@@ -603,17 +603,10 @@ def rank_inserts(
     t = thresholds or ComposedThresholds()
     base = own_source(store, spec.base) if spec.base else None
     fb = base.freq if base else {}
-    chosen = choose_inserts(
-        ranker,
-        comp.sources,
-        comp.freq,
-        fb,
-        rates,
-        spec.new_cls,
-        min_prob=t.ranker_min_prob,
-        min_freq=STORE_MIN_FREQ,
-        ratio=t.alpha,
+    candidates = candidate_features(
+        comp.sources, comp.freq, fb, rates, spec.new_cls, min_freq=STORE_MIN_FREQ, ratio=t.alpha
     )
+    chosen = choose_inserts(ranker, candidates, t.ranker_min_prob)
     removes = [p for p in mined if p["kind"] == "remove"]
     inserts = [{"action": a, "kind": "insert", "fb": fb.get(a, 0.0), "ft": comp.freq[a]} for a, _ in chosen]
     store.query("pivot_clear", pair=pair, source=COMPOSED)

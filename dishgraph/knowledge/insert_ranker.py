@@ -100,20 +100,9 @@ def fit(xs: Sequence[Sequence[float]], ys: Sequence[int], pseudo_pairs: int = 0)
 
 
 def choose_inserts(
-    ranker: InsertRanker,
-    sources: Sequence,
-    freq: Mapping[str, float],
-    fb: Mapping[str, float],
-    rates: Mapping[str, float],
-    new_cls: str | None,
-    *,
-    min_prob: float,
-    min_freq: float,
-    ratio: float,
+    ranker: InsertRanker, candidates: Sequence[tuple[str, Sequence[float]]], min_prob: float
 ) -> list[tuple[str, float]]:
-    """The candidates whose insertion probability is at least ``min_prob``, likeliest first."""
-    scored = [
-        (a, ranker.probability(x))
-        for a, x in candidate_features(sources, freq, fb, rates, new_cls, min_freq=min_freq, ratio=ratio)
-    ]
+    """The candidates (``candidate_features``) whose insertion probability is at least ``min_prob``,
+    likeliest first."""
+    scored = [(a, ranker.probability(x)) for a, x in candidates]
     return sorted(((a, p) for a, p in scored if p >= min_prob), key=lambda ap: (-ap[1], ap[0]))
