@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from dishgraph.actions import KEY_SEP, ProtoAction
+from dishgraph.actions import KEY_SEP, SET_SEP, ProtoAction
 from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge.insert_ranker import InsertRanker, candidate_features, choose_inserts
 from dishgraph.knowledge.insert_ranker import fit as fit_insert_ranker
@@ -224,7 +224,7 @@ def own_source(store: GraphStore, dish: str) -> Source | None:
 def _classes(key: str) -> list[str]:
     """The ingredient classes of a proto-action key (``verb|a+b|tools``)."""
     parts = key.split(KEY_SEP)
-    return parts[1].split("+") if len(parts) == 3 and parts[1] else []
+    return parts[1].split(SET_SEP) if len(parts) == 3 and parts[1] else []
 
 
 def known_classes(source: Source, classes: Sequence[str], kappa: float) -> frozenset[str]:

@@ -19,6 +19,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from dishgraph.actions import ProtoAction
+
 SHARE_FEATURES = ("ft", "fb", "food", "action", "flavour", "class", "base", "own", "rate")
 FLAG_FEATURES = ("alone_on_new", "with_new", "tool")
 FEATURES = SHARE_FEATURES + FLAG_FEATURES
@@ -49,15 +51,14 @@ def candidate_features(
         b = fb.get(a, 0.0)
         if ft < min_freq or ft <= ratio * b:
             continue
-        _, ingredients, tools = a.split("|")
-        classes = ingredients.split("+") if ingredients else []
+        action = ProtoAction.from_key(a)
         shares = {"ft": ft, "fb": b, "rate": rates.get(a, 0.0)} | {
             k: by_kind[k].get(a, 0.0) for k in ("food", "action", "flavour", "class", "base", "own")
         }
         flags = [
-            float(bool(new_cls) and classes == [new_cls]),
-            float(bool(new_cls) and new_cls in classes),
-            float(bool(tools)),
+            float(bool(new_cls) and action.ingredients == {new_cls}),
+            float(bool(new_cls) and new_cls in action.ingredients),
+            float(bool(action.tools)),
         ]
         out.append((a, [math.log(shares[k] + LOG_FLOOR) for k in SHARE_FEATURES] + flags))
     return out
