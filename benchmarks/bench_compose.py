@@ -184,11 +184,10 @@ def selection_limit(store, g, instances, glossary, scorer, parity) -> dict:
                             "source": COMPOSED,
                             "fb": fb.get(a, 0.0),
                             "ft": ft.get(a, 0.0),
-                            "votes": "",
                         }
                     )
             store.query("pivot_clear", pair=key, source=COMPOSED)
-            store.write("pivot_write_annotated", rows)
+            store.write("pivot_write_composed", rows)
         row, _ = score(store, instances, glossary, scorer, parity)
         out["oracle"][str(min_ft)] = {"pivots": counts} | row
     g.compose()  # the oracle edges are gone again: the default composition and its pivots
