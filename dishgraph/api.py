@@ -159,14 +159,23 @@ class DishGraph:
         progress: Callable[[], None] | None = None,
         fit: bool = False,
         inserts: str = compose_mod.RULE,
+        ranker_model: str = compose_mod.DEFAULT_MODEL,
     ) -> compose_mod.ComposeReport:
         """Compose the targets of ``pairs`` (default: every DishPair) from the dishes sharing their name's
         components, store COMPOSED_USES with provenance, mine ``PIVOT {source: composed}`` and transfer order
         constraints (``MUST_PRECEDE {source: composed}``). Reads no released pivot or constraint. ``fit``: the
         weights are first fitted by leave-one-dish-out on the graph's corpus dishes (``compose.fit_weights``).
-        ``inserts="ranker"``: insertions chosen by a ranker fitted on corpus pseudo-pairs (``insert_ranker``)."""
+        ``inserts="ranker"``: insertions chosen by a ranker fitted on corpus pseudo-pairs (``insert_ranker``;
+        ``ranker_model`` names one of its ``MODELS``)."""
         return compose_mod.compose_pairs(
-            self._store, pairs, settings, thresholds, progress=progress, fit=fit, inserts=inserts
+            self._store,
+            pairs,
+            settings,
+            thresholds,
+            progress=progress,
+            fit=fit,
+            inserts=inserts,
+            ranker_model=ranker_model,
         )
 
     def composed_actions(self, dish: str, top: int = 20) -> list[Row]:

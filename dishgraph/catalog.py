@@ -13,6 +13,7 @@ from dishgraph.ingest.depparse import BACKENDS as DEP_BACKENDS
 from dishgraph.ingest.parser import PARSERS
 from dishgraph.ingest.segment import SEGMENTERS
 from dishgraph.knowledge.causal import ESTIMATORS
+from dishgraph.knowledge.insert_ranker import MODELS as INSERT_RANKERS
 from dishgraph.models.registry import GENERATORS
 from dishgraph.registry import Registry
 
@@ -22,6 +23,7 @@ REGISTRIES: dict[str, Registry[Any]] = {
     "segmenters": SEGMENTERS,
     "dep-backends": DEP_BACKENDS,
     "estimators": ESTIMATORS,
+    "insert-rankers": INSERT_RANKERS,
     "backends": STORE_BACKENDS,
 }
 

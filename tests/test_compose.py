@@ -309,8 +309,8 @@ def test_pseudo_pairs_are_corpus_dishes_sharing_a_method(graph):
 
 
 def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge(graph):
-    """``inserts="ranker"``: a logistic regression fitted on the graph's pseudo-pairs chooses the insertions,
-    the rule's removals stay; deleting every released pivot and constraint changes nothing it writes."""
+    """``inserts="ranker"``: a classifier fitted on the graph's pseudo-pairs chooses the insertions, the rule's
+    removals stay; deleting every released pivot and constraint changes nothing it writes."""
     from dataclasses import replace
 
     from dishgraph.knowledge import compose, insert_ranker
@@ -327,8 +327,10 @@ def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge
 
     with pytest.raises(ValueError, match="inserts must be one of"):
         g.compose(pairs, inserts="oracle")
+    with pytest.raises(ValueError, match="unknown insert ranker 'boosting'; known: boosted, logistic"):
+        g.compose(pairs, inserts="ranker", ranker_model="boosting")
     ranker = compose.fit_ranker(store, min_recipes=2)
-    assert ranker is not None and len(ranker.coef) == len(insert_ranker.FEATURES) and 0 < ranker.positives
+    assert ranker is not None and ranker.model_name == insert_ranker.DEFAULT_MODEL and 0 < ranker.positives
     before = run()
     store.execute("MATCH (:DishPair)-[e:PIVOT]->(:ProtoAction) WHERE e.source = 'crg-release' DELETE e")
     store.execute("MATCH (:ProtoAction)-[m:MUST_PRECEDE]->(:ProtoAction) WHERE m.source = 'crg-release' DELETE m")
@@ -337,6 +339,30 @@ def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge
     inserts = {(a, ft, fb) for a, kind, fb, ft in pivots if kind == "insert"}
     assert {(a, k) for a, k, _, _ in pivots if k == "remove"} == {(a, k) for a, k in rule if k == "remove"}
     assert all(ft > thresholds.alpha * fb and ft >= compose.STORE_MIN_FREQ for _, ft, fb in inserts)
-    assert report["features"] == list(insert_ranker.FEATURES) and report["coef"] == [round(c, 4) for c in ranker.coef]
+    assert report == ranker.to_dict() and report["features"] == list(insert_ranker.FEATURES)
     assert inserts and {(a, "insert") for a, _, _ in inserts} != {(a, k) for a, k in rule if k == "insert"}
     g.compose(pairs)  # leave the module's graph as the other tests expect it
+
+
+@pytest.mark.parametrize("model", ["boosted", "logistic"])
+def test_every_insert_ranker_model_fits_and_cross_validates_on_pseudo_pairs(graph, model):
+    """Each of ``insert_ranker.MODELS`` (``test_registries`` runs each on toy data) fits the pseudo-pairs'
+    candidates, gives a probability to each, reports itself, and is cross-validated by target dish (how the
+    default was chosen); the same data fit twice give the same probabilities (no random hold-out)."""
+    from dishgraph.knowledge import compose, insert_ranker
+
+    g, _, _, _ = graph
+    xs, ys, groups, pairs = compose.ranker_examples(g.store, min_recipes=2)
+    assert pairs and len(xs) == len(ys) == len(groups) and 0 < sum(ys) < len(ys)
+    assert all(len(x) == len(insert_ranker.FEATURES) for x in xs)
+    first, second = (insert_ranker.fit(xs, ys, pairs, model) for _ in range(2))
+    assert first is not None and second is not None
+    probs = first.probabilities(xs)
+    assert probs == second.probabilities(xs) and all(0.0 <= p <= 1.0 for p in probs)
+    assert first.to_dict()["model"] == model and first.to_dict()["positives"] == sum(ys)
+    assert ("coef" in first.to_dict()) == (model == insert_ranker.LOGISTIC)
+    ap = insert_ranker.cross_validate(xs, ys, groups, model, folds=2)
+    assert ap is not None and 0.0 < ap <= 1.0
+    assert insert_ranker.fit(xs, [0] * len(ys), pairs, model) is None  # one kind of label: nothing to learn
+    chosen = insert_ranker.choose_inserts(first, [(str(i), x) for i, x in enumerate(xs)], 0.5)
+    assert [p for _, p in chosen] == sorted((p for p in probs if p >= 0.5), reverse=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from dishgraph.graph import queries
 from dishgraph.graph.factory import BACKENDS as STORE_BACKENDS
 from dishgraph.graph.factory import open_store
 from dishgraph.ingest import depparse, parser, segment
-from dishgraph.knowledge import causal
+from dishgraph.knowledge import causal, insert_ranker
 from dishgraph.models import registry as generators
 from dishgraph.registry import Registry, RegistryImportError, UnknownName
 from dishgraph.task import Instance
@@ -102,6 +103,20 @@ def _estimator(name: str, **_) -> None:
     assert est.ate == pytest.approx(causal.estimate_pair(ds, "a", "b", estimator="fast").ate)
 
 
+def _insert_ranker(name: str, **_) -> None:
+    """Fitted on candidates whose composed share alone tells insertions apart, the model puts a likely one above
+    the insertion rate and an unlikely one below it (``test_compose`` fits each on a graph's real pseudo-pairs)."""
+    width = len(insert_ranker.FEATURES)
+    xs = [[math.log(0.01 * (k % 50) + 0.001)] + [0.0] * (width - 1) for k in range(200)]
+    ys = [int(k % 50 >= 40) for k in range(200)]
+    ranker = insert_ranker.fit(xs, ys, model=name)
+    assert ranker is not None and ranker.to_dict()["model"] == name
+    high, low = ranker.probabilities([xs[45], xs[5]])
+    assert high > sum(ys) / len(ys) > low
+    with pytest.raises(UnknownName, match="unknown insert ranker 'forest'; known: boosted, logistic"):
+        insert_ranker.fit(xs, ys, model="forest")
+
+
 def _ladybug(name: str, tmp_path, **_) -> None:
     with open_store(db=str(tmp_path / "db")) as store:
         assert store.backend == name == "ladybug"
@@ -124,6 +139,7 @@ CASES = {
     **{("segmenters", n): _segmenter for n in ("lac", "jieba", "auto")},
     **{("dep-backends", n): _dep_backend for n in ("ltp", "hanlp", "stanza")},
     **{("estimators", n): _estimator for n in ("fast", "dowhy")},
+    **{("insert-rankers", n): _insert_ranker for n in ("boosted", "logistic")},
     ("backends", "ladybug"): _ladybug,
     ("backends", "neo4j"): _neo4j,
 }

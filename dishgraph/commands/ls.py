@@ -55,6 +55,7 @@ for _kind, _help in (
     ("segmenters", "Word segmenters for --segmenter (LAC, jieba, auto)."),
     ("dep-backends", "Dependency-parser backends (LTP, HanLP, stanza), used only with a local model."),
     ("estimators", "Causal-effect estimators for --estimator (order mining)."),
+    ("insert-rankers", "Insertion rankers of composed knowledge (Python API: compose(ranker_model=...))."),
     ("backends", "Graph database engines behind GraphStore (embedded LadybugDB, Neo4j)."),
 ):
     app.command(_kind, help=_help)(_lister(_kind))

@@ -31,7 +31,13 @@ from dataclasses import asdict, dataclass, field, replace
 
 from dishgraph.actions import KEY_SEP, SET_SEP, ProtoAction
 from dishgraph.graph.base import GraphStore
-from dishgraph.knowledge.insert_ranker import InsertRanker, candidate_features, choose_inserts
+from dishgraph.knowledge.insert_ranker import (
+    DEFAULT_MODEL,
+    MODELS,
+    InsertRanker,
+    candidate_features,
+    choose_inserts,
+)
 from dishgraph.knowledge.insert_ranker import fit as fit_insert_ranker
 from dishgraph.knowledge.pivots import COMPOSED
 
@@ -472,16 +478,19 @@ def compose_pairs(
     fit: bool = False,
     inserts: str = RULE,
     pseudo_min_recipes: int = 10,
+    ranker_model: str = DEFAULT_MODEL,
 ) -> ComposeReport:
     """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints.
 
     ``fit``: first fit the component / class / shrinkage (and per-corpus) weights on the graph's own corpus
     dishes by leave-one-dish-out (``fit_weights``; no pair is read), starting from ``settings``.
     ``inserts``: ``rule`` (the paper's rule on composed shares) or ``ranker`` (the insertions chosen by a
-    ranker fitted on the graph's pseudo-pairs of dishes with ``pseudo_min_recipes`` recipes, ``insert_ranker``;
-    the removals stay the rule's; a corpus without pseudo-pairs keeps the rule's insertions, ``ranker`` empty)."""
+    ranker fitted on the graph's pseudo-pairs of dishes with ``pseudo_min_recipes`` recipes, ``insert_ranker``,
+    whose ``MODELS`` ``ranker_model`` names; the removals stay the rule's; a corpus without pseudo-pairs keeps
+    the rule's insertions, ``ranker`` empty)."""
     if inserts not in INSERT_METHODS:
         raise ValueError(f"inserts must be one of {', '.join(INSERT_METHODS)}, not {inserts!r}")
+    MODELS.lookup(ranker_model)  # a typo fails before any work, naming the known models
     import time
 
     from dishgraph.knowledge.frequencies import refresh_stale_uses
@@ -507,7 +516,9 @@ def compose_pairs(
     ranker, rates = None, {}
     if inserts == RANKER:
         rates = corpus_rates(store)
-        ranker = fit_ranker(store, settings, thresholds, rates=rates, min_recipes=pseudo_min_recipes)
+        ranker = fit_ranker(
+            store, settings, thresholds, rates=rates, min_recipes=pseudo_min_recipes, model=ranker_model
+        )
         rep.ranker = ranker.to_dict() if ranker else {}
     for key in pairs:
         spec = pair_spec(store, key, diner_glossary, glossary)
@@ -538,8 +549,9 @@ class ComposedThresholds:
     tau_i: float = 0.2
     min_fb: float = 0.1
     tau_new: float = 0.03
-    # inserts="ranker": the insertion probability a candidate needs (tuned on the even pairs)
-    ranker_min_prob: float = 0.05
+    # inserts="ranker": the insertion probability a candidate needs (chosen on the even pairs from the grid of
+    # benchmarks/bench_compose.py --limits, for the default model and for the logistic one alike)
+    ranker_min_prob: float = 0.1
 
 
 def corpus_rates(store: GraphStore) -> dict[str, float]:
@@ -548,17 +560,18 @@ def corpus_rates(store: GraphStore) -> dict[str, float]:
     return {r["action"]: int(r["recipes"]) / n for r in store.query("compose_action_rates")} if n else {}
 
 
-def fit_ranker(
+def ranker_examples(
     store: GraphStore,
     settings: ComposeSettings | None = None,
     thresholds: ComposedThresholds | None = None,
     *,
     min_recipes: int = 10,
     rates: dict[str, float] | None = None,
-) -> InsertRanker | None:
-    """Fit the insertion ranker (``insert_ranker``) on the graph's pseudo-pairs: each candidate of a hidden
-    target labelled by the paper's rule (``pivots.classify``) on the real USES of the pseudo-pair's two
-    dishes. None when the corpus has no pseudo-pair or no insertion among them. No DishPair is read."""
+) -> tuple[list[list[float]], list[int], list[str], int]:
+    """The insertion ranker's training data from the graph's pseudo-pairs: each candidate of a hidden target
+    (features, ``insert_ranker.candidate_features``) labelled by the paper's rule (``pivots.classify``) on the
+    real USES of the pseudo-pair's two dishes, with its target dish (the CV group) and the number of
+    pseudo-pairs. No DishPair is read."""
     from dishgraph.knowledge.pivots import classify
 
     settings = settings or ComposeSettings()
@@ -574,6 +587,7 @@ def fit_ranker(
 
     xs: list[list[float]] = []
     ys: list[int] = []
+    groups: list[str] = []
     specs = pseudo_pair_specs(store, min_recipes)
     for spec in specs:
         assert spec.base is not None
@@ -585,7 +599,23 @@ def fit_ranker(
         ):
             xs.append(x)
             ys.append(int(classify(fb.get(a, 0.0), ft.get(a, 0.0)) == "insert"))
-    return fit_insert_ranker(xs, ys, len(specs))
+            groups.append(spec.target)
+    return xs, ys, groups, len(specs)
+
+
+def fit_ranker(
+    store: GraphStore,
+    settings: ComposeSettings | None = None,
+    thresholds: ComposedThresholds | None = None,
+    *,
+    min_recipes: int = 10,
+    rates: dict[str, float] | None = None,
+    model: str = DEFAULT_MODEL,
+) -> InsertRanker | None:
+    """Fit the insertion ranker (``insert_ranker``, its ``model``) on the graph's pseudo-pairs
+    (``ranker_examples``). None when the corpus has no pseudo-pair or no insertion among them."""
+    xs, ys, _, pairs = ranker_examples(store, settings, thresholds, min_recipes=min_recipes, rates=rates)
+    return fit_insert_ranker(xs, ys, pairs, model)
 
 
 def rank_inserts(
