@@ -8,7 +8,7 @@ default (``MODELS``, ``dishgraph ls insert-rankers``), chosen over a logistic re
 precision on the pseudo-pairs (``cross_validate``, folds by target dish), a corpus-only choice.
 
 It is fitted on *pseudo-pairs* of corpus dishes (``compose.pseudo_pair_specs``: 炒牛肉 → 炒花蛤, both with
-recipes of their own), labelled by the paper's rule on the two dishes' real USES (``compose.fit_ranker``
+recipes of their own), labelled by the paper's rule on the two dishes' real USES (``compose.ranker_examples``
 gathers them); no DishPair, released pivot or constraint is read. The only pair-tuned number is the
 probability a candidate needs (``ComposedThresholds.ranker_min_prob``, tuned on the even CRG pairs like the
 editor's other thresholds). This module imports nothing of the graph: features, the model and the choice.
