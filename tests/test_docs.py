@@ -126,6 +126,13 @@ def test_every_command_has_a_cli_md_entry(commands):
         assert c.help.strip().split("\n")[0] in text, c.name
 
 
+def test_cli_md_is_the_current_rendering(commands):
+    """The whole file, not only each command's first help line: an option's help changed without
+    regenerating (the `--instances spread:N` text once) is caught too."""
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert text == render(commands) + "\n", "regenerate docs/cli.md: python -m dishgraph.docs_cli > docs/cli.md"
+
+
 def test_generated_reference_lists_options():
     text = render()
     entry = text[text.index("## `dishgraph sync`") :]
