@@ -166,7 +166,7 @@ class DishGraph:
         constraints (``MUST_PRECEDE {source: composed}``). Reads no released pivot or constraint. ``fit``: the
         weights are first fitted by leave-one-dish-out on the graph's corpus dishes (``compose.fit_weights``).
         ``inserts="ranker"``: insertions chosen by a ranker fitted on corpus pseudo-pairs (``insert_ranker``;
-        ``ranker_model`` names one of its ``MODELS``)."""
+        ``ranker_model`` names one of its ``MODELS``); ``"rule+ranker"``: the rule's insertions and the ranker's."""
         return compose_mod.compose_pairs(
             self._store,
             pairs,

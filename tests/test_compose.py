@@ -341,6 +341,9 @@ def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge
     assert all(ft > thresholds.alpha * fb and ft >= compose.STORE_MIN_FREQ for _, ft, fb in inserts)
     assert report == ranker.to_dict() and report["features"] == list(insert_ranker.FEATURES)
     assert inserts and {(a, "insert") for a, _, _ in inserts} != {(a, k) for a, k in rule if k == "insert"}
+    compose.compose_pairs(store, pairs, thresholds=thresholds, inserts="rule+ranker", pseudo_min_recipes=2)
+    both = {(p.action, p.kind) for p in g.pivots("白灼菜心", "白灼秋葵", source="composed")}
+    assert both == rule | {(a, "insert") for a, _, _ in inserts}  # the rule's pivots and the ranker's insertions
     g.compose(pairs)  # leave the module's graph as the other tests expect it
 
 

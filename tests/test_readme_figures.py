@@ -49,6 +49,8 @@ DEMO = _load("demo.json")
 COMPOSED = _load("compose.json")["release_and_sample"]["table3"]
 _RANKER = _load("compose.json")["release_and_sample"]["corpus_only"]["ranker"]
 RANKER = _RANKER[str(_RANKER["chosen_on_even"])]  # the insertion ranker at its threshold chosen on even pairs
+_BOTH = _load("compose.json")["release_and_sample"]["corpus_only"]["rule+ranker"]
+BOTH = _BOTH[str(_BOTH["chosen_on_even"])]  # the rule's insertions and the ranker's, threshold chosen on even
 FAIR = _load("generators_fair.json")["rows"]
 GPU = {r["model"].split(",")[0]: r for r in _load("generators_gpu.json")["scores"]}
 GPU_2 = {r["model"].split(",")[0]: r for r in _load("generators_gpu_2.json")["scores"]}  # the second lease
@@ -87,6 +89,9 @@ def _table_row(label: str) -> dict:
         ("… insertions by the pseudo-pair ranker, all pairs", RANKER["all"]),
         ("… ranker, even pairs", RANKER["even"]),
         ("… ranker, odd pairs", RANKER["odd"]),
+        ("… the rule's insertions and the ranker's, all pairs", BOTH["all"]),
+        ("… rule + ranker, even pairs", BOTH["even"]),
+        ("… rule + ranker, odd pairs", BOTH["odd"]),
         ("graph editor, `--knowledge association`", _row("association", FAIR)),
         ("graph editor, `--knowledge pivots`", _row("graph", FAIR)),
         ("GPT-2 (D), 89.3M char GPT-2, 2 min on an H200", GPU["GPT-2 (D)"]),

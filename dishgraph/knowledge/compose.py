@@ -42,8 +42,10 @@ from dishgraph.knowledge.insert_ranker import fit as fit_insert_ranker
 from dishgraph.knowledge.pivots import COMPOSED
 
 KINDS = ("base", "action", "flavour", "food", "class", "own")
-RULE, RANKER = "rule", "ranker"  # how a composed pair's insertions are chosen (``compose_pairs(inserts=...)``)
-INSERT_METHODS = (RULE, RANKER)
+# how a composed pair's insertions are chosen (``compose_pairs(inserts=...)``): the paper's rule, the ranker,
+# or the rule's insertions plus the ranker's
+RULE, RANKER, RULE_AND_RANKER = "rule", "ranker", "rule+ranker"
+INSERT_METHODS = (RULE, RANKER, RULE_AND_RANKER)
 # Composed frequencies below this are not stored: absent reads as 0, which changes no pivot (a remove-pivot
 # needs a base share of min_fb >= 0.05 >> alpha * 0.005, an insert-pivot a composed share above tau_i).
 STORE_MIN_FREQ = 0.005
@@ -484,10 +486,10 @@ def compose_pairs(
 
     ``fit``: first fit the component / class / shrinkage (and per-corpus) weights on the graph's own corpus
     dishes by leave-one-dish-out (``fit_weights``; no pair is read), starting from ``settings``.
-    ``inserts``: ``rule`` (the paper's rule on composed shares) or ``ranker`` (the insertions chosen by a
+    ``inserts``: ``rule`` (the paper's rule on composed shares), ``ranker`` (the insertions chosen by a
     ranker fitted on the graph's pseudo-pairs of dishes with ``pseudo_min_recipes`` recipes, ``insert_ranker``,
-    whose ``MODELS`` ``ranker_model`` names; the removals stay the rule's; a corpus without pseudo-pairs keeps
-    the rule's insertions, ``ranker`` empty)."""
+    whose ``MODELS`` ``ranker_model`` names) or ``rule+ranker`` (the rule's insertions and the ranker's). The
+    removals stay the rule's; a corpus without pseudo-pairs keeps the rule's insertions, ``ranker`` empty."""
     if inserts not in INSERT_METHODS:
         raise ValueError(f"inserts must be one of {', '.join(INSERT_METHODS)}, not {inserts!r}")
     MODELS.lookup(ranker_model)  # a typo fails before any work, naming the known models
@@ -514,7 +516,7 @@ def compose_pairs(
     now = corpus_recipes(store)
     counts: Counter = Counter()
     ranker, rates = None, {}
-    if inserts == RANKER:
+    if inserts in (RANKER, RULE_AND_RANKER):
         rates = corpus_rates(store)
         ranker = fit_ranker(
             store, settings, thresholds, rates=rates, min_recipes=pseudo_min_recipes, model=ranker_model
@@ -526,7 +528,9 @@ def compose_pairs(
         write_composition(store, comp, min_freq=STORE_MIN_FREQ, recipes_now=now)
         mined = mine_composed(store, key, thresholds, spec.new_cls)
         if ranker is not None:
-            mined = rank_inserts(store, key, spec, comp, mined, ranker, rates, thresholds)
+            mined = rank_inserts(
+                store, key, spec, comp, mined, ranker, rates, thresholds, keep_rule=inserts == RULE_AND_RANKER
+            )
         counts.update(p["kind"] for p in mined)
         if constraints:
             rep.constraints += transfer_constraints(store, spec, comp)
@@ -627,9 +631,12 @@ def rank_inserts(
     ranker,
     rates: dict[str, float],
     thresholds: ComposedThresholds | None = None,
+    *,
+    keep_rule: bool = False,
 ) -> list[dict]:
-    """Replace the rule's insert pivots of ``pair`` with the ranker's choice (its removals stay); returns the
-    pair's composed pivots as ``mine_composed`` does."""
+    """Replace the rule's insert pivots of ``pair`` with the ranker's choice (its removals stay; ``keep_rule``:
+    add the ranker's to the rule's insertions instead); returns the pair's composed pivots as ``mine_composed``
+    does."""
     t = thresholds or ComposedThresholds()
     base = own_source(store, spec.base) if spec.base else None
     fb = base.freq if base else {}
@@ -638,7 +645,11 @@ def rank_inserts(
     )
     chosen = choose_inserts(ranker, candidates, t.ranker_min_prob)
     removes = [p for p in mined if p["kind"] == "remove"]
-    inserts = [{"action": a, "kind": "insert", "fb": fb.get(a, 0.0), "ft": comp.freq[a]} for a, _ in chosen]
+    inserts = [p for p in mined if p["kind"] == "insert"] if keep_rule else []
+    kept = {p["action"] for p in inserts}
+    inserts += [
+        {"action": a, "kind": "insert", "fb": fb.get(a, 0.0), "ft": comp.freq[a]} for a, _ in chosen if a not in kept
+    ]
     store.query("pivot_clear", pair=pair, source=COMPOSED)
     store.write(
         "pivot_write_composed",
