@@ -135,39 +135,43 @@ def ranker_rows(g, instances, glossary, store, scorer, parity) -> dict:
     out: dict = {"model_choice": choice | {"s": round(time.perf_counter() - t0, 1)}}
     print("ranker model choice", choice, flush=True)
 
-    def row(model: str, p: float) -> dict:
-        t0 = time.perf_counter()
-        thresholds = replace(compose.ComposedThresholds(), ranker_min_prob=p)
-        rep = g.compose(thresholds=thresholds, inserts="ranker", ranker_model=model)
-        scored, _ = score(store, instances, glossary, scorer, parity)
-        print("ranker", model, p, {s: scored[s]["hard_f1"] for s in ("all", "even", "odd")}, flush=True)
-        out["ranker"] = rep.ranker
-        return {"pivots": rep.pivots, "compose_and_score_s": round(time.perf_counter() - t0, 1)} | scored
-
-    for p in RANKER_GRID:
-        out[str(p)] = row(model, p)
-    out["chosen_on_even"] = max(RANKER_GRID, key=lambda p: out[str(p)]["even"]["hard_f1"])
-    ranker = out["ranker"]
+    scoring = (instances, glossary, scorer, parity)
+    out |= ranker_grid(g, store, scoring, compose.RANKER, model)
     if model != insert_ranker.LOGISTIC:
-        out[f"logistic {LOGISTIC_ROW}"] = row(insert_ranker.LOGISTIC, LOGISTIC_ROW) | {"ranker": out["ranker"]}
-    out["ranker"] = ranker
+        row = ranked_row(g, store, scoring, compose.RANKER, insert_ranker.LOGISTIC, LOGISTIC_ROW)
+        out[f"logistic {LOGISTIC_ROW}"] = row
     return out
+
+
+def ranker_grid(g, store, scoring, inserts: str, model: str) -> dict:
+    """``ranked_row`` for each threshold of the grid, the fitted ranker once, and the threshold the even pairs
+    choose."""
+    out: dict = {str(p): ranked_row(g, store, scoring, inserts, model, p) for p in RANKER_GRID}
+    for p in RANKER_GRID:
+        out["ranker"] = out[str(p)].pop("ranker")  # the same fit at every threshold
+    out["chosen_on_even"] = max(RANKER_GRID, key=lambda p: out[str(p)]["even"]["hard_f1"])
+    return out
+
+
+def ranked_row(g, store, scoring, inserts: str, model: str, p: float) -> dict:
+    """Compose every pair with ``inserts`` (a ranker mode) at probability threshold ``p`` and score the editor:
+    the row, its pivot counts, its time and the fitted ranker."""
+    instances, glossary, scorer, parity = scoring
+    t0 = time.perf_counter()
+    thresholds = replace(compose.ComposedThresholds(), ranker_min_prob=p)
+    rep = g.compose(thresholds=thresholds, inserts=inserts, ranker_model=model)
+    scored, _ = score(store, instances, glossary, scorer, parity)
+    print(inserts, model, p, {s: scored[s]["hard_f1"] for s in ("all", "even", "odd")}, flush=True)
+    out = {"pivots": rep.pivots, "compose_and_score_s": round(time.perf_counter() - t0, 1)}
+    return out | scored | {"ranker": rep.ranker}
 
 
 def rule_and_ranker_rows(g, instances, glossary, store, scorer, parity) -> dict:
     """The rule's insertions plus the default ranker's (``compose_pairs(inserts="rule+ranker")``), for each
     probability threshold of the grid; the threshold is chosen on the even pairs, odd held out."""
-    out: dict = {}
-    for p in RANKER_GRID:
-        t0 = time.perf_counter()
-        thresholds = replace(compose.ComposedThresholds(), ranker_min_prob=p)
-        rep = g.compose(thresholds=thresholds, inserts=compose.RULE_AND_RANKER)
-        scored, _ = score(store, instances, glossary, scorer, parity)
-        print("rule+ranker", p, {s: scored[s]["hard_f1"] for s in ("all", "even", "odd")}, flush=True)
-        out[str(p)] = {"pivots": rep.pivots, "compose_and_score_s": round(time.perf_counter() - t0, 1)} | scored
-        out["ranker"] = rep.ranker
-    out["chosen_on_even"] = max(RANKER_GRID, key=lambda p: out[str(p)]["even"]["hard_f1"])
-    return out
+    from dishgraph.knowledge.insert_ranker import DEFAULT_MODEL
+
+    return ranker_grid(g, store, (instances, glossary, scorer, parity), compose.RULE_AND_RANKER, DEFAULT_MODEL)
 
 
 ORACLE_REACH = (0.005, 0.05, 0.1)
