@@ -229,6 +229,20 @@ def own_source(store: GraphStore, dish: str) -> Source | None:
     return Source("own", dish, n, {r["action"]: float(r["freq"]) for r in rows}, [(dish, n)])
 
 
+def real_uses(store: GraphStore) -> Callable[[str], dict[str, float]]:
+    """A dish's real USES shares (``own_source``; empty without recipes), each dish read once: the pseudo-pair
+    examples and the ranker's labels read the same dishes again and again."""
+    cache: dict[str, dict[str, float]] = {}
+
+    def real(dish: str) -> dict[str, float]:
+        if dish not in cache:
+            own = own_source(store, dish)
+            cache[dish] = own.freq if own else {}
+        return cache[dish]
+
+    return real
+
+
 def _classes(key: str) -> list[str]:
     """The ingredient classes of a proto-action key (``verb|a+b|tools``)."""
     parts = key.split(KEY_SEP)
@@ -581,14 +595,7 @@ def ranker_examples(
     settings = settings or ComposeSettings()
     thresholds = thresholds or ComposedThresholds()
     rates = corpus_rates(store) if rates is None else rates
-    uses: dict[str, dict[str, float]] = {}
-
-    def real(dish: str) -> dict[str, float]:
-        if dish not in uses:
-            own = own_source(store, dish)
-            uses[dish] = own.freq if own else {}
-        return uses[dish]
-
+    real = real_uses(store)
     xs: list[list[float]] = []
     ys: list[int] = []
     groups: list[str] = []
@@ -883,14 +890,11 @@ def pseudo_pair_specs(
 
 def pseudo_pair_examples(store: GraphStore, settings: ComposeSettings = ComposeSettings(), min_recipes: int = 10):
     """``pseudo_pair_specs`` as fitting examples: (target, gathered sources with the base, real shares, focus)."""
-    truth: dict[str, dict[str, float]] = {}
-    out = []
-    for spec in pseudo_pair_specs(store, min_recipes):
-        if spec.target not in truth:
-            own = own_source(store, spec.target)
-            truth[spec.target] = own.freq if own else {}
-        out.append((spec.target, gather_sources(store, spec, settings.by_corpus), truth[spec.target], spec.classes))
-    return out
+    real = real_uses(store)
+    return [
+        (spec.target, gather_sources(store, spec, settings.by_corpus), real(spec.target), spec.classes)
+        for spec in pseudo_pair_specs(store, min_recipes)
+    ]
 
 
 def leave_one_dish_out(

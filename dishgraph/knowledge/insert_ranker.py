@@ -32,12 +32,14 @@ LOG_FLOOR = 1e-3  # shares enter as log(share + floor): a share of 0 and one of 
 REGULARISATION = 0.1  # sklearn's C: a strong prior toward small weights (a few thousand noisy labels)
 
 
+BOOSTED, LOGISTIC = "boosted", "logistic"
+DEFAULT_MODEL = BOOSTED  # higher pseudo-pair average precision (benchmarks/bench_compose.py --limits)
 MODELS: Registry[Callable[[], Any]] = Registry(
     "insert ranker", doc="classifiers ranking a composed target's insertions (compose_pairs(ranker_model=...))"
 )
 
 
-@MODELS.named("boosted", doc="Shallow gradient-boosted trees (scikit-learn); the default.")
+@MODELS.named(BOOSTED, doc="Shallow gradient-boosted trees (scikit-learn); the default.")
 def _boosted():
     """Shallow gradient-boosted trees: they learn the interactions a linear model cannot (a high class share
     means more when the action is done to the new ingredient alone). No early stopping: it would hold out a
@@ -49,15 +51,11 @@ def _boosted():
     )
 
 
-@MODELS.named("logistic", doc="L2-regularised logistic regression (scikit-learn, C=0.1).")
+@MODELS.named(LOGISTIC, doc="L2-regularised logistic regression (scikit-learn, C=0.1).")
 def _logistic():
     from sklearn.linear_model import LogisticRegression
 
     return LogisticRegression(C=REGULARISATION, max_iter=3000)
-
-
-BOOSTED, LOGISTIC = "boosted", "logistic"
-DEFAULT_MODEL = BOOSTED  # higher pseudo-pair average precision (benchmarks/bench_compose.py --limits)
 
 
 def candidate_features(
@@ -125,20 +123,20 @@ class InsertRanker:
         return out
 
 
-def _check(xs: Sequence, ys: Sequence[int], model: str) -> bool:
-    MODELS.lookup(model)  # an unknown name fails here, naming the known ones
-    return bool(xs) and any(ys) and not all(ys)
+def _learnable(ys: Sequence[int]) -> bool:
+    """Both kinds of label present: otherwise there is nothing for a classifier to learn."""
+    return any(ys) and not all(ys)
 
 
 def fit(
     xs: Sequence[Sequence[float]], ys: Sequence[int], pseudo_pairs: int = 0, model: str = DEFAULT_MODEL
 ) -> InsertRanker | None:
     """Fit the classifier on labelled candidates (``compose.ranker_examples`` gathers them from pseudo-pairs);
-    None when the labels are all one kind."""
-    if not _check(xs, ys, model):
+    None when the labels are all one kind. An unknown ``model`` fails naming the known ones."""
+    entry = MODELS.lookup(model)
+    if not xs or not _learnable(ys):
         return None
-    fitted = MODELS.get(model)().fit(list(xs), list(ys))
-    return InsertRanker(MODELS.lookup(model).name, fitted, len(ys), sum(ys), pseudo_pairs)
+    return InsertRanker(entry.name, entry.target().fit(list(xs), list(ys)), len(ys), sum(ys), pseudo_pairs)
 
 
 def cross_validate(
@@ -149,16 +147,17 @@ def cross_validate(
     from sklearn.metrics import average_precision_score
     from sklearn.model_selection import GroupKFold
 
-    if not _check(xs, ys, model) or len(set(groups)) < folds:
+    entry = MODELS.lookup(model)
+    if not xs or not _learnable(ys) or len(set(groups)) < folds:
         return None
     held_out = [0.0] * len(ys)
     for train, test in GroupKFold(folds).split(xs, ys, groups):
         labels = [ys[i] for i in train]
-        if len(set(labels)) < 2:  # a fold with one kind of label: its rate is all there is to predict
+        if not _learnable(labels):  # a fold with one kind of label: its rate is all there is to predict
             for i in test:
                 held_out[i] = float(labels[0])
             continue
-        fitted = MODELS.get(model)().fit([xs[i] for i in train], labels)
+        fitted = entry.target().fit([xs[i] for i in train], labels)
         for i, p in zip(test, fitted.predict_proba([xs[i] for i in test])[:, 1]):
             held_out[i] = float(p)
     return float(average_precision_score(ys, held_out))
