@@ -136,13 +136,15 @@ class DishGraph:
         alpha: float | None = None,
         tau_r: float | None = None,
         tau_i: float | None = None,
+        inserts: str | None = None,
         progress: Callable[[], None] | None = None,
     ) -> compose_mod.ComposeReport:
         """`compose` the targets of ``pairs`` ((base, target); None: every DishPair), the thresholds given
-        replacing the defaults of `ComposedThresholds` (fair: reads no released pivot)."""
+        replacing the defaults of `ComposedThresholds`, ``inserts`` (None: the default) choosing how
+        insertions are picked (fair: reads no released pivot)."""
         keys = self.pair_keys() if pairs is None else [pivots_mod.pair_key(b, t) for b, t in pairs]
         thr = _with(compose_mod.ComposedThresholds(), alpha=alpha, tau_r=tau_r, tau_i=tau_i)
-        return self.compose(keys, thresholds=thr, progress=progress)
+        return self.compose(keys, thresholds=thr, progress=progress, inserts=inserts or compose_mod.DEFAULT_INSERTS)
 
     def compare_pivots(
         self, base: str, target: str, reference: str = pivots_mod.RELEASE, source: str = pivots_mod.MINED
@@ -158,7 +160,7 @@ class DishGraph:
         thresholds: compose_mod.ComposedThresholds | None = None,
         progress: Callable[[], None] | None = None,
         fit: bool = False,
-        inserts: str = compose_mod.RULE,
+        inserts: str = compose_mod.DEFAULT_INSERTS,
         ranker_model: str = compose_mod.DEFAULT_MODEL,
     ) -> compose_mod.ComposeReport:
         """Compose the targets of ``pairs`` (default: every DishPair) from the dishes sharing their name's

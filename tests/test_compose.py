@@ -215,6 +215,17 @@ def test_cli_mine_compare_validate(graph):
         assert r.exit_code == 0 and json.loads(r.output)["means"]["dishes"] >= 2
         r = run(app, ["pivots", "mine", PAIR, "--knowledge", "bogus", "--db", db])
         assert r.exit_code == 2 and "corpus or composed" in r.output
+        r = run(
+            app, ["pivots", "mine", PAIR, "--knowledge", "composed", "--inserts", "rule+ranker", "--db", db, "--json"]
+        )
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.output)["pairs"] == 1  # too few 10+ recipe dishes here for a ranker: the rule's
+        for bad, says in (
+            (["--knowledge", "composed", "--inserts", "rank"], "rule, ranker, rule+ranker"),
+            (["--inserts", "ranker"], "with --knowledge composed"),
+        ):
+            r = run(app, ["pivots", "mine", PAIR, *bad, "--db", db])
+            assert r.exit_code == 2 and says in r.output, r.output
     finally:
         from dishgraph.graph.ladybug_store import LadybugStore
 

@@ -46,6 +46,7 @@ KINDS = ("base", "action", "flavour", "food", "class", "own")
 # or the rule's insertions plus the ranker's
 RULE, RANKER, RULE_AND_RANKER = "rule", "ranker", "rule+ranker"
 INSERT_METHODS = (RULE, RANKER, RULE_AND_RANKER)
+DEFAULT_INSERTS = RULE
 # Composed frequencies below this are not stored: absent reads as 0, which changes no pivot (a remove-pivot
 # needs a base share of min_fb >= 0.05 >> alpha * 0.005, an insert-pivot a composed share above tau_i).
 STORE_MIN_FREQ = 0.005
@@ -492,7 +493,7 @@ def compose_pairs(
     constraints: bool = True,
     progress: Callable[[], None] | None = None,
     fit: bool = False,
-    inserts: str = RULE,
+    inserts: str = DEFAULT_INSERTS,
     pseudo_min_recipes: int = 10,
     ranker_model: str = DEFAULT_MODEL,
 ) -> ComposeReport:
