@@ -27,14 +27,9 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from _crg import release_with_parity  # noqa: E402
+from choose_insert_method import RULE_GRID, coordinate_ascent  # noqa: E402
 
-GRID = {
-    "alpha": (2.0, 2.5, 3.0, 4.0, 5.0),
-    "tau_r": (0.05, 0.1, 0.15),
-    "tau_i": (0.15, 0.2, 0.25, 0.3),
-    "min_fb": (0.05, 0.1, 0.15),
-    "tau_new": (0.02, 0.03, 0.05),
-}
+GRID = RULE_GRID
 
 
 def main() -> None:
@@ -73,25 +68,14 @@ def main() -> None:
             texts = [editor.edit(i) for i in split[name]]
             return table_row(scorer.score(texts, split[name]), f"graph editor (composed, fair) [{name}]")
 
-        tried: dict[compose.ComposedThresholds, float] = {}
-
         def even_f1(thr: compose.ComposedThresholds) -> float:
-            if thr not in tried:  # a value passed over before can come round again once another one moved
-                tried[thr] = row(thr, "even")["hard_f1"]
-                print(json.dumps(asdict(thr) | {"even_hard_f1": tried[thr]}), flush=True)
-            return tried[thr]
+            f1 = row(thr, "even")["hard_f1"]
+            print(json.dumps(asdict(thr) | {"even_hard_f1": f1}), flush=True)
+            return f1
 
         start = compose.ComposedThresholds()
-        best, best_f1 = start, even_f1(start)
-        start_f1 = best_f1
-        for name, values in GRID.items():
-            for v in values:
-                if v == getattr(best, name):
-                    continue
-                cand = replace(best, **{name: v})
-                f1 = even_f1(cand)
-                if f1 > best_f1:
-                    best, best_f1 = cand, f1
+        best, best_f1, tried = coordinate_ascent(even_f1, start, GRID)
+        start_f1 = dict(tried)[start]
         result = {
             "db": args.db,
             "compose_settings": settings.to_dict(),
@@ -101,7 +85,7 @@ def main() -> None:
             "even": row(best, "even"),
             "odd": row(best, "odd"),
             "odd_with_start": row(start, "odd"),
-            "tried": [asdict(t) | {"even_hard_f1": f1} for t, f1 in tried.items()],
+            "tried": [asdict(t) | {"even_hard_f1": f1} for t, f1 in tried],
         }
         for k in keys["even"] + keys["odd"]:  # leave the graph mined with the defaults
             compose.mine_composed(store, k, start, new_cls[k])
