@@ -140,6 +140,11 @@ def _print_composed(rep) -> None:
         f"{rep.pivots.get('remove', 0)} remove and {rep.pivots.get('insert', 0)} insert pivots "
         f"(source composed), {rep.constraints} transferred order constraints, {rep.seconds:.1f} s"
     )
+    if rep.ranker:
+        console.print(
+            f"insertions chosen with the {rep.ranker['model']} ranker, fitted on {rep.ranker['pseudo_pairs']} "
+            "pseudo-pairs of corpus dishes"
+        )
 
 
 @app.command("validate-composed")

@@ -46,6 +46,8 @@ KINDS = ("base", "action", "flavour", "food", "class", "own")
 # or the rule's insertions plus the ranker's
 RULE, RANKER, RULE_AND_RANKER = "rule", "ranker", "rule+ranker"
 INSERT_METHODS = (RULE, RANKER, RULE_AND_RANKER)
+# chosen nested inside the even CRG pairs, each method tuned on one half and scored on the other
+# (benchmarks/choose_insert_method.py, benchmarks/results/insert_method.json)
 DEFAULT_INSERTS = RULE
 # Composed frequencies below this are not stored: absent reads as 0, which changes no pivot (a remove-pivot
 # needs a base share of min_fb >= 0.05 >> alpha * 0.005, an insert-pivot a composed share above tau_i).
