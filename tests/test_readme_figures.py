@@ -5,6 +5,8 @@ the README states is read back here and compared with the file it comes from.
 - demo.json: `make demo` (`benchmarks/demo_figures.py` over the demo's report): its time, the XiaChuFang
   sample as read and as loaded, the identity / replace / fair composed editor rows;
 - compose.json: the composed editor's rows (all / even / odd pairs) from `benchmarks/bench_compose.py`;
+- insert_method.json: the insertion method chosen nested inside the even pairs
+  (`benchmarks/choose_insert_method.py`);
 - generators_fair.json: the association (earlier fair) editor and the oracle editor;
 - generators_gpu.json: the LM rows trained and generated on a GPU (`benchmarks/gpu_table3.sh score`);
 - parity.json: even vs odd pairs of generators tuned on no pair (`benchmarks/bench_parity.py`).
@@ -179,3 +181,24 @@ def test_second_lease_run_to_run_figures():
     first, retrained = _stated(r"gpt2-d scored (\d+\.\d+) with the first model and (\d+\.\d+) with the retrained")
     assert first == pytest.approx(both["first_model"]["hard_f1"], abs=0.005)
     assert retrained == pytest.approx(both["retrained"]["hard_f1"], abs=0.005)
+
+
+def test_insert_method_choice_is_the_nested_one():
+    """The README's nested choice between the insertion methods (`benchmarks/choose_insert_method.py`)."""
+    choice = _load("insert_method.json")
+    means = {m: choice["nested"][m]["mean_held_out_hard_f1"] for m in ("rule", "ranker", "rule+ranker")}
+    assert _stated(r"Mean held-out Hard F1: rule (\d+\.\d+), ranker (\d+\.\d+), rule \+ ranker (\d+\.\d+)") == tuple(
+        means.values()
+    )
+    assert choice["chosen"] == max(means, key=means.get) == "rule"
+    final = choice["final"]["rule"]
+    assert _stated(r"the rule scores (\d+\.\d+) on all pairs and (\d+\.\d+) odd") == (
+        final["all"]["hard_f1"],
+        final["odd"]["hard_f1"],
+    )
+    both = choice["final"]["rule+ranker"]
+    assert _stated(r"would pass it \((\d+\.\d+) on all pairs, (\d+\.\d+) odd\)") == (
+        both["all"]["hard_f1"],
+        both["odd"]["hard_f1"],
+    )
+    assert _stated(r"on all of them (\d+\.\d+) against (\d+\.\d+)\)") == (final["hard_f1"], both["hard_f1"])
