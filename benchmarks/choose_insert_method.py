@@ -100,11 +100,10 @@ class MethodScorer:
         for k in keys:
             spec = self.specs[k]
             mined = compose.mine_composed(self.store, k, thr, spec.new_cls)
-            if method != compose.RULE:
+            ranker = self.ranker(thr.alpha) if method != compose.RULE else None
+            if ranker is not None:  # none without pseudo-pairs: the rule's insertions stay, as compose_pairs does
                 keep = method == compose.RULE_AND_RANKER
-                compose.rank_inserts(
-                    self.store, k, spec, self.comps[k], mined, self.ranker(thr.alpha), self.rates, thr, keep_rule=keep
-                )
+                compose.rank_inserts(self.store, k, spec, self.comps[k], mined, ranker, self.rates, thr, keep_rule=keep)
 
     def row(self, method: str, thr, keys: Sequence[str], label: str) -> dict:
         """The Table-3 row of the editor on the instances of ``keys`` with ``method`` at ``thr``."""
