@@ -71,24 +71,26 @@ class MethodScorer:
     pairs. The compositions are made once; the ranker is fitted once per ``alpha`` (its candidates are the
     actions whose composed share passes ``alpha`` times the base's)."""
 
-    def __init__(self, store, glossary, scorer, instances):
+    def __init__(self, store, glossary, scorer, instances, settings=None):
         from dishgraph.ingest.loader import pair_key
         from dishgraph.knowledge import compose
 
         self.store, self.glossary, self.scorer, self.instances = store, glossary, scorer, instances
         dg, gl = compose.default_glossaries(store)
-        settings = compose.ComposeSettings()
+        self.settings = settings or compose.ComposeSettings()
         keys = sorted({pair_key(i.base, i.target) for i in instances})
         self.specs = {k: compose.pair_spec(store, k, dg, gl) for k in keys}
-        self.comps = {k: compose.compose_spec(store, s, settings) for k, s in self.specs.items()}
-        self.rates = compose.corpus_rates(store)
-        self.settings = settings
+        self.comps: dict[str, object] = {}  # composed when a ranker first needs them (the rule reads the graph's)
+        self.rates: dict[str, float] = {}
         self.rankers: dict[float, object] = {}
         self.evaluations = 0
 
     def ranker(self, alpha: float):
         from dishgraph.knowledge import compose
 
+        if not self.comps:
+            self.comps = {k: compose.compose_spec(self.store, s, self.settings) for k, s in self.specs.items()}
+            self.rates = compose.corpus_rates(self.store)
         if alpha not in self.rankers:
             thr = replace(compose.ComposedThresholds(), alpha=alpha)
             self.rankers[alpha] = compose.fit_ranker(self.store, self.settings, thr, rates=self.rates)
@@ -106,7 +108,8 @@ class MethodScorer:
                 compose.rank_inserts(self.store, k, spec, self.comps[k], mined, ranker, self.rates, thr, keep_rule=keep)
 
     def row(self, method: str, thr, keys: Sequence[str], label: str) -> dict:
-        """The Table-3 row of the editor on the instances of ``keys`` with ``method`` at ``thr``."""
+        """The Table-3 row (named ``label``) of the editor on the instances of ``keys`` with ``method`` at
+        ``thr``."""
         from dishgraph.eval.crg import table_row
         from dishgraph.ingest.loader import pair_key
         from dishgraph.models.graph_editor import GraphEditor
@@ -116,7 +119,7 @@ class MethodScorer:
         subset = [i for i in self.instances if pair_key(i.base, i.target) in wanted]
         editor = GraphEditor(self.glossary, store=self.store, knowledge="composed")
         self.evaluations += 1
-        return table_row(self.scorer.score([editor.edit(i) for i in subset], subset), f"{method} [{label}]")
+        return table_row(self.scorer.score([editor.edit(i) for i in subset], subset), label)
 
     def tune(self, method: str, keys: Sequence[str], label: str) -> dict:
         """Coordinate ascent of ``method``'s thresholds on ``keys`` (Hard F1), from the library's defaults."""
@@ -125,7 +128,7 @@ class MethodScorer:
         grid = {p: (RULE_GRID | RANKER_GRID)[p] for p in PARAMETERS[method]}
 
         def evaluate(thr) -> float:
-            f1 = self.row(method, thr, keys, label)["hard_f1"]
+            f1 = self.row(method, thr, keys, f"{method} [{label}]")["hard_f1"]
             print(method, label, json.dumps(asdict(thr)), f1, flush=True)
             return f1
 
@@ -168,7 +171,7 @@ def main() -> None:
             for tune_on, test_on in (("A", "B"), ("B", "A")):
                 tuned = ms.tune(method, halves[tune_on], f"tune on {tune_on}")
                 thr = compose.ComposedThresholds(**tuned["chosen"])
-                held = ms.row(method, thr, halves[test_on], f"held-out {test_on}")
+                held = ms.row(method, thr, halves[test_on], f"{method} [held-out {test_on}]")
                 folds[f"tune {tune_on}, test {test_on}"] = tuned | {"held_out": held}
                 print(method, tune_on, "->", test_on, held["hard_f1"], flush=True)
             mean = sum(f["held_out"]["hard_f1"] for f in folds.values()) / len(folds)
@@ -181,7 +184,9 @@ def main() -> None:
         for method in [chosen] + [m for m in PARAMETERS if m != chosen and args.final == "all"]:
             tuned = ms.tune(method, even, "even")
             thr = compose.ComposedThresholds(**tuned["chosen"])
-            final[method] = tuned | {s: ms.row(method, thr, ks, s) for s, ks in (("odd", odd), ("all", keys))}
+            final[method] = tuned | {
+                s: ms.row(method, thr, ks, f"{method} [{s}]") for s, ks in (("odd", odd), ("all", keys))
+            }
             print(method, "final", {s: final[method][s]["hard_f1"] for s in ("odd", "all")}, flush=True)
         out["final"] = final
         ms.mine(compose.RULE, compose.ComposedThresholds(), keys)  # leave the graph mined with the defaults

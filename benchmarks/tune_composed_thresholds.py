@@ -27,19 +27,16 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from _crg import release_with_parity  # noqa: E402
-from choose_insert_method import RULE_GRID, coordinate_ascent  # noqa: E402
-
-GRID = RULE_GRID
+from choose_insert_method import RULE_GRID, MethodScorer, coordinate_ascent  # noqa: E402
 
 
 def main() -> None:
     from dishgraph.api import DishGraph
-    from dishgraph.eval.crg import CrgScorer, table_row
+    from dishgraph.eval.crg import CrgScorer
     from dishgraph.eval.l2 import L2Reference
     from dishgraph.graph.ladybug_store import LadybugStore
     from dishgraph.ingest.loader import pair_key
     from dishgraph.knowledge import compose
-    from dishgraph.models.graph_editor import GraphEditor
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True, help="parsed recipes, USES and estimated order constraints")
@@ -58,15 +55,10 @@ def main() -> None:
     with LadybugStore(args.db) as store:
         g = DishGraph(store, glossary=glossary)
         g.compose(settings=settings)
-        dg, gl = compose.default_glossaries(store)
-        new_cls = {k: compose.pair_spec(store, k, dg, gl).new_cls for n in keys for k in keys[n]}
+        ms = MethodScorer(store, glossary, scorer, instances, settings)
 
         def row(thr: compose.ComposedThresholds, name: str) -> dict:
-            for k in keys[name]:
-                compose.mine_composed(store, k, thr, new_cls[k])
-            editor = GraphEditor(glossary, store=store, knowledge="composed")
-            texts = [editor.edit(i) for i in split[name]]
-            return table_row(scorer.score(texts, split[name]), f"graph editor (composed, fair) [{name}]")
+            return ms.row(compose.RULE, thr, keys[name], f"graph editor (composed, fair) [{name}]")
 
         def even_f1(thr: compose.ComposedThresholds) -> float:
             f1 = row(thr, "even")["hard_f1"]
@@ -74,12 +66,12 @@ def main() -> None:
             return f1
 
         start = compose.ComposedThresholds()
-        best, best_f1, tried = coordinate_ascent(even_f1, start, GRID)
+        best, best_f1, tried = coordinate_ascent(even_f1, start, RULE_GRID)
         start_f1 = dict(tried)[start]
         result = {
             "db": args.db,
             "compose_settings": settings.to_dict(),
-            "grid": GRID,
+            "grid": RULE_GRID,
             "start": asdict(start) | {"even_hard_f1": start_f1},
             "chosen": asdict(best),
             "even": row(best, "even"),
@@ -87,8 +79,7 @@ def main() -> None:
             "odd_with_start": row(start, "odd"),
             "tried": [asdict(t) | {"even_hard_f1": f1} for t, f1 in tried],
         }
-        for k in keys["even"] + keys["odd"]:  # leave the graph mined with the defaults
-            compose.mine_composed(store, k, start, new_cls[k])
+        ms.mine(compose.RULE, start, keys["even"] + keys["odd"])  # leave the graph mined with the defaults
     result["seconds"] = round(time.perf_counter() - t_start, 1)
     result["load_before"], result["load_after"] = load_before, os.getloadavg()
     out = Path(args.json_out)
