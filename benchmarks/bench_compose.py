@@ -11,6 +11,9 @@ optionally a third, FULL plus the classic corpus (`dishgraph ingest corpus .../c
         [--ablations]
     OMP_NUM_THREADS=1 python benchmarks/bench_compose.py --db FULL --limits   # #28's corpus-only fits and
         # the selection limit (ORACLE rows), merged into the figures already in --json-out
+    OMP_NUM_THREADS=1 python benchmarks/bench_compose.py --corpus-curve 0,0.25,0.5,1 [--curve-seeds 1,2]
+        # the fair editor against corpus size: graphs of the release + nested fractions of the sample, built
+        # as `make demo` builds its graph, merged into --json-out's figures (no --db needed)
 
 Every database also gets the leave-one-dish-out table of issue #28: hand-set weights with pooled sources,
 hand-set weights with one source per corpus, and weights fitted on the corpus dishes (in-sample and 2-fold
@@ -236,9 +239,40 @@ def selection_limit(store, g, instances, glossary, scorer, parity) -> dict:
     return out
 
 
+def corpus_curve(args, scorer, glossary, instances, parity, load_before) -> None:
+    """``--corpus-curve``: the fair editor on graphs of the release + nested fractions of the sample."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from _corpus_curve import curve, summarize
+
+    from dishgraph.eval.outputs import crg_dir
+
+    fractions = [float(x) for x in args.corpus_curve.split(",")]
+    seeds = [int(x) for x in args.curve_seeds.split(",")]
+
+    def score_db(path: Path) -> dict:
+        with LadybugStore(str(path)) as store:
+            return score(store, instances, glossary, scorer, parity)[0]
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(dir=args.curve_dir) as work:
+        points = curve(fractions, seeds, Path(work), crg_dir().parent, glossary, score_db)
+    kept = json.loads(Path(args.json_out).read_text(encoding="utf-8")) if Path(args.json_out).exists() else {}
+    kept["corpus_curve"] = {
+        "what": "release + a nested, seeded fraction of the XiaChuFang sample; default settings and thresholds",
+        "points": points,
+        "summary": summarize(points),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "load": [load_before, os.getloadavg()],
+    }
+    emit(kept, args.json_out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--db", required=True, help="release + XiaChuFang sample (parsed, order estimated)")
+    ap.add_argument("--db", help="release + XiaChuFang sample (parsed, order estimated)")
     ap.add_argument("--release-db", help="release only (parsed, order estimated)")
     ap.add_argument("--classic-db", help="release + XiaChuFang sample + classic corpus (parsed, order estimated)")
     ap.add_argument("--ablations", action="store_true", help="each source kind left out (full rows)")
@@ -247,8 +281,18 @@ def main() -> None:
         action="store_true",
         help="only the corpus-only fits and the selection limit on --db, merged into --json-out's figures",
     )
+    ap.add_argument(
+        "--corpus-curve",
+        metavar="FRACTIONS",
+        help="comma-separated fractions of the XiaChuFang sample (0 = release only, 1 = all of it): build a graph "
+        "for each and score the fair editor; merged into --json-out's figures",
+    )
+    ap.add_argument("--curve-seeds", default="1", help="comma-separated seeds of the sample draws (default 1)")
+    ap.add_argument("--curve-dir", help="where the curve's graphs are built (default: a temporary directory)")
     ap.add_argument("--json-out", default="benchmarks/results/compose.json")
     args = ap.parse_args()
+    if not args.db and not args.corpus_curve:
+        ap.error("--db is required (or --corpus-curve alone)")
 
     from dishgraph.eval.crg import CrgScorer
     from dishgraph.eval.l2 import L2Reference
@@ -307,6 +351,9 @@ def main() -> None:
     # way (L2's hard match also counts a phrase whose embedding equals a pivot's, as the reference does, so an
     # L2 without the phrase similarity reads about 0.6 points lower and is not comparable with the headline).
     scorer = CrgScorer(instances, glossary, reference, data_dir=d, workers=2)
+    if args.corpus_curve:
+        corpus_curve(args, scorer, glossary, instances, parity, result["load_before"])
+        return
     if args.limits:
         import json
         from pathlib import Path

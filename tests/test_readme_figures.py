@@ -202,3 +202,28 @@ def test_insert_method_choice_is_the_nested_one():
         both["odd"]["hard_f1"],
     )
     assert _stated(r"on all of them (\d+\.\d+) against (\d+\.\d+)\)") == (final["hard_f1"], both["hard_f1"])
+
+
+def test_corpus_curve_table_and_trend_are_the_benchmarks():
+    """The README's corpus-size curve (`bench_compose.py --corpus-curve`): each row's means, the slope per
+    doubling, the spread between draws of half the sample, and the sizes the trend would need."""
+    curve = _load("compose.json")["corpus_curve"]
+    summary = curve["summary"]
+    by_fraction = list(summary["by_fraction"].values())
+    sizes = _stated(r"\| sample recipes \| " + r" \| ".join([r"([\d,]+)"] * len(by_fraction)) + r" \|")
+    assert sizes == tuple(r["sample_recipes"] for r in by_fraction)
+    for label, split in (("Hard F1, all pairs", "all"), ("even pairs \\(tuned on\\)", "even")):
+        cells = _stated(rf"\| {label} \| " + r" \| ".join([r"(\d+\.\d+)"] * len(by_fraction)) + r" \|")
+        assert cells == tuple(r[split]["mean"] for r in by_fraction)
+    odd = _stated(r"\| \*\*odd pairs \(held out\)\*\* \| " + r" \| ".join([r"(\d+\.\d+)"] * len(by_fraction)) + r" \|")
+    assert odd == tuple(r["odd"]["mean"] for r in by_fraction)
+    assert all(a < b for a, b in zip(odd, odd[1:]))  # "rise at every step"
+    slope_odd, slope_all = _stated(r"by (\d+\.\d+) points per doubling of the sample \(.*?all pairs (\d+\.\d+)\)")
+    assert (slope_odd, slope_all) == (summary["per_doubling"]["odd"], summary["per_doubling"]["all"])
+    half = summary["by_fraction"]["0.5"]["all"]
+    assert _stated(r"\(half the sample: (\d+\.\d+) to (\d+\.\d+)\)") == (half["min"], half["max"])
+    full = summary["by_fraction"]["1.0"]
+    need_all = full["sample_recipes"] * 2 ** ((17.5 - full["all"]["mean"]) / slope_all)
+    need_odd = full["sample_recipes"] * 2 ** ((15.0 - full["odd"]["mean"]) / slope_odd)
+    stated_all, stated_odd = _stated(r"would need about (\d+)k recipes .*? and about (\d+)k")
+    assert stated_all == round(need_all / 1000) and stated_odd == round(need_odd / 1000)
