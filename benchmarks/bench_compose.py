@@ -249,16 +249,13 @@ def corpus_curve(args, scorer, glossary, instances, parity, load_before) -> None
 
     from dishgraph.eval.outputs import crg_dir
 
-    fractions = [float(x) for x in args.corpus_curve.split(",")]
-    seeds = [int(x) for x in args.curve_seeds.split(",")]
-
     def score_db(path: Path) -> dict:
         with LadybugStore(str(path)) as store:
             return score(store, instances, glossary, scorer, parity)[0]
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=args.curve_dir) as work:
-        points = curve(fractions, seeds, Path(work), crg_dir().parent, glossary, score_db)
+        points = curve(args.fractions, args.seeds, Path(work), crg_dir().parent, glossary, score_db)
     kept = json.loads(Path(args.json_out).read_text(encoding="utf-8")) if Path(args.json_out).exists() else {}
     kept["corpus_curve"] = {
         "what": "release + a nested, seeded fraction of the XiaChuFang sample; default settings and thresholds",
@@ -271,7 +268,7 @@ def corpus_curve(args, scorer, glossary, instances, parity, load_before) -> None
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--db", help="release + XiaChuFang sample (parsed, order estimated)")
     ap.add_argument("--release-db", help="release only (parsed, order estimated)")
     ap.add_argument("--classic-db", help="release + XiaChuFang sample + classic corpus (parsed, order estimated)")
@@ -293,6 +290,14 @@ def main() -> None:
     args = ap.parse_args()
     if not args.db and not args.corpus_curve:
         ap.error("--db is required (or --corpus-curve alone)")
+    if args.corpus_curve:
+        try:
+            args.fractions = [float(x) for x in args.corpus_curve.split(",")]
+            args.seeds = [int(x) for x in args.curve_seeds.split(",")]
+        except ValueError as e:
+            ap.error(f"--corpus-curve takes fractions and --curve-seeds integers, comma-separated: {e}")
+        if not all(0.0 <= f <= 1.0 for f in args.fractions):
+            ap.error(f"--corpus-curve fractions must lie in 0 ... 1, got {args.corpus_curve}")
 
     from dishgraph.eval.crg import CrgScorer
     from dishgraph.eval.l2 import L2Reference
