@@ -26,16 +26,17 @@ def subsample_lines(sample: Path, fraction: float, seed: int) -> list[str]:
     return [line for line in lines if rng.random() < fraction]
 
 
-def targets_with_recipes(lines: list[str], pairs_file: Path) -> dict[str, int]:
+def targets_with_recipes(lines: list[str], crg: Path) -> dict[str, int]:
     """How many even and odd pairs' target dishes have at least one recipe among ``lines`` (by the ``dish``
     field): the `own` source the composition weighs most, which a small draw mostly lacks."""
     import json
 
-    pairs = [line.split() for line in pairs_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    from _crg import pair_parity
+
     dishes = {json.loads(line).get("dish") for line in lines}
+    parity = pair_parity(crg)
     return {
-        parity: sum(1 for i, (_, target) in enumerate(pairs) if i % 2 == k and target in dishes)
-        for k, parity in enumerate(("even", "odd"))
+        name: sum(1 for (_, t), p in parity.items() if p == k and t in dishes) for k, name in enumerate(("even", "odd"))
     }
 
 
@@ -57,7 +58,7 @@ def build_graph(db: Path, data_dir: Path, glossary, fraction: float, seed: int, 
         out["seconds"]["release"] = round(time.perf_counter() - t, 1)
         kept = subsample_lines(data_dir / "xiachufang" / "recipes.jsonl", fraction, seed)
         out["sample_lines"] = len(kept)
-        out["targets_with_recipes"] = targets_with_recipes(kept, data_dir / "counterfactual" / "dish_pairs.txt")
+        out["targets_with_recipes"] = targets_with_recipes(kept, data_dir / "counterfactual")
         if kept:
             t = time.perf_counter()
             with tempfile.TemporaryDirectory() as tmp:
@@ -82,7 +83,7 @@ def build_graph(db: Path, data_dir: Path, glossary, fraction: float, seed: int, 
 
 
 def curve(fractions: list[float], seeds: list[int], work_dir: Path, data_dir: Path, glossary, score_db) -> list[dict]:
-    """One point per (fraction, seed): the graph built in ``work_dir`` (removed after), scored by
+    """One point per (fraction, seed): the graph built in ``work_dir`` (a fresh directory; removed after), scored by
     ``score_db(path)`` (a Table-3 row per split), with its load average."""
     import shutil
 
@@ -90,7 +91,6 @@ def curve(fractions: list[float], seeds: list[int], work_dir: Path, data_dir: Pa
     for fraction in fractions:
         for seed in seeds if 0.0 < fraction < 1.0 else seeds[:1]:  # 0 and 1 draw nothing at random
             db = work_dir / f"curve-{fraction}-{seed}"
-            shutil.rmtree(db, ignore_errors=True)
             load = os.getloadavg()
             point = build_graph(db, data_dir, glossary, fraction, seed)
             t = time.perf_counter()
@@ -99,12 +99,8 @@ def curve(fractions: list[float], seeds: list[int], work_dir: Path, data_dir: Pa
             point["load"] = [load, os.getloadavg()]
             print("corpus curve", fraction, seed, {s: point["table3"][s]["hard_f1"] for s in ("all", "even", "odd")})
             points.append(point)
-            if db.is_dir():
-                shutil.rmtree(db)
-            else:
-                db.unlink(missing_ok=True)
-                Path(f"{db}.wal").unlink(missing_ok=True)
-                Path(f"{db}.lock").unlink(missing_ok=True)
+            for path in work_dir.glob(f"{db.name}*"):  # the database and its .lock / .wal: disk for the next
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
     return points
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def release_with_parity():
     """(release dir, glossary, the 2,500 instances, {(base, target): 0 for an even pair, 1 for an odd one});
@@ -10,9 +12,13 @@ def release_with_parity():
     from dishgraph.ingest.glossary import Glossary
 
     d = crg_dir()
-    lines = (d / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()
-    parity = {tuple(line.split()): i % 2 for i, line in enumerate(lines)}
-    return d, Glossary.load(d / "glossary.json"), load_instances(), parity
+    return d, Glossary.load(d / "glossary.json"), load_instances(), pair_parity(d)
+
+
+def pair_parity(crg: Path) -> dict[tuple[str, ...], int]:
+    """{(base, target): 0 for an even pair, 1 for an odd one}, in `dish_pairs.txt` order (dicts keep it)."""
+    lines = (crg / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()
+    return {tuple(line.split()): i % 2 for i, line in enumerate(lines)}
 
 
 def rows_by_parity(scorer, texts, instances, parity, label: str) -> dict:

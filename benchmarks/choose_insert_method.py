@@ -153,8 +153,7 @@ def main() -> None:
     args = ap.parse_args()
 
     d, glossary, instances, parity = release_with_parity()
-    lines = (d / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()
-    number = {pair_key(*line.split()): n for n, line in enumerate(lines)}
+    number = {pair_key(base, target): n for n, (base, target) in enumerate(parity)}  # dish_pairs.txt order
     keys = sorted(number, key=number.get)
     halves = {"A": [k for k in keys if number[k] % 4 == 0], "B": [k for k in keys if number[k] % 4 == 2]}
     even, odd = halves["A"] + halves["B"], [k for k in keys if number[k] % 2 == 1]
