@@ -498,6 +498,7 @@ def compose_pairs(
     inserts: str = DEFAULT_INSERTS,
     pseudo_min_recipes: int = 10,
     ranker_model: str = DEFAULT_MODEL,
+    refresh_uses: bool = True,
 ) -> ComposeReport:
     """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints.
 
@@ -506,7 +507,8 @@ def compose_pairs(
     ``inserts``: ``rule`` (the paper's rule on composed shares), ``ranker`` (the insertions chosen by a
     ranker fitted on the graph's pseudo-pairs of dishes with ``pseudo_min_recipes`` recipes, ``insert_ranker``,
     whose ``MODELS`` ``ranker_model`` names) or ``rule+ranker`` (the rule's insertions and the ranker's). The
-    removals stay the rule's; a corpus without pseudo-pairs keeps the rule's insertions, ``ranker`` empty."""
+    removals stay the rule's; a corpus without pseudo-pairs keeps the rule's insertions, ``ranker`` empty.
+    ``refresh_uses=False``: the caller has refreshed the USES that matter (``derived.refresh_derived``)."""
     if inserts not in INSERT_METHODS:
         raise ValueError(f"inserts must be one of {', '.join(INSERT_METHODS)}, not {inserts!r}")
     MODELS.lookup(ranker_model)  # a typo fails before any work, naming the known models
@@ -519,7 +521,8 @@ def compose_pairs(
     if diner_glossary is None or glossary is None:
         dg, gl = default_glossaries()
         diner_glossary, glossary = diner_glossary or dg, glossary or gl
-    refresh_stale_uses(store)
+    if refresh_uses:
+        refresh_stale_uses(store)
     rep = ComposeReport()
     rep.components = ensure_components(store, diner_glossary)
     if fit:
