@@ -92,3 +92,14 @@ def test_readme_commands_run_as_written_on_the_demo_database(demo, data_dir, mon
         ok = (0, EXIT_VIOLATIONS) if " order check " in f" {line} " else (0,)
         assert res.exit_code in ok, (line, res.output)
         assert res.output.strip(), line
+
+
+def test_readme_python_snippet_runs_on_the_demo_database(demo, monkeypatch):
+    import re
+    from pathlib import Path
+
+    tmp_path, _ = demo
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    (snippet,) = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    monkeypatch.setenv("DISHGRAPH_DB", str(tmp_path / "db"))
+    exec(compile(snippet, "README.md", "exec"), {})
