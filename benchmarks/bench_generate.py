@@ -173,14 +173,19 @@ def collect(args) -> None:
 
 
 def _bertscore():
-    from dishgraph.eval.text_metrics import DEFAULT_BERTSCORE_MODEL, BertScoreConfig, load_bertscore
+    from dishgraph.eval.text_metrics import (
+        BERTSCORE_MODEL_ENV,
+        BertScoreConfig,
+        bertscore_model_from_env,
+        load_bertscore,
+    )
 
-    cfg = BertScoreConfig(model=DEFAULT_BERTSCORE_MODEL)
-    try:
-        load_bertscore(cfg)
-    except (OSError, ValueError):
-        print(f"note: BERTScore skipped ({cfg.model} not available offline)")
+    model = bertscore_model_from_env()
+    if not model:
+        print(f"note: BERTScore skipped (no model named in ${BERTSCORE_MODEL_ENV})")
         return None
+    cfg = BertScoreConfig(model=model)
+    load_bertscore(cfg)
     return cfg
 
 

@@ -144,6 +144,44 @@ def test_ingest_refreshes_uses_and_recomposes(graph, glossary):
     assert after != before
 
 
+def test_ingest_refreshes_only_what_it_touched(graph):
+    """Recipes of a dish no composed target reads (its name shares no component with a target's, it handles
+    none of their new classes): no pair is recomposed, the targets are marked current, the ingest says so;
+    with --no-refresh nothing is re-derived and the summary says what to run."""
+    from dishgraph.cli import app
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.knowledge import compose
+
+    g, tmp, _, _ = graph
+    db = g.store.location()
+    g.store.close()
+    unrelated = tmp / "unrelated.jsonl"
+    unrelated.write_text(
+        json.dumps({"dish": "珍珠奶茶", "text": "红茶煮好，加入牛奶和糖搅匀，放入煮好的珍珠。"}, ensure_ascii=False)
+        + "\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["ingest", "corpus", str(unrelated), "--db", db, "--workers", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    derived = json.loads(r.output)["derived"]
+    assert derived["uses_dishes"] == ["珍珠奶茶"] and derived["recomposed_pairs"] == []
+    assert derived["current_targets"] == 3 and not derived["skipped"]
+    (tmp / "more.jsonl").write_text(
+        json.dumps({"dish": "柠檬茶", "text": "红茶泡好，加入柠檬片和冰块。"}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["ingest", "corpus", str(tmp / "more.jsonl"), "--db", db, "-w", "1", "--no-refresh"])
+    assert r.exit_code == 0, r.output
+    assert "not refreshed (--no-refresh)" in " ".join(r.output.split())
+    with LadybugStore(db) as store:
+        assert store.query("uses_stale_dishes")[0]["dish"] == "柠檬茶"
+        assert len(compose.composed_state(store)["stale"]) == 3
+        with pytest.raises(compose.StaleKnowledge, match="pivots mine --knowledge composed"):
+            compose.ensure_fresh(store)
+        compose.compose_pairs(store)  # what the message says to run
+    g._store = LadybugStore(db)
+
+
 def test_stale_composed_knowledge_is_refused(tmp_path, crg_dir, glossary):
     """Recipes added through a path that does not refresh: readers of composed knowledge say what to run."""
     from dishgraph.graph.ladybug_store import LadybugStore

@@ -7,15 +7,32 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
-def test_demo_end_to_end_and_rerun_skips_every_step(tmp_path, data_dir):
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, data_dir):
+    """One demo run (the slowest fixture of the suite: built once, read by every test here)."""
     from dishgraph.demo import run_demo
     from dishgraph.graph.ladybug_store import LadybugStore
 
-    out = tmp_path / "report"
+    tmp_path = tmp_path_factory.mktemp("demo")
     with LadybugStore(tmp_path / "db") as store:
         rep = run_demo(
-            store, data_dir, out, workers=2, generators=("identity", "replace"), say=lambda m: None, show_progress=False
+            store,
+            data_dir,
+            tmp_path / "report",
+            workers=2,
+            generators=("identity", "replace"),
+            say=lambda m: None,
+            show_progress=False,
         )
+    return tmp_path, rep
+
+
+def test_demo_end_to_end_and_rerun_skips_every_step(demo, data_dir):
+    from dishgraph.demo import run_demo
+    from dishgraph.graph.ladybug_store import LadybugStore
+
+    tmp_path, rep = demo
+    out = tmp_path / "report"
     skipped = {s.name: s.skipped for s in rep.steps}
     # no target has 10+ recipes, so corpus pivots are skipped with the reason; every other step ran
     assert skipped.pop("corpus pivots (targets with recipes)") and not any(skipped.values()) and len(skipped) == 7
@@ -43,3 +60,46 @@ def test_demo_end_to_end_and_rerun_skips_every_step(tmp_path, data_dir):
         )
     assert all(s.skipped for s in again.steps)
     assert again.counts == rep.counts
+
+
+def readme_commands() -> list[str]:
+    """Every `dishgraph …` line of the README's ```bash blocks (the quickstart a newcomer copies)."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
+    return [line.strip() for b in blocks for line in b.splitlines() if line.strip().startswith("dishgraph ")]
+
+
+def test_readme_commands_run_as_written_on_the_demo_database(demo, data_dir, monkeypatch):
+    """The README's quickstart, line by line, on the demo database, from the folder `make demo` ran in."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from dishgraph.cli import app
+    from dishgraph.errors import EXIT_VIOLATIONS
+
+    tmp_path, _ = demo
+    commands = readme_commands()
+    assert len(commands) >= 8
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISHGRAPH_DB", str(tmp_path / "db"))
+    monkeypatch.setenv("DISHGRAPH_DATA", str(data_dir))
+    for line in commands:
+        res = CliRunner().invoke(app, shlex.split(line)[1:])
+        ok = (0, EXIT_VIOLATIONS) if " order check " in f" {line} " else (0,)
+        assert res.exit_code in ok, (line, res.output)
+        assert res.output.strip(), line
+
+
+def test_readme_python_snippet_runs_on_the_demo_database(demo, monkeypatch):
+    import re
+    from pathlib import Path
+
+    tmp_path, _ = demo
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    (snippet,) = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    monkeypatch.setenv("DISHGRAPH_DB", str(tmp_path / "db"))
+    exec(compile(snippet, "README.md", "exec"), {})

@@ -139,3 +139,25 @@ def test_generated_reference_lists_options():
     entry = entry[: entry.index("\n## ")]
     for opt in ("--to", "--db", "--user", "--password", "--batch", "--json"):
         assert f"`{opt}`" in entry
+
+
+def test_no_issue_numbers_or_project_history_for_users():
+    """Issue numbers mean nothing to a user: none in the README, the docs or any command's help."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"(?<![\w&])#\d{1,3}\b|\bissues? #|\bstop \d+\b", text), page.name
+
+
+def test_readme_is_a_front_door():
+    """A newcomer reads it in five minutes: short, and every doc it points to exists."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    for link in re.findall(r"\]\(([^)#]+)\)", readme):
+        assert (root / link).exists(), link

@@ -85,3 +85,26 @@ def test_evaluate_l1_with_bertscore(tiny_bert, crg_dir):
     res = evaluate_l1(texts, insts, memoize(default_segmenter()), cfg)
     assert 90 < res["bertscore_f1"] < 100
     assert res["bleu4"] < 100
+
+
+def test_bertscore_skipped_unless_a_model_is_named(monkeypatch):
+    """No model named: one line, and nothing is loaded (a default hub name cost two minutes of retries offline)."""
+    from dishgraph.eval import jobs, text_metrics
+
+    monkeypatch.delenv(text_metrics.BERTSCORE_MODEL_ENV, raising=False)
+    monkeypatch.setattr(text_metrics, "load_bertscore", lambda *_: pytest.fail("loaded a model nobody named"))
+    notes: list[str] = []
+    assert jobs.bertscore_config(None, None, None, skip=False, warn=notes.append) is None
+    assert notes == ["BERTScore skipped: no model named (--bertscore-model DIR, or $DISHGRAPH_BERTSCORE_MODEL)."]
+
+
+def test_bertscore_model_named_in_the_environment(monkeypatch, tiny_bert):
+    from dishgraph.eval import jobs, text_metrics
+    from dishgraph.errors import UsageError
+
+    monkeypatch.setenv(text_metrics.BERTSCORE_MODEL_ENV, tiny_bert)
+    cfg = jobs.bertscore_config(None, 2, "cpu", skip=False)
+    assert cfg is not None and cfg.model == tiny_bert
+    assert jobs.bertscore_config(None, 2, "cpu", skip=True) is None
+    with pytest.raises(UsageError, match="cannot load BERTScore model"):
+        jobs.bertscore_config(tiny_bert + "-missing", 2, "cpu", skip=False)

@@ -1,6 +1,6 @@
-"""The README's headline figures come from the results files under benchmarks/results/, so they cannot drift
-apart again (the fair editor's scored count was 2,484 in one paragraph and 2,492 in another): each figure
-the README states is read back here and compared with the file it comes from.
+"""The figures of the README's glance table and of docs/results.md come from the results files under
+benchmarks/results/, so they cannot drift apart again (the fair editor's scored count was 2,484 in one
+paragraph and 2,492 in another): each figure they state is read back here and compared with its file.
 
 - demo.json: `make demo` (`benchmarks/demo_figures.py` over the demo's report): its time, the XiaChuFang
   sample as read and as loaded, the identity / replace / fair composed editor rows;
@@ -24,7 +24,8 @@ from dishgraph.eval.crg import COLUMNS
 from dishgraph.report import PAPER_TABLE3
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+FRONT = (ROOT / "README.md").read_text(encoding="utf-8")
+README = FRONT + "\n" + (ROOT / "docs" / "results.md").read_text(encoding="utf-8")  # the figures' two homes
 TEXT = " ".join(README.split())  # sentences wrap anywhere in the source
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -227,3 +228,23 @@ def test_corpus_curve_table_and_trend_are_the_benchmarks():
     need_odd = full["sample_recipes"] * 2 ** ((15.0 - full["odd"]["mean"]) / slope_odd)
     stated_all, stated_odd = _stated(r"would need about (\d+)k recipes .*? and about (\d+)k")
     assert stated_all == round(need_all / 1000) and stated_odd == round(need_odd / 1000)
+
+
+def _glance(system: str) -> list[str]:
+    """The cells of the README's glance-table row whose system cell starts with ``system``."""
+    for line in FRONT.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 5 and cells[1].startswith(system):
+            return cells
+    raise AssertionError(f"no glance-table row for {system!r}")
+
+
+def test_glance_table_reads_the_results_files():
+    assert _glance("fair composed graph editor")[3] == f"{COMPOSED['all']['hard_f1']:.2f}"
+    assert _glance("the same, held-out odd pairs")[3] == f"{COMPOSED['odd']['hard_f1']:.2f}"
+    assert _glance("replace the ingredient")[3] == f"{_row('replace', DEMO['rows'])['hard_f1']:.2f}"
+    paper = {p["model"].removeprefix("paper: "): p["hard_f1"] for p in PAPER_TABLE3}
+    assert _glance("fair composed graph editor")[4] == f"GPT-2 (D) {paper['GPT-2 (D)']}, DeLorean {paper['Delorean']}"
+    diner = (ROOT / "docs" / "diner.md").read_text(encoding="utf-8")
+    nb = re.search(r"\| diner-tmcd-0\.98 \|[^|]*\|[^|]*\| \*\*(\d+\.\d+) /", diner)
+    assert nb and _glance("graph recognizer, TMCD split at 0.98")[3] == nb.group(1)

@@ -32,11 +32,11 @@ app = typer.Typer(
 BertModelOpt = typer.Option(
     None,
     "--bertscore-model",
-    help="BERTScore model: hub name or local directory (default bert-base-chinese; "
-    "skipped with a warning if it cannot be loaded).",
+    help="BERTScore model: a local directory (or a hub name, which may download it); default "
+    "$DISHGRAPH_BERTSCORE_MODEL, else BERTScore is skipped. The paper used bert-base-chinese.",
 )
 LayersOpt = typer.Option(None, "--num-layers", help="BERTScore layer (default: bert_score's table, else last).")
-NoBertOpt = typer.Option(False, "--no-bertscore", help="Skip BERTScore.")
+NoBertOpt = typer.Option(False, "--no-bertscore", help="Skip BERTScore even if a model is named.")
 DeviceOpt = typer.Option(None, "--device", help="Torch device for BERTScore (default: cuda if available).")
 VectorsOpt = typer.Option(
     "ppmi",

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
-from dishgraph.commands._common import console, emit_json, open_store, print_warning, progress, rows_table
+from dishgraph.commands._common import console, emit_json, open_store, print_note, print_warning, progress, rows_table
 from dishgraph.commands._options import (
     DbOpt,
     GlossaryOpt,
@@ -21,6 +21,13 @@ from dishgraph.commands._options import (
 
 app = typer.Typer(
     help="Load recipe corpora into the graph (idempotent, resumable).", no_args_is_help=True, cls=DishgraphGroup
+)
+
+NoRefreshOpt = typer.Option(
+    False,
+    "--no-refresh",
+    help="Do not re-derive what the new recipes change (dish frequencies, composed target knowledge); commands "
+    "that read it then say what to run.",
 )
 
 # Parsing is most of an ingest's time and scales with processes (the loader overlaps it in this one).
@@ -38,6 +45,7 @@ def counterfactual(
     segmenter: str = SegmenterOpt,
     parser: str = ParserOpt,
     no_parse: bool = typer.Option(False, "--no-parse", help="Load records only."),
+    no_refresh: bool = NoRefreshOpt,
     buffer_pool_mb: int = IngestBufferPoolOpt,
     as_json: bool = JsonOpt,
 ):
@@ -52,6 +60,8 @@ def counterfactual(
         segmenter=segmenter,
         parser=parser,
         show_progress=not as_json,
+        refresh=not no_refresh,
+        progress=None if as_json else print_note,
     )
     if as_json:
         return emit_json({**rep.to_dict(), "derived": derived.to_dict()})
@@ -60,6 +70,7 @@ def counterfactual(
     console.print(rows_table([d], "ingested"))
     if parsed:
         console.print(rows_table([{k: v for k, v in parsed.items() if k != "errors"}], "parsed"))
+    console.print(derived.summary())
 
 
 @app.command("corpus")
@@ -88,6 +99,7 @@ def corpus(
     load_batch: int | None = typer.Option(
         None, min=1, help="Parsed recipes per load (default 20000 on the embedded database, 2000 on Neo4j)."
     ),
+    no_refresh: bool = NoRefreshOpt,
     buffer_pool_mb: int = IngestBufferPoolOpt,
     as_json: bool = JsonOpt,
 ):
@@ -116,6 +128,8 @@ def corpus(
         chunk_size=chunk_size,
         load_batch=load_batch,
         show_progress=not as_json,
+        refresh=not no_refresh,
+        progress=None if as_json else print_note,
     )
     if as_json:
         emit_json({**rep.to_dict(), "derived": derived.to_dict()})

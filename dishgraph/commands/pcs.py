@@ -160,7 +160,7 @@ def benchmark(
     as_json: bool = JsonOpt,
     json_out: Path | None = JsonOutOpt,
 ):
-    """The README's PCS table: floors and tracker on test (chained / oracle), a random split, people, the paper."""
+    """The PCS results table: floors and tracker on test (chained / oracle), a random split, people, the paper."""
     from dishgraph.pcs.benchmark import benchmark as run
     from dishgraph.pcs.tables import PCSFormatError
 

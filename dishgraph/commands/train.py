@@ -373,7 +373,9 @@ def diner(
 @app.command("pcs", cls=renamed({"--output-dir": "--out"}))
 def pcs(
     train: Path = typer.Argument(..., help="Training PCS tables (file or directory)."),
-    model: str = typer.Option("t5-small", "--model", help="T5 checkpoint: local directory or hub id."),
+    model: str = typer.Option(
+        ..., "--model", help="T5 checkpoint: a local directory (or a hub id such as t5-small, which may download it)."
+    ),
     output_dir: Path | None = typer.Option(None, "--out", "-o", help="Save the fine-tuned model and tokenizer here."),
     dev: Path | None = typer.Option(None, "--dev", help="Tables to score with the PCS metrics."),
     mask: str = typer.Option("tokens", "--mask", help="tokens (<in>/<out>) | sentinel (<extra_id_k>)"),

@@ -36,22 +36,27 @@ def unusable_input() -> Iterator[None]:
 
 
 def bertscore_config(model: str | None, layers: int | None, device: str | None, skip: bool, warn: Note = _quiet):
-    """A loadable BERTScore config, or None (skipped, or the default model is not available offline)."""
-    from dishgraph.eval.text_metrics import DEFAULT_BERTSCORE_MODEL, BertScoreConfig, load_bertscore
+    """A loadable BERTScore config for the model the user named (``--bertscore-model`` or
+    ``$DISHGRAPH_BERTSCORE_MODEL``), or None. Nothing named: skipped, said in one line before any scoring, and
+    no hub request is made (the network is used only for a hub name given on purpose)."""
+    from dishgraph.eval.text_metrics import (
+        BERTSCORE_MODEL_ENV,
+        BertScoreConfig,
+        bertscore_model_from_env,
+        load_bertscore,
+    )
 
     if skip:
         return None
-    cfg = BertScoreConfig(model=model or DEFAULT_BERTSCORE_MODEL, num_layers=layers, device=device)
+    model = model or bertscore_model_from_env()
+    if not model:
+        warn(f"BERTScore skipped: no model named (--bertscore-model DIR, or ${BERTSCORE_MODEL_ENV}).")
+        return None
+    cfg = BertScoreConfig(model=model, num_layers=layers, device=device)
     try:
         load_bertscore(cfg)
     except (OSError, ValueError) as e:
-        if model:
-            raise UsageError(f"cannot load BERTScore model {model!r}: {e}") from None
-        warn(
-            f"BERTScore skipped: {cfg.model} is not available "
-            "(pass --bertscore-model DIR for a local copy, or --no-bertscore)."
-        )
-        return None
+        raise UsageError(f"cannot load BERTScore model {model!r}: {e}") from None
     return cfg
 
 

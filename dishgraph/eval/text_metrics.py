@@ -8,6 +8,7 @@ layer, because CRG's ``lang='zh'`` default silently depends on the bert_score ve
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,7 +18,10 @@ import numpy as np
 
 Segment = Callable[[str], list[str]]
 
-DEFAULT_BERTSCORE_MODEL = "bert-base-chinese"
+# The model the CRG paper scores with. It is never loaded unless named: a hub name given on purpose may reach
+# the network, an unset one never does (`bertscore_model_from_env`).
+PAPER_BERTSCORE_MODEL = "bert-base-chinese"
+BERTSCORE_MODEL_ENV = "DISHGRAPH_BERTSCORE_MODEL"
 MAX_CHARS = 510  # CRG truncates both sides to 510 characters (BERT's 512 positions minus [CLS]/[SEP])
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -197,7 +201,7 @@ def corpus_bleu4(hypotheses: Sequence[str], references: Sequence[str | Sequence[
 
 @dataclass
 class BertScoreConfig:
-    model: str = DEFAULT_BERTSCORE_MODEL  # hub name or local directory
+    model: str = PAPER_BERTSCORE_MODEL  # hub name or local directory
     num_layers: int | None = None  # None: bert_score's table for known models, else the last layer
     batch_size: int = 32
     device: str | None = None
@@ -249,6 +253,13 @@ _SCORERS: dict[tuple, BertScore] = {}
 
 def _key(cfg: BertScoreConfig) -> tuple:
     return (cfg.model, cfg.num_layers, cfg.batch_size, cfg.device)
+
+
+def bertscore_model_from_env() -> str | None:
+    """The BERTScore model the user named in ``$DISHGRAPH_BERTSCORE_MODEL`` (a local directory or a hub name), or
+    None. There is no built-in default: a default hub name made `eval crg` spend two minutes retrying the hub on
+    a machine without network before it skipped BERTScore."""
+    return os.environ.get(BERTSCORE_MODEL_ENV) or None
 
 
 def load_bertscore(config: BertScoreConfig | None = None) -> BertScore:

@@ -37,6 +37,9 @@ class CorpusReport:
     seconds: float = 0.0
     messages: list[str] = field(default_factory=list)
     read_report: ReadReport | None = field(default=None, repr=False)  # the full skip report (not in to_dict)
+    # the dishes this ingest read recipes of: what derived data it can make stale (not in to_dict: a large corpus
+    # has hundreds of thousands)
+    touched_dishes: list[str] = field(default_factory=list, repr=False)
 
     @property
     def exit_code(self) -> int:
@@ -48,6 +51,7 @@ class CorpusReport:
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("read_report", None)
+        d.pop("touched_dishes", None)
         return d
 
 
@@ -234,6 +238,7 @@ class _CorpusLoad:
 
         rep, report = self.rep, self.report
         rep.dishes = len(self.seen_dishes)
+        rep.touched_dishes = sorted(self.seen_dishes)
         rep.skipped_lines = report.skipped
         rep.skipped_by_reason = dict(report.skipped_by_reason)
         rep.messages = list(report.messages[:20]) + self.junk_messages

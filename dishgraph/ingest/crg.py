@@ -30,9 +30,12 @@ class IngestReport:
     parsed: dict = field(default_factory=dict)
     skipped_lines: int = 0
     seconds: float = 0.0
+    touched_dishes: list[str] = field(default_factory=list, repr=False)  # what derived data it can make stale
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d.pop("touched_dishes", None)
+        return d
 
 
 def release_records(
@@ -82,6 +85,7 @@ def ingest_counterfactual(
     rep.skipped_lines = release.report.skipped if getattr(release, "report", None) else 0
     dishes = [n for p in release.pairs for n in (p.base, p.target)] + [r.dish for r in records]
     rep.dishes = loader.load_dishes(store, dishes, SOURCE)
+    rep.touched_dishes = sorted(set(dishes))
     rep.pairs = store.write(
         "load_pairs",
         [

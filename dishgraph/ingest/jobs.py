@@ -38,20 +38,21 @@ def ingest_release(
     *,
     parser: str = "rules",
     segmenter: str = "auto",
+    refresh: bool = True,
+    progress: Callable[[str], None] | None = None,
     **options,
 ):
     """Check, then load the CRG release (default: the located data/counterfactual) into the store
-    ``open_store()`` opens and refresh the derived knowledge; returns (IngestReport, DerivedRefresh).
-    ``options`` go to `ingest_counterfactual`."""
+    ``open_store()`` opens and refresh the derived knowledge it touched (``refresh``; ``progress`` hears what
+    is refreshed); returns (IngestReport, DerivedRefresh). ``options`` go to `ingest_counterfactual`."""
     from dishgraph import config
     from dishgraph.ingest.crg import ingest_counterfactual
-    from dishgraph.knowledge.derived import refresh_derived
 
     directory = directory or config.data_dir() / "counterfactual"
     check_parsing(parser, segmenter)
     with open_store() as store:
         rep = ingest_counterfactual(store, directory, parser=parser, segmenter=segmenter, **options)
-        return rep, refresh_derived(store)
+        return rep, _refresh(store, rep.touched_dishes, refresh, progress)
 
 
 def corpus_glossary(path: Path | None):
@@ -99,12 +100,14 @@ def ingest_corpus_file(
     encoding: str = "auto",
     parser: str = "rules",
     segmenter: str = "auto",
+    refresh: bool = True,
+    progress: Callable[[str], None] | None = None,
     **options,
 ):
-    """Check, then stream a corpus file into the store ``open_store()`` opens and refresh the derived knowledge;
-    returns (CorpusReport, DerivedRefresh). ``options`` go to `ingest_corpus` (fields, workers, chunking)."""
+    """Check, then stream a corpus file into the store ``open_store()`` opens and refresh the derived knowledge
+    it touched (``refresh``; ``progress`` hears what is refreshed); returns (CorpusReport, DerivedRefresh).
+    ``options`` go to `ingest_corpus` (fields, workers, chunking)."""
     from dishgraph.ingest.corpus import ingest_corpus
-    from dishgraph.knowledge.derived import refresh_derived
 
     check_corpus(file, fmt, encoding, parser, segmenter)
     glossary = corpus_glossary(glossary_path)
@@ -112,7 +115,16 @@ def ingest_corpus_file(
         rep = ingest_corpus(
             store, file, glossary, fmt=fmt, encoding=encoding, parser=parser, segmenter=segmenter, **options
         )
-        return rep, refresh_derived(store)
+        return rep, _refresh(store, rep.touched_dishes, refresh, progress)
+
+
+def _refresh(store, touched: list[str], refresh: bool, progress):
+    """The derived data an ingest of ``touched`` dishes made stale, refreshed (or, ``refresh=False``, not)."""
+    from dishgraph.knowledge.derived import DerivedRefresh, refresh_derived
+
+    if not refresh:
+        return DerivedRefresh(skipped=True)
+    return refresh_derived(store, touched=touched, progress=progress)
 
 
 def build_glossary_files(

@@ -467,11 +467,12 @@ class ComposeReport:
         return asdict(self)
 
 
-def ensure_components(store: GraphStore, diner_glossary) -> int:
-    """Store DiNeR components of every dish (composition pools dishes by them); returns dishes parsed."""
+def ensure_components(store: GraphStore, diner_glossary, dishes: Sequence[str] | None = None) -> int:
+    """Store DiNeR components of every dish, or of ``dishes`` only (composition pools dishes by them: after an
+    ingest only its dishes can lack theirs); returns dishes parsed."""
     from dishgraph.diner.graph import store_components
 
-    return store_components(store, diner_glossary).parsed
+    return store_components(store, diner_glossary, dishes).parsed
 
 
 def default_glossaries(store: GraphStore | None = None):
@@ -498,6 +499,8 @@ def compose_pairs(
     inserts: str = DEFAULT_INSERTS,
     pseudo_min_recipes: int = 10,
     ranker_model: str = DEFAULT_MODEL,
+    refresh_uses: bool = True,
+    component_dishes: Sequence[str] | None = None,
 ) -> ComposeReport:
     """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints.
 
@@ -506,7 +509,9 @@ def compose_pairs(
     ``inserts``: ``rule`` (the paper's rule on composed shares), ``ranker`` (the insertions chosen by a
     ranker fitted on the graph's pseudo-pairs of dishes with ``pseudo_min_recipes`` recipes, ``insert_ranker``,
     whose ``MODELS`` ``ranker_model`` names) or ``rule+ranker`` (the rule's insertions and the ranker's). The
-    removals stay the rule's; a corpus without pseudo-pairs keeps the rule's insertions, ``ranker`` empty."""
+    removals stay the rule's; a corpus without pseudo-pairs keeps the rule's insertions, ``ranker`` empty.
+    ``refresh_uses=False``: the caller has refreshed the USES that matter, ``component_dishes``: the only dishes
+    whose name components may be missing (both from ``derived.refresh_derived``, after an ingest)."""
     if inserts not in INSERT_METHODS:
         raise ValueError(f"inserts must be one of {', '.join(INSERT_METHODS)}, not {inserts!r}")
     MODELS.lookup(ranker_model)  # a typo fails before any work, naming the known models
@@ -519,9 +524,10 @@ def compose_pairs(
     if diner_glossary is None or glossary is None:
         dg, gl = default_glossaries()
         diner_glossary, glossary = diner_glossary or dg, glossary or gl
-    refresh_stale_uses(store)
+    if refresh_uses:
+        refresh_stale_uses(store)
     rep = ComposeReport()
-    rep.components = ensure_components(store, diner_glossary)
+    rep.components = ensure_components(store, diner_glossary, component_dishes)
     if fit:
         examples = [(s, t, f) for _, s, t, f in lodo_examples(store, settings)]
         start = _lodo_score(examples, settings)
