@@ -232,6 +232,7 @@ READS = [  # (command, arguments)
     ("explore", (BASE, TARGET, "-o", "{tmp}/pair.html")),
     ("explore", (BASE, "清炒小白菜", "-o", "{tmp}/bases.html")),
     ("export tables", ("{tmp}/tables",)),
+    ("pcs ls", ()),  # (no PCS recipes here: an error, which reads too)
     ("pivots show", ("白灼菜新", TARGET)),  # errors do not write either
 ]
 # Readers of the graph not run here (they need a split, PCS data, a GPU bundle or generated outputs); each
