@@ -118,6 +118,7 @@ def check(
             print_note(rep.note)
     else:
         cols = ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase", "ate", "sources"]
-        console.print(rows_table([v.to_dict() for v in found], f"{len(found)} violated constraint(s)", cols))
+        title = f"{len(found)} violated constraint(s)"
+        console.print(rows_table([v.to_dict() for v in found], title, cols, keys=["cause", "effect"]))
     if found:
         raise typer.Exit(EXIT_VIOLATIONS)  # like diff: found what it looks for, not a failure
