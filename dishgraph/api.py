@@ -231,6 +231,14 @@ class DishGraph:
 
         A dish the graph does not know, or an action given by name (key or display form) that it does not
         know, raises `UnknownName` with the closest names: "no constraint violated" would be a lie."""
+        return self.check_order_report(dish, actions_or_text, source).violations
+
+    def check_order_report(
+        self, dish: str, actions_or_text: str | Sequence[Action | ProtoAction | str], source: str | None = None
+    ) -> order.OrderCheck:
+        """`check_order` with how many actions were read and constraints checked, and a note when the dish
+        has no constraint to check. Text in which no action is read raises `InputError`."""
+        order.check_source(source)
         names.require_dish(self._store, dish)
         keys, phrases = order.action_sequence(actions_or_text, self._make_parser)
         if not isinstance(actions_or_text, str):
@@ -238,7 +246,14 @@ class DishGraph:
             found = {r["key"] for r in self._store.query("load_existing_proto_actions", keys=sorted(named))}
             for key in sorted(named - found):
                 names.require_action(self._store, key)
-        return order.check_sequence(order.dish_constraints(self._store, dish, source), keys, phrases)
+        elif not keys:
+            raise order.no_action_read(actions_or_text)
+        return order.check_actions(self._store, dish, keys, phrases, source)
+
+    def why_no_order(self, dish: str, action: str | ProtoAction | None = None, source: str | None = None) -> str:
+        """Why `order_constraints` found nothing for ``dish`` (and ``action``), and what to run."""
+        key = None if action is None else order.resolve_action(action)
+        return order.why_none(self._store, dish, key, source)
 
     def compare_order(self, dish: str, window: str | None = None) -> Row:
         return order.compare_constraints(self._store, dish, window=window)

@@ -183,3 +183,20 @@ def test_benchmark_and_agreement_cli_on_release_excerpts():
     assert agree.exit_code == 0 and json.loads(agree.output)["recipes"] == ["70f228d93a"]
     none = CliRunner().invoke(app, ["pcs", "agreement", str(RELEASE / "val")])
     assert none.exit_code == 1 and "no recipe with two annotators" in none.output
+
+
+def test_a_split_name_reads_the_release_in_the_data_directory(tmp_path, monkeypatch, data_dir):
+    """`pcs predict val` and `eval pcs PRED val` take the same split name (it used to be "unknown table
+    format ''" in eval): the split of the release in the located data directory, not a path in the cwd."""
+    from dishgraph.cli import app
+    from dishgraph.pcs.tables import locate
+
+    monkeypatch.chdir(tmp_path)
+    assert locate("val") == data_dir / "pizzacommonsense" / "val" and locate("nope") == Path("nope")
+    run = CliRunner().invoke(app, ["pcs", "predict", "val", "--model", "prev-output", "--out", "p.jsonl", "--json"])
+    assert run.exit_code == 0, run.output
+    res = CliRunner().invoke(app, ["eval", "pcs", "p.jsonl", "val", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["rows"] == json.loads(run.output)["rows"] > 0
+    res = CliRunner().invoke(app, ["eval", "pcs", "p.jsonl", "tset"])
+    assert res.exit_code == 1 and "tset: no such file or directory" in res.output

@@ -258,3 +258,20 @@ def test_shipped_slides_all_have_their_query_and_examples():
     assert guide.skipped == [] and len(guide.slides) == len(build.load_spec()["slides"])
     first = guide.slides[0]
     assert first.query == "dish_recipes_steps" and first.params["base"] and first.params["limit"]
+
+
+def test_commands_the_slides_name_exist_with_their_options():
+    """Every <code>dishgraph …</code> in the slides is a real command with real options (the first slide told
+    users to run `dishgraph --uri …`, an option the root command does not have)."""
+    from dishgraph.docs_cli import walk
+
+    commands = {c.name.removeprefix("dishgraph "): c for c in walk()}
+    text = (build.GUIDE_DIR / "slides.json").read_text(encoding="utf-8")
+    named = re.findall(r"<code>dishgraph ([^<]*)</code>", text)
+    assert named
+    for line in named:
+        words = line.split()
+        name = next((" ".join(words[:n]) for n in (2, 1) if " ".join(words[:n]) in commands), None)
+        assert name is not None, f"`dishgraph {line}` names no command"
+        options = {o for p in commands[name].params if p["option"] for o in p["name"].split(", ")}
+        assert all(w in options for w in words if w.startswith("-")), f"`dishgraph {line}`: unknown option"

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dishgraph.cli import app
-from dishgraph.errors import UnknownName, UsageError
+from dishgraph.errors import InputError, UnknownName, UsageError
 
 BASE, TARGET = "白灼菜心", "白灼秋葵"  # a release pair; the base has recipes, the target reference knowledge only
 PER_DISH = 8
@@ -116,9 +116,44 @@ def test_cli_wrong_names_exit_1_with_a_suggestion(db):
         assert len(r.output.strip().splitlines()) == 1, r.output
 
 
-def test_cli_known_action_without_constraint_says_so(db):
+def test_cli_known_action_without_constraint_says_why_and_what_to_run(db):
     r = run("order", "show", TARGET, "淋|蔬菜|", "--db", db)
-    assert r.exit_code == 0 and r.output.strip() == f"no order constraint of 淋|蔬菜| in {TARGET}"
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 0 and lines[0] == f"no order constraint of 淋|蔬菜| in {TARGET}", r.output
+    assert "none involving this action; actions that have some: " in " ".join(r.output.split())
+    assert "crg-release" in r.output
+    # before `order estimate`: the base dish has parsed recipes and no constraint yet
+    r = run("order", "show", BASE, "洗净|油菜|", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert f"{BASE} has none yet: run `dishgraph order estimate {BASE}` (from its {PER_DISH} parsed recipes)" in (
+        " ".join(r.output.split())
+    )
+    r = run("order", "show", TARGET, "淋|蔬菜|", "--source", "estimated", "--db", db)
+    assert "has none from estimated, only" in " ".join(r.output.split())
+
+
+def test_cli_unknown_source_is_a_usage_error_naming_the_sources(db):
+    for args in (("order", "show", TARGET, "淋|蔬菜|"), ("order", "check", TARGET, "淋油，切洋葱。")):
+        r = run(*args, "--source", "bogus", "--db", db)
+        assert r.exit_code == 2, r.output
+        assert "unknown source 'bogus': the order constraints' sources are estimated, composed, crg-release" in (
+            " ".join(r.output.split())
+        )
+
+
+def test_cli_check_of_text_without_an_action_is_an_error(db, graph):
+    r = run("order", "check", BASE, "recipe text", "--db", db)
+    assert r.exit_code == 1 and "no order constraint violated" not in r.output, r.output
+    assert "no cooking action was read from the text 'recipe text'" in " ".join(r.output.split())
+    with pytest.raises(InputError, match="no cooking action was read"):
+        graph.check_order(BASE, "   ")
+
+
+def test_cli_check_says_what_it_checked(db):
+    r = run("order", "check", TARGET, "切洋葱，淋油。", "--db", db)
+    assert r.exit_code == 0 and "no order constraint violated (2 actions read, " in r.output, r.output
+    r = run("order", "check", BASE, "菜心洗净，切段。", "--db", db)  # the base has no constraint yet: said
+    assert r.exit_code == 0 and f"run `dishgraph order estimate {BASE}`" in " ".join(r.output.split()), r.output
 
 
 def test_order_check_dash_reads_stdin(db):
@@ -197,6 +232,7 @@ READS = [  # (command, arguments)
     ("explore", (BASE, TARGET, "-o", "{tmp}/pair.html")),
     ("explore", (BASE, "清炒小白菜", "-o", "{tmp}/bases.html")),
     ("export tables", ("{tmp}/tables",)),
+    ("pcs ls", ()),  # (no PCS recipes here: an error, which reads too)
     ("pivots show", ("白灼菜新", TARGET)),  # errors do not write either
 ]
 # Readers of the graph not run here (they need a split, PCS data, a GPU bundle or generated outputs); each

@@ -5,6 +5,7 @@ from graphlib import CycleError, TopologicalSorter
 
 import pytest
 
+from dishgraph.errors import UnknownName
 from dishgraph.pcs.graph import comestible_flow, comestible_id, flow_edges, ingest_pcs, stored_table, write_tables
 from dishgraph.pcs.tables import PCSRow, PCSTable, read_pcs, write_pcs
 
@@ -85,7 +86,7 @@ def test_na_rows_have_no_comestibles_and_table_reads_back(loaded):
             (r.instruction, r.action, sorted(r.inputs), r.output) for r in gold.rows
         ]
     assert stored_table(store, CRACKERS).rows[1].inputs == [] and stored_table(store, CRACKERS).rows[1].output is None
-    with pytest.raises(LookupError):
+    with pytest.raises(UnknownName, match="no recipe 'pcs:nope' in the graph"):
         stored_table(store, "pcs:nope")
 
 
@@ -160,3 +161,31 @@ def test_cli_ingest_and_flow(tmp_path):
     assert len(json.loads(res.stdout)) == 16
     res = CliRunner().invoke(app, ["ingest", "pcs", "tests/fixtures/pcs/bad", "--db", db, "--strict"])
     assert res.exit_code == 1 and "broken.json:2" in res.output.replace("\n", "")  # rich wraps long paths
+
+
+def test_cli_ls_lists_the_ids_and_flow_takes_them_with_or_without_prefix(tmp_path):
+    """`pcs flow b1e0a1c0f5` (no `pcs:`) printed an empty table and nothing listed the ids: now `pcs ls` lists
+    them and a recipe is found with or without its prefix; an unknown id is an error with the closest ids."""
+    from typer.testing import CliRunner
+
+    from dishgraph.cli import app
+
+    def run(*args):
+        return CliRunner().invoke(app, [*args, "--db", str(tmp_path / "db")])
+
+    assert run("db", "init").exit_code == 0
+    r = run("pcs", "ls")
+    assert r.exit_code == 1 and "no PCS recipes" in r.output and "dishgraph ingest pcs" in r.output, r.output
+    assert run("ingest", "pcs", PAPER, "--json").exit_code == 0
+    listed = json.loads(run("pcs", "ls", "--json").output)
+    assert [x["id"] for x in listed] == [BRIE, CRACKERS]
+    assert {"split", "annotator", "title", "steps"} <= set(listed[0]) and listed[0]["steps"] > 0
+    r = run("pcs", "ls", "--limit", "1")
+    assert r.exit_code == 0 and BRIE in r.output and CRACKERS not in r.output and "1 more" in r.output
+    assert run("pcs", "ls", "--split", "bogus").exit_code == 2
+    bare = json.loads(run("pcs", "flow", BRIE.removeprefix("pcs:"), "--json").output)
+    assert bare == json.loads(run("pcs", "flow", BRIE, "--json").output) and len(bare) == 16
+    r = run("pcs", "flow", "b1e0a1c0f6")
+    assert r.exit_code == 1 and f"did you mean {BRIE}?" in r.output and "pcs ls" in r.output, r.output
+    r = run("pcs", "table", "--stored", BRIE.removeprefix("pcs:"), "--json")
+    assert r.exit_code == 0 and json.loads(r.output)["id"] == BRIE

@@ -104,4 +104,6 @@ def test_sync_to_unreachable_server_fails_cleanly(source_db):
     from dishgraph.cli import app
 
     r = CliRunner().invoke(app, ["sync", "--db", str(source_db), "--to", "bolt://127.0.0.1:1"])
-    assert r.exit_code == 2 and "cannot connect" in r.output
+    assert r.exit_code == 1 and "cannot connect to bolt://127.0.0.1:1" in r.output, r.output
+    assert "start one with `docker compose up -d`" in " ".join(r.output.split())
+    assert len(r.output.strip().splitlines()) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,8 +99,10 @@ def rows_table(
     *,
     headers: dict[str, str] | None = None,
     notes: Iterable[str] = (),
+    keys: Sequence[str] = (),
 ) -> RowsTable:
     """Rows (dicts) as a table that fits the console it is printed on: wrapped, split into several tables or
     shown one record per block when too wide, never a cell cut to "…" (see `_tables`). ``headers`` renames
-    columns; ``notes`` print under the table (say why a value shows as "—")."""
-    return RowsTable(rows, title, columns, headers, notes)
+    columns; ``notes`` print under the table (say why a value shows as "—"); ``keys`` are the columns that
+    name a row, repeated in each part of a split table (default: the text columns before the first number)."""
+    return RowsTable(rows, title, columns, headers, notes, keys)

@@ -9,13 +9,15 @@ itself, at render time, from the width the console offers:
    and header words keep their full width;
 3. a few rows (a single record, a results table of a few models) turned on their side: fields down, one
    column per row (a single record reads as ``field  value`` lines);
-4. the columns split into several tables that each fit, the key columns (the text columns before the first
-   number, e.g. pair and kind) repeated in each;
+4. the columns split into several tables that each fit, the key columns (those the command names, else the
+   text columns before the first number, e.g. pair and kind) repeated in each;
 5. as a last resort one ``field  value`` block per row.
 
 Every column width is set explicitly and overflow is "fold", so rich never gets to cut a cell. Numbers are
-never wrapped; floats are rounded (2 decimals, 4 in a column of finer fractions), never cut. ``None`` prints
-as "—" and a command that knows why a value is missing passes footnotes that print under the table.
+never wrapped; floats are rounded (2 decimals, 4 in a column of finer fractions), never cut; integers print as
+integers, also among floats (a count of 1186 is not "1186.00"). ``None`` prints as "—" and a command that
+knows why a value is missing passes footnotes that print under the table; a column that is "—" in every
+row of a table of several rows is left out, and a note names it.
 Cells are `Text`, so data prints literally whatever the console's markup setting.
 """
 
@@ -50,8 +52,6 @@ def format_cell(v: Any, decimals: int | None = None) -> str:
         return MISSING
     if isinstance(v, float):
         return format_float(v, float_decimals([v]) if decimals is None else decimals)
-    if isinstance(v, int) and not isinstance(v, bool) and decimals is not None:
-        return format_float(float(v), decimals)  # an int in a column of floats lines up with them
     if isinstance(v, (list, tuple, set, frozenset)):
         return ", ".join(format_cell(x) for x in v)
     if isinstance(v, dict):
@@ -170,11 +170,20 @@ def _key_columns(cols: Sequence[_Column], width: int) -> int:
     return n if n == 1 or _table_width([c.least for c in cols[:n]]) <= width // 2 else 1
 
 
-def _split(cols: Sequence[_Column], width: int) -> list[list[_Column]] | None:
-    """Groups of columns that each fit beside the key columns, or None. As many groups as filling each in
+def _split(cols: Sequence[_Column], width: int, keys: Sequence[int] = ()) -> list[list[_Column]] | None:
+    """Groups of columns that each fit beside the key columns (``keys``, their indexes, when each group
+    fits with them; else the leading ones of `_key_columns`), or None. As many groups as filling each in
     turn needs, then the columns spread evenly over that many when they still fit."""
+    if keys:
+        named = _groups([cols[i] for i in keys], [c for i, c in enumerate(cols) if i not in keys], width)
+        if named is not None:
+            return named
     n = _key_columns(cols, width)
-    key, rest = list(cols[:n]), list(cols[n:])
+    return _groups(list(cols[:n]), list(cols[n:]), width)
+
+
+def _groups(key: list[_Column], rest: list[_Column], width: int) -> list[list[_Column]] | None:
+    n = len(key)
     groups: list[list[_Column]] = [list(key)]
     for c in rest:
         if len(groups[-1]) > n and _fit(groups[-1] + [c], width) is None:
@@ -203,12 +212,19 @@ class RowsTable:
         columns: Sequence[str] | None = None,
         headers: dict[str, str] | None = None,
         notes: Iterable[str] = (),
+        key_columns: Sequence[str] = (),
     ):
         self.rows = list(rows)
         self.title = title
         self.keys = list(columns or (list(self.rows[0]) if self.rows else []))
         self.headers = headers or {}
         self.notes = [n for n in notes if n]
+        self.key_columns = list(key_columns)  # repeated in each part of a split table (default: leading text)
+        empty = [k for k in self.keys if len(self.rows) > 1 and all(r.get(k) is None for r in self.rows)]
+        if empty and len(empty) < len(self.keys):
+            self.keys = [k for k in self.keys if k not in empty]
+            names = ", ".join(str(self.headers.get(k, k)) for k in empty)
+            self.notes.append(f"not shown, no value in any row: {names}")
 
     @property
     def row_count(self) -> int:
@@ -238,7 +254,8 @@ class RowsTable:
             transposed = _transposed(cols, range(len(self.rows)), self.title, width)
             if transposed is not None:
                 return [transposed]
-        groups = _split(cols, width) if len(cols) > 2 else None
+        keys = [self.keys.index(k) for k in self.key_columns if k in self.keys]
+        groups = _split(cols, width, keys) if len(cols) > 2 else None
         if groups is not None:
             return [
                 _table(g, _fit(g, width) or [], _titled(self.title, i, len(groups))) for i, g in enumerate(groups, 1)

@@ -10,6 +10,8 @@ from dishgraph.cli_errors import DishgraphGroup
 from dishgraph.commands._common import console, emit_json, open_store, rows_table, styled
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
+MAX_ROWS = 100  # a table longer than this scrolls away; the note says how many more and how to see them
+
 app = typer.Typer(
     help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True, cls=DishgraphGroup
 )
@@ -49,8 +51,15 @@ def shell(
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
     write: bool = typer.Option(False, "--write", help="Open the embedded database for writing."),
+    max_rows: int = typer.Option(
+        MAX_ROWS, "--max-rows", min=0, help="Rows of the table, with a note of the rest (0: all); --json prints all."
+    ),
 ):
     """Run one Cypher statement (values only as --param, never pasted into the text) and print a table.
+
+    The labels and relationship types: `CALL show_tables() RETURN *` on the embedded database (LadybugDB),
+    `CALL db.labels()` and `CALL db.relationshipTypes()` on Neo4j, or `dishgraph db info` on either. A label
+    or type the schema lacks is told the closest one ("did you mean Dish?").
 
     Without a statement on a terminal: an interactive prompt (statements end with ';', :help, :exit,
     history in ~/.local/share/dishgraph/shell_history). Without --write the database opens read-only and only
@@ -61,13 +70,13 @@ def shell(
 
     params = _params(param)
     if statement is None and sys.stdin.isatty():
-        return _interactive(db, uri, write, params, as_json)
+        return _interactive(db, uri, write, params, as_json, max_rows)
     text = statement if statement is not None else sys.stdin.read()
     if not text.strip():
         raise UsageError("no Cypher statement given (as an argument or on stdin)")
     _checked(text, write)
     with open_store(db, uri, read_only=not write) as store:
-        _run(store, text, params, write, as_json)
+        _run(store, text, params, write, as_json, max_rows)
 
 
 def _checked(text: str, write: bool) -> None:
@@ -77,27 +86,35 @@ def _checked(text: str, write: bool) -> None:
         check_read_only(text)  # on Neo4j too: db shell reads unless --write
 
 
-def _run(store, text: str, params: dict, write: bool, as_json: bool) -> None:
-    """One statement: the read-only check, then execute and print (a table, or JSON)."""
+def _run(store, text: str, params: dict, write: bool, as_json: bool, max_rows: int = 0) -> None:
+    """One statement: the read-only check, then execute and print (a table of at most ``max_rows`` rows with a
+    note of the rest, or JSON). A label or type the schema lacks is told the closest one."""
     from dishgraph.errors import DatabaseError
+    from dishgraph.graph.shell_hints import did_you_mean, named_columns
 
     _checked(text, write)
     try:
-        rows = store.execute(text, params)
+        rows = named_columns(store.execute(text, params))
     except RuntimeError as e:  # Ladybug: parser / binder / runtime errors of the statement
-        raise DatabaseError(f"Cypher: {' '.join(str(e).split())}") from None
+        message = " ".join(str(e).split())
+        raise DatabaseError(f"Cypher: {message.rstrip('.')}{did_you_mean(text, message)}") from None
     if as_json:
         return emit_json(rows)
-    console.print(rows_table(rows) if rows else "(no rows)")
+    if not rows:
+        hint = did_you_mean(text)  # Neo4j answers an unknown label with no rows
+        return console.print("(no rows)" + (f"{hint.replace('; ', ' — ', 1)}" if hint else ""))
+    shown = rows[:max_rows] if max_rows else rows
+    more = [f"{len(rows) - len(shown)} more rows not shown; --max-rows 0 for all, or --json"] if shown != rows else []
+    console.print(rows_table(shown, notes=more))
 
 
-def _interactive(db: str | None, uri: str | None, write: bool, params: dict, as_json: bool) -> None:
+def _interactive(db: str | None, uri: str | None, write: bool, params: dict, as_json: bool, max_rows: int) -> None:
     from dishgraph.cli_errors import message_for, report
     from dishgraph.commands._repl import history_file, interactive
 
     with open_store(db, uri, read_only=not write) as store:
         interactive(
-            lambda text, p: _run(store, text, p, write, as_json),
+            lambda text, p: _run(store, text, p, write, as_json, max_rows),
             lambda e: report(message_for(e)),
             console.print,
             params,

@@ -210,7 +210,9 @@ def pcs(
         ..., help="Predictions: `dishgraph pcs predict`'s JSONL (recipe, annotator, row, input, output) or a table."
     ),
     gold: Path = typer.Argument(
-        ..., help="Gold: a release split directory or file (the paper's columns), or a flat PCS table."
+        ...,
+        help="Gold: a split name (train, val, test: the release in the data directory, as `pcs predict` takes "
+        "it), a release split directory or file (the paper's columns), or a flat PCS table.",
     ),
     fields: str = typer.Option("input,output", "--fields", help="Columns to score (flat tables only)."),
     bertscore_model: str | None = typer.Option(

@@ -7,10 +7,13 @@ import os
 import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
-from dishgraph.commands._common import console, emit_json, open_graph, progress, rows_table
+from dishgraph.commands._common import console, emit_json, open_graph, print_note, progress, rows_table
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 from dishgraph.errors import EXIT_VIOLATIONS
 from dishgraph.ingest.crg import SOURCE as RELEASE
+from dishgraph.knowledge.pivots import COMPOSED
+
+SOURCES = f"estimated, {COMPOSED}, {RELEASE}"  # knowledge.order.SOURCES, without importing numpy at startup
 
 app = typer.Typer(
     help="Action order constraints: estimate (propensity score matching), show, check.",
@@ -64,19 +67,23 @@ def estimate(
 def show(
     dish: str = typer.Argument(..., help="Dish name."),
     action: str = typer.Argument(..., help="Proto-action key of glossary classes (切|油菜|) or 切(油菜; 刀)."),
-    source: str | None = typer.Option(None, help=f"Only this source (estimated, {RELEASE})."),
+    source: str | None = typer.Option(None, help=f"Only this source: {SOURCES}."),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
     """What must precede and what must follow an action in a dish. An unknown dish or action is an error
-    naming the closest ones (an action written with surface forms, 切|菜心|, is told its class form)."""
+    naming the closest ones (an action written with surface forms, 切|菜心|, is told its class form); no
+    constraint at all says why (none estimated yet, none from that source, none on this action) and what to run."""
     with open_graph(db, uri, read_only=True) as g:
         before, after = g.order_constraints(dish, action, source)
+        why = "" if before or after else g.why_no_order(dish, action, source)
     if as_json:
         return emit_json({"must_precede": [c.to_dict() for c in before], "must_follow": [c.to_dict() for c in after]})
-    if not before and not after:
-        return console.print(f"no order constraint of {action} in {dish}" + (f" from {source}" if source else ""))
+    if why:
+        return console.print(
+            f"no order constraint of {action} in {dish}" + (f" from {source}" if source else ""), why, sep="\n"
+        )
     cols = ["cause", "effect", "ate", "n_treated", "n_control", "source", "window"]
     console.print(rows_table([c.to_dict() for c in before], "must precede", cols))
     console.print(rows_table([c.to_dict() for c in after], "must follow", cols))
@@ -86,30 +93,32 @@ def show(
 def check(
     dish: str = typer.Argument(..., help="Dish whose constraints apply."),
     text: str = typer.Argument(..., help="Recipe text (parsed) to check; - reads it from standard input."),
-    source: str | None = typer.Option(None, help="Only constraints of this source."),
+    source: str | None = typer.Option(None, help=f"Only constraints of this source: {SOURCES}."),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
     """Report violated order constraints in a recipe, with the offending action positions.
 
-    Exit 0 when none is violated, 4 when some are (listed), 1 when the check could not run."""
+    Exit 0 when none is violated, 4 when some are (listed), 1 when the check could not run (an unknown
+    dish, or no action read from the text)."""
     import sys
 
     recipe = sys.stdin.read() if text == "-" else text
     with open_graph(db, uri, read_only=True) as g:
-        found = g.check_order(dish, recipe, source)
+        rep = g.check_order_report(dish, recipe, source)
+    found = rep.violations
     if as_json:
         emit_json([v.to_dict() for v in found])
     elif not found:
-        console.print("no order constraint violated")
-    else:
         console.print(
-            rows_table(
-                [v.to_dict() for v in found],
-                f"{len(found)} violated constraint(s)",
-                ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase", "ate", "sources"],
-            )
+            f"no order constraint violated ({rep.actions} actions read, {rep.constraints} constraints checked)"
         )
+        if rep.note:
+            print_note(rep.note)
+    else:
+        cols = ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase", "ate", "sources"]
+        title = f"{len(found)} violated constraint(s)"
+        console.print(rows_table([v.to_dict() for v in found], title, cols, keys=["cause", "effect"]))
     if found:
         raise typer.Exit(EXIT_VIOLATIONS)  # like diff: found what it looks for, not a failure

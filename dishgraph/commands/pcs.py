@@ -73,7 +73,9 @@ def _glossary(path: Path | None):
 
 @app.command("flow")
 def flow(
-    recipe_id: str = typer.Argument(..., help="Recipe id in the graph."),
+    recipe_id: str = typer.Argument(
+        ..., help="Recipe id in the graph (pcs:70f228d93a, or 70f228d93a; `dishgraph pcs ls` lists them)."
+    ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -88,6 +90,26 @@ def flow(
     console.print(
         rows_table(edges, f"comestible flow of {recipe_id}", ["pos", "source_name", "action", "target_name", "target"])
     )
+
+
+@app.command("ls")
+def ls(
+    split: str = typer.Option("", "--split", help="Only this release split: train, val or test."),
+    limit: int = typer.Option(50, "--limit", min=0, help="Rows of the table (0: all); --json lists all."),
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
+    """The PCS recipes in the graph: the ids `pcs flow` and `pcs table` take, with split, annotator and title."""
+    from dishgraph.pcs.graph import list_recipes
+
+    with open_store(db, uri, read_only=True) as store:
+        rows, total = list_recipes(store, split, 0 if as_json else limit)
+    if as_json:
+        return emit_json(rows)
+    more = [f"{total - len(rows)} more; --limit 0 for all, --split to narrow"] if total > len(rows) else []
+    title = f"{total} PCS recipes" + (f" in {split}" if split else "")
+    console.print(rows_table(rows, title, ["id", "split", "annotator", "title", "steps"], notes=more))
 
 
 @app.command("serialize")
@@ -113,7 +135,11 @@ def serialize(
 
 @app.command("predict")
 def predict(
-    split: Path = typer.Argument(..., help="Tables to predict: a release split directory (or file)."),
+    split: Path = typer.Argument(
+        ...,
+        help="Tables to predict: a split name (train, val, test: the release in the data directory), or a "
+        "directory or file of tables.",
+    ),
     train: Path | None = typer.Option(None, "--train", help="Train tables (the tracker learns from them)."),
     out: Path = typer.Option(..., "--out", help="Predictions, JSONL: recipe, annotator, row, input, output."),
     setting: str = typer.Option(

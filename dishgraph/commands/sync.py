@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import typer
 
-from dishgraph.cli_errors import exit_on, reported
+from dishgraph.cli_errors import reported
 from dishgraph.commands._common import console, emit_json, open_store, print_note, progress, rows_table
 from dishgraph.commands._options import DbOpt, JsonOpt
 
@@ -24,7 +24,6 @@ def _open_source(db: str | None, to: str):
 
 def _open_target(to: str, user: str | None, password: str | None, database: str | None):
     """A Neo4j store for a valid bolt:// / neo4j:// URI; an explicit directory names an embedded database."""
-    from dishgraph.errors import DatabaseError
     from dishgraph.graph.sync import sync_target
 
     kind, where = sync_target(to)
@@ -32,8 +31,9 @@ def _open_target(to: str, user: str | None, password: str | None, database: str 
         return open_store(str(where), None)
     from dishgraph.graph.neo4j_store import Neo4jStore
 
-    with exit_on(DatabaseError, code=2):  # unreachable server, bad credentials
-        return Neo4jStore(to, user=user, password=password, database=database)
+    # An unreachable server or bad credentials: a failure (exit 1), not a usage error; the message says how
+    # to start the server where none answers.
+    return Neo4jStore(to, user=user, password=password, database=database)
 
 
 @contextmanager

@@ -186,8 +186,11 @@ def evaluate_files(pred: str | Path, gold: str | Path, fields=None, bertscore_co
     keyed by recipe, annotator, row: `dishgraph pcs predict`'s rows), else `pcs_metrics.evaluate_pcs`'s
     per-field table for two flat tables aligned by id or position."""
     from dishgraph.eval.pcs_metrics import evaluate_pcs, read_pcs_table
-    from dishgraph.pcs.tables import read_pcs
+    from dishgraph.pcs.tables import locate, read_pcs
 
+    gold = locate(gold)  # a split name (test) as `pcs predict` takes it
+    if not gold.exists():
+        raise FileNotFoundError(f"{gold}: no such file or directory")
     if is_release(gold):
         return score(read_pcs_table(pred), gold_rows(read_pcs(gold)), str(pred), bertscore_config)
     return evaluate_pcs(

@@ -46,7 +46,7 @@ class Neo4jStore(GraphStore):
             # unreachable server (ServiceUnavailable), bad credentials, a malformed URI: one line, no traceback
             if getattr(self, "_driver", None) is not None:
                 self._driver.close()
-            raise DatabaseError(f"cannot connect to {uri}: {type(e).__name__}: {e}") from e
+            raise DatabaseError(connect_error(uri, e)) from e
 
     def execute(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         if not self.read_only:
@@ -103,3 +103,15 @@ class Neo4jStore(GraphStore):
 def _read_rows(tx: Any, cypher: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     """The unit of work of a read transaction: every row read inside it (a result does not outlive it)."""
     return [{k: plain(v) for k, v in r.items()} for r in tx.run(cypher, params)]
+
+
+def connect_error(uri: str, e: Exception) -> str:
+    """One line for a failed connection; where no server answers, how to start the one the project ships."""
+    import neo4j
+
+    if isinstance(e, neo4j.exceptions.ServiceUnavailable):
+        return (
+            f"cannot connect to {uri}: no Neo4j server answers there; start one with `docker compose up -d` "
+            "in the repository (docs/neo4j.md)"
+        )
+    return f"cannot connect to {uri}: {type(e).__name__}: {e}"

@@ -13,12 +13,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from dishgraph.actions import Action, ProtoAction
+from dishgraph.errors import InputError, UsageError
 from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import crg
 from dishgraph.knowledge import causal, names
 from dishgraph.knowledge.frequencies import dish_actions, dishes_with_recipes, materialize_uses
+from dishgraph.knowledge.pivots import COMPOSED
 
 ESTIMATED = "estimated"
+SOURCES = (ESTIMATED, COMPOSED, crg.SOURCE)  # who writes MUST_PRECEDE edges: order estimate, compose, the release
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,12 @@ def resolve_action(action: str | ProtoAction | Mapping) -> str:
     return ProtoAction(action.strip()).key
 
 
+def check_source(source: str | None) -> None:
+    """A --source that no writer uses would filter every constraint out: a usage error naming the sources."""
+    if source is not None and source not in SOURCES:
+        raise UsageError(f"unknown source {source!r}: the order constraints' sources are {', '.join(SOURCES)}")
+
+
 def _constraints(rows: Iterable[dict], source: str | None) -> list[Constraint]:
     return [Constraint(**r) for r in rows if source is None or r["source"] == source]
 
@@ -214,6 +223,7 @@ def order_constraints(
 
     An unknown dish or action raises `UnknownName` with the closest names (an action written with surface
     forms, 切|菜心|, is told its class form, 切|油菜|); a known action without constraints gives ([], [])."""
+    check_source(source)
     names.require_dish(store, dish)
     key = names.require_action(store, resolve_action(action))
     return (
@@ -223,7 +233,33 @@ def order_constraints(
 
 
 def dish_constraints(store: GraphStore, dish: str, source: str | None = None) -> list[Constraint]:
+    check_source(source)
     return _constraints(store.query("order_dish_constraints", dish=dish), source)
+
+
+def why_none(store: GraphStore, dish: str, action: str | None = None, source: str | None = None) -> str:
+    """Why a lookup in ``dish`` found no order constraint, and what to run: the dish has none yet (estimate
+    them, or first ingest its recipes), none from ``source`` (the sources it has), or none that involves
+    ``action`` (a few actions that have some)."""
+    counts = {r["source"]: r["constraints"] for r in store.query("order_dish_sources", dish=dish)}
+    if not counts:
+        recipes = dishes_with_recipes(store).get(dish, 0)
+        if recipes:
+            return f"{dish} has none yet: run `dishgraph order estimate {dish}` (from its {recipes} parsed recipes)"
+        return (
+            f"{dish} has none, and no parsed recipes to estimate them from: ingest its recipes (`dishgraph ingest "
+            f"corpus FILE`), then run `dishgraph order estimate {dish}`; a target dish gets composed ones from "
+            "`dishgraph pivots mine --knowledge composed`"
+        )
+    have = f"{sum(counts.values())} order constraints ({', '.join(f'{s} {n}' for s, n in sorted(counts.items()))})"
+    if source is not None and source not in counts:
+        return f"{dish} has none from {source}, only {have}; leave out --source for all"
+    if action is None:
+        return f"{dish} has {have}"
+    busiest = store.query("order_dish_actions", dish=dish, source=source or "", limit=5)
+    return f"{dish} has {have}, none involving this action; actions that have some: " + ", ".join(
+        r["action"] for r in busiest
+    )
 
 
 @dataclass
@@ -269,6 +305,36 @@ def check_sequence(
                 if v.ate is None:
                     v.ate = c.ate
     return sorted(merged.values(), key=lambda v: (v.effect_pos, v.cause_pos, v.cause))
+
+
+@dataclass
+class OrderCheck:
+    """`check_order`'s answer with what it rests on: an empty ``violations`` means something only when
+    ``constraints`` were checked (``note`` says why there were none and what to run)."""
+
+    violations: list[Violation]
+    actions: int  # actions read from the text (or given)
+    constraints: int  # constraints of the dish checked against them
+    note: str = ""
+
+
+def check_actions(
+    store: GraphStore, dish: str, keys: Sequence[str], phrases: Sequence[str], source: str | None = None
+) -> OrderCheck:
+    """The dish's constraints (of ``source``) checked against an action sequence read from a recipe."""
+    cons = dish_constraints(store, dish, source)
+    note = "" if cons else why_none(store, dish, None, source)
+    return OrderCheck(check_sequence(cons, keys, phrases), len(keys), len(cons), note)
+
+
+def no_action_read(text: str) -> InputError:
+    """Text in which the parser found no action: checking it would say "no constraint violated" of nothing."""
+    shown = " ".join(text.split())
+    shown = shown if len(shown) <= 40 else shown[:39] + "…"
+    return InputError(
+        f"no cooking action was read from the text {shown!r}, so there is nothing to check; give the recipe's "
+        "steps in Chinese (e.g. 菜心洗净，切段，焯水。) — `dishgraph parse TEXT` shows what the parser reads"
+    )
 
 
 def action_sequence(actions_or_text, parser_factory: Callable[[], object] | None = None) -> tuple[list[str], list[str]]:

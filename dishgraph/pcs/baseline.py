@@ -66,9 +66,10 @@ def recipe_table(
     store, recipe_id: str, parser=None, glossary=None, segmenter: str = "auto", track_state: bool = True
 ) -> PCSTable:
     """Read a recipe's text from the graph (`pcs_recipe_text`), parse it and build its baseline table."""
+    from dishgraph.pcs.graph import resolve_recipe
+
+    recipe_id = resolve_recipe(store, recipe_id)  # an unknown id: UnknownName with the closest PCS ids
     found = store.query("pcs_recipe_text", id=recipe_id)
-    if not found:
-        raise LookupError(f"no recipe with id {recipe_id!r} in the graph")
     if parser is None:
         from dishgraph.ingest.parser import RecipeParser
 

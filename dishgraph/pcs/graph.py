@@ -26,16 +26,19 @@ killed run picks up where it stopped and a repeated run writes nothing.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from dishgraph.errors import UnknownName, UsageError
 from dishgraph.pcs.tables import PCSFormatError, PCSRow, PCSTable, read_pcs
 from dishgraph.pcs.words import match_ingredient
 
 SOURCE = "pcs"
+RELEASE_SPLITS = ("train", "val", "test")  # `tables.split_of` reads valid/dev directories as val
 NAME_SEP = "::"
 ANNOTATOR_SEP = "~"
 
@@ -241,11 +244,58 @@ def _changed(store, tables: list[PCSTable], source: str) -> list[PCSTable]:
     return [t for t, rid in zip(tables, ids) if stored.get(rid) != digest(t)]
 
 
+def recipes(store, split: str = "", limit: int = 0) -> list[dict]:
+    """The PCS recipes in the graph (``id``, ``split``, ``annotator``, ``title``, ``steps``), of one release
+    split ("" = all), sorted by split and id; ``limit`` 0 is all of them."""
+    return store.query("pcs_recipes", split=split, limit=limit or 2**62)
+
+
+def list_recipes(store, split: str = "", limit: int = 0) -> tuple[list[dict], int]:
+    """(`recipes`, how many there are in all) for `dishgraph pcs ls`. A split that is not a release split is a
+    usage error; a graph (or split) without PCS recipes is an error that says how to load them."""
+    if split and split not in RELEASE_SPLITS:
+        raise UsageError(f"unknown split {split!r}: the release splits are {', '.join(RELEASE_SPLITS)}")
+    per_split: dict[str, int] = {}
+    for r in store.query("pcs_splits"):  # one row per split and annotator
+        per_split[r["split"] or "no split"] = per_split.get(r["split"] or "no split", 0) + r["recipes"]
+    total = sum(n for s, n in per_split.items() if not split or s == split)
+    if not total:
+        have = ", ".join(f"{s} {n}" for s, n in per_split.items())
+        raise UnknownName(
+            f"the graph at {store.location()} has no PCS recipes{' in ' + split if split else ''}"
+            f"{f' (it has {have})' if have else ''}; load them with `dishgraph ingest pcs DIR` (the release's "
+            "pizzacommonsense directory)"
+        )
+    return recipes(store, split, limit), total
+
+
+def resolve_recipe(store, recipe: str) -> str:
+    """The stored id of a recipe given by its id, or a PCS table id without its source prefix (``70f228d93a``
+    for ``pcs:70f228d93a``). Anything else raises `UnknownName` with the closest PCS ids, or, on a graph
+    without PCS recipes, the command that loads them: never an empty answer."""
+    if store.query("pcs_recipe_text", id=recipe):
+        return recipe
+    found = [r["id"] for r in store.query("pcs_find_recipe", id=recipe, tail=":" + recipe)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise UnknownName(f"recipe id {recipe!r} is ambiguous: {', '.join(found[:5])}; give it with its prefix")
+    ids = [r["id"] for r in recipes(store)]
+    if not ids:
+        raise UnknownName(
+            f"no recipe {recipe!r}: the graph at {store.location()} has no PCS recipes (load them with "
+            "`dishgraph ingest pcs DIR`, e.g. the release's pizzacommonsense directory)"
+        )
+    tails = {i.partition(":")[2]: i for i in ids}
+    near = [tails.get(n, n) for n in difflib.get_close_matches(recipe, [*ids, *tails], n=3, cutoff=0.6)]
+    hint = f"; did you mean {' or '.join(dict.fromkeys(near))}?" if near else ""
+    raise UnknownName(f"no recipe {recipe!r} in the graph{hint} (`dishgraph pcs ls` lists the PCS recipes)")
+
+
 def stored_table(store, recipe: str) -> PCSTable:
     """The PCS table of an ingested recipe, read back from the graph (input order within a cell is not kept)."""
+    recipe = resolve_recipe(store, recipe)
     meta = store.query("pcs_recipe_text", id=recipe)
-    if not meta:
-        raise LookupError(f"no recipe with id {recipe!r} in the graph")
     rows = store.query("pcs_recipe_steps", recipe=recipe)
     return PCSTable(
         id=recipe,
@@ -263,5 +313,15 @@ def stored_table(store, recipe: str) -> PCSTable:
 
 
 def flow_edges(store, recipe: str) -> list[dict]:
-    """The comestible flow of a recipe: ``{source, source_name, pos, action, target, target_name}`` edges."""
-    return store.query("pcs_comestible_flow", recipe=recipe)
+    """The comestible flow of a recipe: ``{source, source_name, pos, action, target, target_name}`` edges.
+    The recipe may be named without its ``pcs:`` prefix; one without a flow (not a PCS table) is an error."""
+    recipe = resolve_recipe(store, recipe)
+    edges = store.query("pcs_comestible_flow", recipe=recipe)
+    if not edges and not store.query(
+        "pcs_find_recipe", id=recipe, tail=":" + recipe
+    ):  # (a PCS table of NA rows has no flow)
+        raise UnknownName(
+            f"recipe {recipe!r} has no comestible flow (it is not an ingested PCS table); "
+            f"`dishgraph pcs table {recipe}` derives a table from its text"
+        )
+    return edges

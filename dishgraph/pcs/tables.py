@@ -194,7 +194,7 @@ def table_id(title: str, instructions: Iterable[str]) -> str:
 def read_pcs(path: str | Path, errors: list[PCSFormatError] | None = None) -> list[PCSTable]:
     """Every table in a file or directory (recursively, sorted). Bad tables raise `PCSFormatError`, or, when
     ``errors`` is a list, are appended there and skipped so that the good tables still load."""
-    path = Path(path)
+    path = locate(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or directory")
     files = (
@@ -217,6 +217,25 @@ def read_pcs(path: str | Path, errors: list[PCSFormatError] | None = None) -> li
 
 
 SPLITS = ("train", "val", "valid", "dev", "test")
+RELEASE_DIR = "pizzacommonsense"  # the release's directory in the data directory
+
+
+def locate(path: str | Path) -> Path:
+    """``path`` as given, or, for a bare split name (train, val, test) that is no file or directory here,
+    that split of the release in the located data directory (`dishgraph.config.data_dir`): `pcs predict
+    test`, `eval pcs PRED test` and every other reader of tables take the same names."""
+    given = Path(path)
+    name = str(path).strip().lower()
+    if given.exists() or name not in SPLITS:
+        return given
+    from dishgraph import config
+
+    try:
+        release = config.data_dir() / RELEASE_DIR
+    except FileNotFoundError:
+        return given
+    split = release / ("val" if name in ("valid", "dev") else name)
+    return split if split.is_dir() else given
 
 
 def split_of(file: Path, root: Path) -> str:

@@ -104,6 +104,13 @@ def _sniff_format(path: Path) -> str:
     return "tsv"
 
 
+def _fields_found(rec: dict, shown: int = 8) -> str:
+    """ "; its fields: name, steps (name the dish's with --dish-field)": what to pass instead of the default."""
+    names = [str(k) for k in rec][:shown]
+    more = ", …" if len(rec) > shown else ""
+    return f"; its fields: {', '.join(names)}{more} (name the dish's with --dish-field)" if names else ""
+
+
 class _Fields:
     """Which fields of a record hold what, with the XiaChuFang fallbacks when a name is not given."""
 
@@ -119,7 +126,7 @@ class _Fields:
     def extract(self, rec: dict, ctx: ReadContext, line: int, max_name_chars: int) -> CorpusRecipe | None:
         raw_dish = rec.get(self.dish)
         if raw_dish is None:
-            ctx.skip(line, "missing-dish", f"no usable {self.dish!r} field")
+            ctx.skip(line, "missing-dish", f"no usable {self.dish!r} field{_fields_found(rec)}")
             return None
         if not isinstance(raw_dish, str):  # JSON true is not the dish "True", nor 5 the dish "5"
             ctx.skip(line, "bad-dish", f"{self.dish!r} is a {_json_type(raw_dish)}, not text")
