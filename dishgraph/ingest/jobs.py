@@ -51,8 +51,10 @@ def ingest_release(
     directory = directory or config.data_dir() / "counterfactual"
     check_parsing(parser, segmenter)
     with open_store() as store:
+        before = _recipes_now(store)
         rep = ingest_counterfactual(store, directory, parser=parser, segmenter=segmenter, **options)
-        return rep, _refresh(store, rep.touched_dishes, refresh, progress)
+        parsed = rep.parsed.get("recipes", 0) - rep.parsed.get("skipped_already_parsed", 0)
+        return rep, _refresh(store, rep.touched_dishes if parsed else [], before, refresh, progress)
 
 
 def corpus_glossary(path: Path | None):
@@ -112,19 +114,27 @@ def ingest_corpus_file(
     check_corpus(file, fmt, encoding, parser, segmenter)
     glossary = corpus_glossary(glossary_path)
     with open_store() as store:
+        before = _recipes_now(store)
         rep = ingest_corpus(
             store, file, glossary, fmt=fmt, encoding=encoding, parser=parser, segmenter=segmenter, **options
         )
-        return rep, _refresh(store, rep.touched_dishes, refresh, progress)
+        parsed = rep.recipes - rep.skipped_already_parsed  # a re-run that parsed nothing touched nothing
+        return rep, _refresh(store, rep.touched_dishes if parsed else [], before, refresh, progress)
 
 
-def _refresh(store, touched: list[str], refresh: bool, progress):
+def _recipes_now(store) -> int:
+    from dishgraph.knowledge.compose import corpus_recipes
+
+    return corpus_recipes(store)
+
+
+def _refresh(store, touched: list[str], before: int, refresh: bool, progress):
     """The derived data an ingest of ``touched`` dishes made stale, refreshed (or, ``refresh=False``, not)."""
     from dishgraph.knowledge.derived import DerivedRefresh, refresh_derived
 
     if not refresh:
         return DerivedRefresh(skipped=True)
-    return refresh_derived(store, touched=touched, progress=progress)
+    return refresh_derived(store, touched=touched, recipes_before=before, progress=progress)
 
 
 def build_glossary_files(

@@ -90,11 +90,14 @@ def refresh_derived(
     store: GraphStore,
     *,
     touched: Collection[str] | None = None,
+    recipes_before: int | None = None,
     recompose: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> DerivedRefresh:
     """Re-materialize stale USES and recompose stale composed knowledge, limited to what the ``touched`` dishes
-    (those an ingest added recipes to) can change; ``touched=None`` re-derives everything stale.
+    (those an ingest added recipes to) can change; ``touched=None`` re-derives everything stale. Knowledge
+    this ingest cannot change is marked current only if it was current before it (``recipes_before``, the
+    count `compose.corpus_recipes` gave then): knowledge an earlier ``--no-refresh`` left stale stays stale.
     ``progress`` hears one line before each part starts."""
     from dishgraph.knowledge import compose
     from dishgraph.knowledge.frequencies import materialize_uses, stale_uses_dishes
@@ -119,7 +122,12 @@ def refresh_derived(
                 say(f"recomposing the knowledge of {len(redo)} of {len(pairs)} composed pair(s)")
                 compose.compose_pairs(store, redo, refresh_uses=False, component_dishes=sorted(touched or ()) or None)
             kept_stale = {parse_pair(p)[1] for p in redo + pooled}
-            current = sorted(set(state["stale"]) - kept_stale)
+            stamps = {r["dish"]: r["corpus_recipes"] for r in store.query("compose_state")}
+            current = sorted(
+                d
+                for d in set(state["stale"]) - kept_stale
+                if recipes_before is not None and stamps[d] == recipes_before
+            )
             if current:
                 store.query("compose_mark_current", dishes=current, recipes=compose.corpus_recipes(store))
             out.recomposed_pairs, out.stale_pairs, out.current_targets = redo, pooled, len(current)
