@@ -49,3 +49,17 @@ def test_integers_print_as_integers_among_floats_and_empty_columns_are_left_out(
     assert "unknown" not in boxes(text)[0][1] and "not shown, no value in any row: unknown" in text
     single = render(rows_table(rows[:1], "one record"))  # a single record keeps its "—": it says what is missing
     assert "unknown" in single and "—" in single
+
+
+def test_help_is_wrapped_by_the_terminal_not_by_the_docstring():
+    """At a wide terminal a paragraph of help is one line: no sentence broken where the source's line ended."""
+    from typer.testing import CliRunner
+
+    from dishgraph.cli import app
+    from dishgraph.cli_help import reflow
+
+    out = CliRunner().invoke(app, ["db", "shell", "--help"], env={"COLUMNS": "400"}).output
+    assert "on the embedded database (LadybugDB), `CALL db.labels()` and" in out, out
+    assert reflow("One\ntwo.\n\nList:\n- a\n  more a\n- b\n\n\bkept\nas is") == (
+        "One two.\n\nList:\n- a more a\n- b\n\n\bkept\nas is"
+    )
