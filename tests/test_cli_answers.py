@@ -3,9 +3,30 @@ and drop empty ones, integers print as integers."""
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+
 from dishgraph.commands._common import rows_table
 from dishgraph.ingest.readers import ReadReport, read_corpus
-from tests.test_output import boxes, render
+
+
+def render(table, width: int = 80) -> str:
+    """What a pipe gets at ``width`` columns (as test_output renders)."""
+    console = Console(file=io.StringIO(), markup=False, force_terminal=False, width=width)
+    console.print(table)
+    return console.file.getvalue()
+
+
+def boxes(text: str) -> list[list[str]]:
+    """The lines of each drawn table, top border first."""
+    out: list[list[str]] = []
+    for line in text.splitlines():
+        if line[:1] in "┏┌":
+            out.append([line])
+        elif out and line[:1] in "┃│┡├└┗":
+            out[-1].append(line)
+    return out
 
 
 def test_a_record_without_the_dish_field_lists_the_fields_found(tmp_path):
