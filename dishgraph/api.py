@@ -84,8 +84,9 @@ class DishGraph:
         return materialize_uses(self._store, dishes)
 
     def pivots(self, base: str, target: str, source: str | None = None) -> list[Pivot]:
-        """Stored pivot edges of the pair (mined, annotated, crg-release; all unless ``source``); a pair the graph
-        does not know raises `UnknownName` with the closest names."""
+        """Stored pivot edges of the pair (mined, annotated, crg-release; all unless ``source``): one per
+        (action, source), so an action several sources mark counts once per source (`pivots_side_by_side`
+        has one row per action). A pair the graph does not know raises `UnknownName` with the closest names."""
         return pivots_mod.pivots(self._store, base, target, source)
 
     def pivots_side_by_side(self, base: str, target: str) -> list[Row]:

@@ -125,7 +125,16 @@ def report(code_and_message: tuple[int, str]) -> None:
 
 class DishgraphGroup(TyperGroup):
     """The group class of the root app and of every command group: every command runs inside an ``invoke``
-    of one, so this is the edge every error crosses (a group app invoked on its own, as tests do, too)."""
+    of one, so this is the edge every error crosses (a group app invoked on its own, as tests do, too).
+    The commands it hands out have their help reflowed (`dishgraph.cli_help`): the terminal wraps it."""
+
+    def get_command(self, ctx, cmd_name):
+        from dishgraph.cli_help import reflow
+
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            cmd.help = reflow(cmd.help)
+        return cmd
 
     def invoke(self, ctx):
         try:

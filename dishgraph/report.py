@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 from pathlib import Path
 
 CSS = """
@@ -38,6 +39,19 @@ font-variant-numeric:tabular-nums}
 background:#4c78a8}.bar.paper{background:#bbb}
 .axis{grid-column:2;display:flex;justify-content:space-between;font-size:.75rem;color:#777}
 img{max-width:100%;height:auto}
+@media (max-width:720px){
+table.results,table.results tbody,table.results tr,table.results td{display:block}
+table.results tr:first-child{display:none}
+table.results tr{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));column-gap:1.2rem;
+border:1px solid #ddd;margin:.5rem 0;padding:.3rem .5rem}
+table.results tr.headline{background:#eef4fb}
+table.results td,table.results tr.headline td,table.results td:first-child{border:0;padding:.1rem 0;
+display:flex;justify-content:space-between;gap:.5rem;position:static;background:none;white-space:nowrap}
+table.results td::before{content:attr(data-label);color:#666;font-weight:400;font-style:normal}
+table.results td:first-child{grid-column:1/-1;white-space:normal}
+table.results td:first-child::before{content:none}
+table.results tr.paper td.missing{display:none}
+}
 """
 
 # The paper's Table 3 rows (CRG, EMNLP 2022; generators trained on 1.5M recipes) as the README cites them:
@@ -90,19 +104,22 @@ def _header(c: str, headers: dict[str, str]) -> str:
     return headers.get(c) or HEADERS.get(c) or c.replace("_", " ").capitalize()
 
 
-def _cell(v, c: str, decimals: int) -> str:
+def _cell(v, c: str, decimals: int, label: str = "") -> str:
+    """One cell; ``label`` (its column's header) is what a narrow screen shows beside the value, where the
+    results table becomes one card per row (see CSS)."""
+    at = f' data-label="{_e(label)}"' if label else ""
     if v is None or v == "":
-        return f'<td class="num">{MISSING}</td>'
+        return f'<td class="num missing"{at}>{MISSING}</td>'
     if isinstance(v, bool):
-        return f"<td>{_e(v)}</td>"
+        return f"<td{at}>{_e(v)}</td>"
     if isinstance(v, float):
-        return f'<td class="num">{v:,.{decimals}f}</td>'
+        return f'<td class="num"{at}>{v:,.{decimals}f}</td>'
     if isinstance(v, int):
-        return f'<td class="num">{v:,}</td>'
+        return f'<td class="num"{at}>{v:,}</td>'
     if isinstance(v, (list, tuple)):
         v = ", ".join(map(str, v))
     cls = _e(v) if c == "kind" else "wrap" if len(str(v)) > 40 else ""
-    return f'<td class="{cls}">{_e(v)}</td>'
+    return f'<td class="{cls}"{at}>{_e(v)}</td>'
 
 
 def _decimals(values) -> int:
@@ -123,19 +140,28 @@ def _table(
     head = "".join(f"<th>{_e(_header(c, headers))}</th>" for c in cols)
     body = []
     for r in rows:
-        cls = row_class(r) if row_class else ""
-        cells = "".join(_cell(r.get(c), c, decimals[c]) for c in cols)
-        body.append(f"<tr class='{cls}'>{cells}</tr>" if cls else f"<tr>{cells}</tr>")
+        row_cls = row_class(r) if row_class else ""  # (not ``cls``: that is the table's class, used below)
+        cells = "".join(_cell(r.get(c), c, decimals[c], _header(c, headers)) for c in cols)
+        body.append(f"<tr class='{row_cls}'>{cells}</tr>" if row_cls else f"<tr>{cells}</tr>")
     table = f"<table class='{cls}'>" if cls else "<table>"
     return f"<div class='scroll'>{table}<tr>{head}</tr>{''.join(body)}</table></div>"
 
 
+def nice_ceiling(top: float) -> float:
+    """The round number (1, 2, 2.5 or 5 times a power of ten) at or just above ``top``: the end of an axis
+    on which values of 13.3, 16.2 and 17.5 fill 66–88% of the track instead of 13–18% of a 0–100 one."""
+    if top <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(top))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= top - 1e-9)
+
+
 def _bars(items: list[tuple[str, float | None]], *, scale: float | None = None, fmt: str = "{:.2f}", paper=()) -> str:
     """Horizontal bars in a grid of label | track | value. ``scale`` is the value of a full track (100 for
-    the percentage metrics, so every metric chart shares one 0–100 axis); None scales to the largest."""
+    the shares of recipes); None: `nice_ceiling` of the largest value, so differences show."""
     if not items:
         return "<p><em>none</em></p>"
-    top = scale or max((v for _, v in items if v is not None), default=0) or 1
+    top = scale or nice_ceiling(max((v for _, v in items if v is not None), default=0))
     rows = []
     for k, v in items:
         width = 0.0 if v is None else max(0.0, min(100.0, 100.0 * v / top))
@@ -145,7 +171,7 @@ def _bars(items: list[tuple[str, float | None]], *, scale: float | None = None, 
             f"<div class='label'>{_e(k)}</div><div class='track'><span class='{cls}' style='width:{width:.1f}%'>"
             f"</span></div><div class='value'>{value}</div>"
         )
-    axis = f"<div class='axis'><span>0</span><span>{top:g}</span></div>" if scale else ""
+    axis = f"<div class='axis'><span>0</span><span>{top:g}</span></div>"
     return f"<div class='chart'>{''.join(rows)}{axis}</div>"
 
 
@@ -175,7 +201,8 @@ def _is_headline(row: dict) -> bool:
 
 def _results(res: list[dict]) -> str:
     """The headline: our rows, the paper's beside them, the fair composed editor marked; then the metric
-    bars on one 0–100 axis. A column no row of ours has (BERTScore without a local model) is left out."""
+    bars, each chart on an axis from 0 to a round number just above its largest value (`nice_ceiling`), named
+    in its title. A column no row of ours has (BERTScore without a local model) is left out."""
     from dishgraph.eval.crg import COLUMNS
 
     headers = dict(COLUMNS)
@@ -213,7 +240,8 @@ def _results(res: list[dict]) -> str:
         if key == "hard_f1":
             items += [(p["model"], p["hard_f1"]) for p in PAPER_TABLE3]
         paper = {p["model"] for p in PAPER_TABLE3}
-        parts.append(f"<div><h3>{title} (0–100)</h3>" + _bars(items, scale=100.0, paper=paper) + "</div>")
+        top = nice_ceiling(max((v for _, v in items if v is not None), default=0))
+        parts.append(f"<div><h3>{title} (0–{top:g})</h3>" + _bars(items, scale=top, paper=paper) + "</div>")
     parts.append("</div>")
     return "".join(parts)
 

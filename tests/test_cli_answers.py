@@ -3,9 +3,30 @@ and drop empty ones, integers print as integers."""
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+
 from dishgraph.commands._common import rows_table
 from dishgraph.ingest.readers import ReadReport, read_corpus
-from tests.test_output import boxes, render
+
+
+def render(table, width: int = 80) -> str:
+    """What a pipe gets at ``width`` columns (as test_output renders)."""
+    console = Console(file=io.StringIO(), markup=False, force_terminal=False, width=width)
+    console.print(table)
+    return console.file.getvalue()
+
+
+def boxes(text: str) -> list[list[str]]:
+    """The lines of each drawn table, top border first."""
+    out: list[list[str]] = []
+    for line in text.splitlines():
+        if line[:1] in "┏┌":
+            out.append([line])
+        elif out and line[:1] in "┃│┡├└┗":
+            out[-1].append(line)
+    return out
 
 
 def test_a_record_without_the_dish_field_lists_the_fields_found(tmp_path):
@@ -49,3 +70,17 @@ def test_integers_print_as_integers_among_floats_and_empty_columns_are_left_out(
     assert "unknown" not in boxes(text)[0][1] and "not shown, no value in any row: unknown" in text
     single = render(rows_table(rows[:1], "one record"))  # a single record keeps its "—": it says what is missing
     assert "unknown" in single and "—" in single
+
+
+def test_help_is_wrapped_by_the_terminal_not_by_the_docstring():
+    """At a wide terminal a paragraph of help is one line: no sentence broken where the source's line ended."""
+    from typer.testing import CliRunner
+
+    from dishgraph.cli import app
+    from dishgraph.cli_help import reflow
+
+    out = CliRunner().invoke(app, ["db", "shell", "--help"], env={"COLUMNS": "400"}).output
+    assert "on the embedded database (LadybugDB), `CALL db.labels()` and" in out, out
+    assert reflow("One\ntwo.\n\nList:\n- a\n  more a\n- b\n\n\bkept\nas is") == (
+        "One two.\n\nList:\n- a more a\n- b\n\n\bkept\nas is"
+    )

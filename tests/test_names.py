@@ -290,3 +290,17 @@ def test_every_command_is_a_reader_or_a_documented_writer():
     assert not set(WRITES) - set(commands), "WRITES names a command that does not exist"
     unclassified = with_db - set(WRITES) - {name for name, _ in READS} - READS_NOT_RUN
     assert not unclassified, f"classify these commands as readers or writers: {sorted(unclassified)}"
+
+
+def test_one_count_of_pivot_actions_and_of_pivot_edges_everywhere(db, graph, tmp_path):
+    """`pivots show` counted actions (460), explore and the API pivot edges (485): each now says which."""
+    rows = json.loads(run("pivots", "show", BASE, TARGET, "--db", db, "--json").stdout)
+    page = json.loads(run("explore", BASE, TARGET, "-o", str(tmp_path / "p.html"), "--db", db, "--json").stdout)
+    edges = graph.pivots(BASE, TARGET)
+    assert page["pivot_actions"] == len(rows) == len({p.action for p in edges})
+    assert page["pivot_edges"] == len(edges)
+    text = " ".join(run("pivots", "show", BASE, TARGET, "--db", db).output.split())
+    assert f"({len(rows)} actions)" in text
+    from dishgraph.knowledge.pivots import edge_count
+
+    assert edge_count(rows) == len(edges)

@@ -55,5 +55,14 @@ def test_report_leads_with_the_fair_editor_beside_the_paper():
     assert "BERTScore" not in table  # computed for no row: left out, and said so under the table
     assert "Not computed in this run: BERTScore" in html
     assert table.count("—") >= 2 * (len(COLUMNS) - 2)  # the paper rows' uncited cells (and order acc) are "—"
-    assert "width:16.2%" in html  # bars on one 0-100 axis, not scaled to the largest value
+    # Hard F1 bars on 0–20 (a round number above the largest, 17.5): 16.24 fills 81% of the track, where on a
+    # 0–100 axis 13.3, 16.2 and 17.5 looked alike
+    assert "Hard F1 (0–20)" in html and "width:81.2%" in html
+    assert "<table class='results'>" in html  # the class its CSS (sticky column, cards on a phone) hangs on
     assert html.index("红烧肉") < html.index("一人食") and "(80 recipes)" in html and "炒|糖| (40)" in html
+
+
+def test_axis_ends_at_a_round_number_just_above_the_largest_value():
+    from dishgraph.report import nice_ceiling
+
+    assert [nice_ceiling(x) for x in (17.5, 13.27, 100.0, 85.24, 3.36, 0.0, 20.0)] == [20, 20, 100, 100, 5, 1, 20]

@@ -24,7 +24,9 @@ const d = document.documentElement, h2 = document.querySelector('h2');
 const wide = [...document.querySelectorAll('body *')].filter(e => {
   const r = e.getBoundingClientRect(); return r.right > d.clientWidth + 1 && !e.closest('.scroll');
 }).map(e => e.tagName + '.' + e.className).slice(0, 5);
+const results = document.querySelector('table.results'), box = results && results.closest('.scroll');
 document.title = 'PROBE' + JSON.stringify({scroll: d.scrollWidth, client: d.clientWidth,
+  results: results && results.scrollWidth, resultsBox: box && box.clientWidth,
   first: h2 && h2.textContent, firstTable: document.querySelector('table').textContent.slice(0, 1000), wide});
 </script>"""
 
@@ -88,3 +90,5 @@ def test_report_leads_with_results_and_never_scrolls_sideways(tmp_path, width, h
     assert "graph editor (composed, fair)" in got["firstTable"] and "Hard F1" in got["firstTable"]
     assert got["scroll"] <= got["client"], got  # no horizontal page overflow
     assert not got["wide"], got
+    # the headline table itself reads without sideways scrolling: one card per generator on a phone
+    assert got["results"] is not None and got["results"] <= got["resultsBox"], got

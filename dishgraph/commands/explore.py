@@ -37,7 +37,8 @@ def explore(
     if as_json:
         return emit_json(summary)
     console.print(
-        f"wrote {out}: {summary['nodes']} actions, {summary['pivots']} pivots, "
+        f"wrote {out}: {summary['nodes']} actions drawn; pivots: {summary['pivot_actions']} actions, "
+        f"{summary['pivot_edges']} edges (one per source), {summary['pivots']} drawn; "
         f"{sum(summary['constraints'].values())} order constraints "
         f"({'computed now: ' + ', '.join(summary['computed']) if summary['computed'] else 'as stored'})"
     )

@@ -12,7 +12,7 @@ from dishgraph.commands._options import BaseArg, DbOpt, JsonOpt, TargetArg, UriO
 from dishgraph.errors import UsageError
 from dishgraph.ingest.crg import SOURCE as RELEASE
 from dishgraph.knowledge.compose import DEFAULT_INSERTS, INSERT_METHODS
-from dishgraph.knowledge.pivots import micro_totals, parse_pair
+from dishgraph.knowledge.pivots import edge_count, micro_totals, parse_pair
 
 app = typer.Typer(
     help="Pivot actions of dish pairs: mine from frequencies, show, compare, annotate.",
@@ -200,6 +200,9 @@ def show(
         return emit_json(rows)
     shown = rows[:limit] if limit else rows
     more = [f"{len(rows) - len(shown)} more; --limit 0 for all"] if len(shown) < len(rows) else []
+    edges = edge_count(rows)
+    if edges != len(rows):
+        more.append(f"{edges} pivot edges: one row per action here, one edge per source marking it in explore")
     cols = ["action", "mined", "composed", "annotated", "release", "fb", "ft", "votes"]
     console.print(rows_table(shown, f"pivots {b} -> {t} ({len(rows)} actions)", cols, notes=more))
 

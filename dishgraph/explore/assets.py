@@ -103,7 +103,8 @@ JS = r"""
     else if (pair.change_kind) summary.push("pair: " + pair.change_kind);
   }
   summary.push("top " + data.top + " actions per dish");
-  summary.push("pivots shown: " + data.pivots.length + " of " + data.pivots_total);
+  summary.push("pivots: " + data.pivot_actions_total + " actions, " + data.pivots_total +
+               " edges (one per source), " + data.pivots.length + " drawn");
   summary.push("order constraints: " + data.constraints.base.length + " / " + data.constraints.target.length);
   document.getElementById("summary").textContent = summary.join(" · ");
   var notes = document.getElementById("notes");

@@ -118,7 +118,8 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False
         "top": int(top),
         "actions": {"base": actions[base], "target": actions[target]},
         "pivots": [p.to_dict() for p in shown],
-        "pivots_total": len(pivots),
+        "pivots_total": len(pivots),  # edges: one per (action, source), as `DishGraph.pivots` lists them
+        "pivot_actions_total": len({p.action for p in pivots}),  # the rows of `dishgraph pivots show`
         "constraints": {"base": constraints[base], "target": constraints[target]},
         "nodes": _nodes(keys, freqs[base], freqs[target], shown, examples),
         "computed": computed,
@@ -143,6 +144,8 @@ def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute:
         "html": str(html),
         "nodes": len(view["nodes"]),
         "pivots": len(view["pivots"]),
+        "pivot_actions": view["pivot_actions_total"],
+        "pivot_edges": view["pivots_total"],
         "constraints": {k: len(v) for k, v in view["constraints"].items()},
         "computed": view["computed"],
         "notes": view["notes"],

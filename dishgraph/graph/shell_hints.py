@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from dishgraph.graph.schema import NODE_BY_LABEL, REL_BY_TYPE
 
@@ -66,7 +67,7 @@ def column_name(engine_name: str) -> str:
     return _COUNT_ID.sub(lambda m: f"count({m.group(1) or ''}{m.group(2)})", name)
 
 
-def named_columns(rows: list[dict]) -> list[dict]:
+def named_columns(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows with their count columns named as written (see `column_name`); the values untouched."""
     if not rows or all(column_name(k) == k for k in rows[0]):
         return rows

@@ -269,6 +269,10 @@ def list_recipes(store, split: str = "", limit: int = 0) -> tuple[list[dict], in
     return recipes(store, split, limit), total
 
 
+class UnknownRecipe(UnknownName, LookupError):
+    """A recipe id the graph does not hold (a `LookupError` as well, as callers caught before)."""
+
+
 def resolve_recipe(store, recipe: str) -> str:
     """The stored id of a recipe given by its id, or a PCS table id without its source prefix (``70f228d93a``
     for ``pcs:70f228d93a``). Anything else raises `UnknownName` with the closest PCS ids, or, on a graph
@@ -279,17 +283,17 @@ def resolve_recipe(store, recipe: str) -> str:
     if len(found) == 1:
         return found[0]
     if found:
-        raise UnknownName(f"recipe id {recipe!r} is ambiguous: {', '.join(found[:5])}; give it with its prefix")
+        raise UnknownRecipe(f"recipe id {recipe!r} is ambiguous: {', '.join(found[:5])}; give it with its prefix")
     ids = [r["id"] for r in recipes(store)]
     if not ids:
-        raise UnknownName(
-            f"no recipe {recipe!r}: the graph at {store.location()} has no PCS recipes (load them with "
+        raise UnknownRecipe(
+            f"no recipe {recipe!r} in the graph at {store.location()}, and no PCS recipes (load them with "
             "`dishgraph ingest pcs DIR`, e.g. the release's pizzacommonsense directory)"
         )
     tails = {i.partition(":")[2]: i for i in ids}
     near = [tails.get(n, n) for n in difflib.get_close_matches(recipe, [*ids, *tails], n=3, cutoff=0.6)]
     hint = f"; did you mean {' or '.join(dict.fromkeys(near))}?" if near else ""
-    raise UnknownName(f"no recipe {recipe!r} in the graph{hint} (`dishgraph pcs ls` lists the PCS recipes)")
+    raise UnknownRecipe(f"no recipe {recipe!r} in the graph{hint} (`dishgraph pcs ls` lists the PCS recipes)")
 
 
 def stored_table(store, recipe: str) -> PCSTable:
