@@ -123,9 +123,33 @@ def report(code_and_message: tuple[int, str]) -> None:
     err_console.print(Text.assemble((label, "bold red"), " ", escape_controls(message)), soft_wrap=True)
 
 
+def _guarded(callback, command_path: str):
+    if getattr(callback, "_dishgraph_guarded", False):
+        return callback
+    import functools
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        from dishgraph.cli_outputs import command_key, guard
+
+        guard(command_key(command_path), kwargs)
+        return callback(*args, **kwargs)
+
+    run._dishgraph_guarded = True  # type: ignore[attr-defined]
+    return run
+
+
 class DishgraphGroup(TyperGroup):
     """The group class of the root app and of every command group: every command runs inside an ``invoke``
     of one, so this is the edge every error crosses (a group app invoked on its own, as tests do, too)."""
+
+    def resolve_command(self, ctx, args):
+        """Every leaf command runs behind the output rule (`dishgraph.cli_outputs.guard`): its callback is
+        wrapped once, here, where each command is looked up, so no command can forget it."""
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None and not hasattr(cmd, "commands") and cmd.callback is not None:
+            cmd.callback = _guarded(cmd.callback, f"{ctx.command_path} {name}")
+        return name, cmd, rest
 
     def invoke(self, ctx):
         try:

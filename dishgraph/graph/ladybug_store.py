@@ -13,6 +13,7 @@ from typing import Any
 
 import ladybug
 
+from dishgraph import outputs
 from dishgraph.errors import DatabaseError
 from dishgraph.graph import diskspace, queries, schema
 from dishgraph.graph.arrow_copy import is_table, temp_file_error, write_table_parquet
@@ -93,6 +94,7 @@ class LadybugStore(GraphStore):
             )
         check_database_file(self.path)  # before the lock: a path that is no database gets no DIR.lock either
         _refuse_in_starting_worker(self.path)
+        outputs.protect_open_database(self.path)  # no output of this process may replace it while open
         self.path.parent.mkdir(parents=True, exist_ok=True)  # Ladybug needs the parent to exist
         self._lock = ProcessLock(self.path.with_name(self.path.name + ".lock"), shared=read_only)
         self._lock.acquire(wait)
@@ -365,6 +367,7 @@ class LadybugStore(GraphStore):
             self._db.close()
             self._db = None  # type: ignore[assignment]
         self._lock.release()
+        outputs.forget_open_database(self.path)
 
 
 DB_FILE = "db"  # the database file inside a directory given as --db (as in ~/.local/share/dishgraph/db)
@@ -380,9 +383,18 @@ def database_file(path: str | os.PathLike[str]) -> Path:
 
 def check_database_file(path: Path) -> None:
     """A path that exists must be a LadybugDB file (an empty file is a new database): else a
-    `DatabaseError` naming it, instead of the engine's "not a valid Lbug database file" without a path."""
+    `DatabaseError` naming it, instead of the engine's "not a valid Lbug database file" without a path.
+    Only a regular file is a database: ``--db /dev/null`` was accepted, made ``/dev/null.lock`` and failed
+    later with "Table Dish does not exist"; a FIFO would hang the read below."""
     if not path.exists():
         return
+    import stat
+
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise DatabaseError(
+            f"{path}: not a regular file (a device, FIFO or socket); --db names a database file, or a directory "
+            f"to hold one (DIR/{DB_FILE})"
+        )
     try:
         with open(path, "rb") as fh:
             head = fh.read(len(MAGIC))
