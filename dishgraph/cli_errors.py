@@ -156,14 +156,24 @@ class DishgraphGroup(TyperGroup):
             return super().invoke(ctx)
         except (Exit, Abort, TyperException):
             raise  # typer's own: usage errors (exit 2), typer.Exit, Ctrl-C at a prompt
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as e:
             if debug_enabled(ctx):
                 raise
             report((INTERRUPTED, "interrupted"))
+            if type(e).__name__ == "QueryAbandoned":  # a statement still runs in the engine: leave at once
+                import sys
+
+                sys.stderr.flush()
+                os._exit(INTERRUPTED)
             raise Exit(INTERRUPTED) from None
         except Exception as e:  # noqa: BLE001 - the edge: nothing may reach a user as a traceback
             if debug_enabled(ctx):
                 raise
             code, message = message_for(e)
             report((code, message))
+            if getattr(e, "abandoned", False):  # a statement still runs in the engine: leave at once
+                import sys
+
+                sys.stderr.flush()
+                os._exit(code)
             raise Exit(code) from None
