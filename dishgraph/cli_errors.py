@@ -53,6 +53,8 @@ def _os_message(e: OSError) -> str:
             if os.path.islink(where)
             else "no such file or directory"
         )
+    elif e.errno == errno.ELOOP:
+        what = "a symbolic link loop (too many levels of links)"
     return f"{where}: {what}" if where is not None else what
 
 
