@@ -146,7 +146,9 @@ def _params(items: list[str]) -> dict:
 def recover(db: str | None = DbOpt):
     """Finish a checkpoint a kill interrupted (replays <db>.shadow / <db>.wal with one read-write open).
 
-    Read-only commands do this by themselves when no other process holds the database."""
+    Read-only commands do this by themselves when no other process holds the database. A WAL the engine
+    cannot replay (torn by a full disk) is set aside as <db>.wal.torn-TIME, kept, and the database returns
+    to its last checkpoint; the message says what was lost."""
     from dishgraph import config
     from dishgraph.graph.ladybug_store import recover as _recover
 

@@ -123,7 +123,12 @@ class LadybugStore(GraphStore):
                 self.init_schema()
         except RuntimeError as e:
             self._lock.release(remove_if_created=True)
-            raise DatabaseError(f"{self.path}: cannot open the database ({' '.join(str(e).split())})") from None
+            hint = (
+                f"; run `dishgraph db recover --db {self.path}` (a WAL it cannot replay is set aside, kept)"
+                if pending_files(self.path)
+                else ""
+            )
+            raise DatabaseError(f"{self.path}: cannot open the database ({' '.join(str(e).split())}){hint}") from None
         except BaseException:
             self._lock.release(remove_if_created=True)
             raise
@@ -160,6 +165,8 @@ class LadybugStore(GraphStore):
         check_shape(cypher)  # a statement the engine's parser would crash or hang on never reaches it
         if self.read_only:
             check_read_only(cypher)  # CHECKPOINT / INSTALL / LOAD FROM / writes never reach a read-only open
+        if not self.read_only and _is_write(cypher):
+            diskspace.check_write_space(self.path)  # a full disk mid-WAL aborts the engine and tears the WAL
         if (self._unsaved_copy or self._bulk_depth) and _is_write(cypher):
             if self._unsaved_copy:
                 self._checkpoint()  # a logged write must never refer to rows a crash could still take back
@@ -593,6 +600,9 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
         try:
             ladybug.Database(str(path), read_only=False).close()
         except RuntimeError as e:
+            torn = _recover_torn_wal(path, " ".join(str(e).split()))
+            if torn is not None:
+                return torn
             raise DatabaseError(
                 f"{path}: recovery failed ({' '.join(str(e).split())}); {_remains(path)}; is the disk full or "
                 f"the directory read-only? fix that and run `dishgraph db recover --db {path}` again"
@@ -602,6 +612,36 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
         if lock is not None:
             lock.release()
     return f"recovered {path} (replayed {', '.join(pending)})" if pending else f"{path}: nothing to recover"
+
+
+def _recover_torn_wal(path: Path, error: str) -> str | None:
+    """A WAL the engine cannot replay (torn by a full disk, or overwritten): set it aside, kept, beside the
+    database as ``db.wal.torn-TIME``, and open the database at its last checkpoint. Kept aside only if the
+    database then opens and answers a read; else it is put back and None returned (the caller reports the
+    original error). Not tried while the disk is still too full to open the database at all."""
+    wal = path.with_name(path.name + ".wal")
+    if not wal.is_file() or path.with_name(path.name + ".shadow").exists():
+        return None
+    if diskspace.FREE_SPACE(path.parent) < diskspace.MARGIN:
+        return None  # a full disk, not a torn WAL: free space first
+    import time
+
+    size = wal.stat().st_size
+    saved = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(path.stat().st_mtime))  # before the open touches it
+    aside = wal.with_name(f"{wal.name}.torn-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.rename(wal, aside)
+    try:
+        ladybug.Database(str(path), read_only=False).close()
+        _verify(path)
+    except (RuntimeError, DatabaseError):
+        if not wal.exists():
+            os.rename(aside, wal)
+        return None
+    return (
+        f"recovered {path}: its WAL could not be replayed ({error}); it is set aside as {aside.name} (kept) and "
+        f"the database is back at its last checkpoint ({saved}). Lost: the writes logged after that checkpoint "
+        f"({size:,} bytes of WAL), i.e. what the interrupted command was writing: run it again"
+    )
 
 
 def _remains(path: Path) -> str:
