@@ -125,16 +125,26 @@ def report(code_and_message: tuple[int, str]) -> None:
     err_console.print(Text.assemble((label, "bold red"), " ", escape_controls(message)), soft_wrap=True)
 
 
-def _guarded(callback, command_path: str):
+def _group_names(ctx) -> list[str]:
+    """The group names between the root and ``ctx`` (``["eval"]`` for ``dishgraph eval l1``): the root's own
+    name differs by how it was started (``dishgraph``, ``python -m dishgraph.cli``), so it is left out."""
+    names = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    return names[::-1]
+
+
+def _guarded(callback, command: str):
     if getattr(callback, "_dishgraph_guarded", False):
         return callback
     import functools
 
     @functools.wraps(callback)
     def run(*args, **kwargs):
-        from dishgraph.cli_outputs import command_key, guard
+        from dishgraph.cli_outputs import guard
 
-        guard(command_key(command_path), kwargs)
+        guard(command, kwargs)
         return callback(*args, **kwargs)
 
     run._dishgraph_guarded = True  # type: ignore[attr-defined]
@@ -150,7 +160,7 @@ class DishgraphGroup(TyperGroup):
         wrapped once, here, where each command is looked up, so no command can forget it."""
         name, cmd, rest = super().resolve_command(ctx, args)
         if cmd is not None and not hasattr(cmd, "commands") and cmd.callback is not None:
-            cmd.callback = _guarded(cmd.callback, f"{ctx.command_path} {name}")
+            cmd.callback = _guarded(cmd.callback, " ".join([*_group_names(ctx), name]))
         return name, cmd, rest
 
     def invoke(self, ctx):

@@ -61,11 +61,6 @@ OUTPUTS: dict[str, str] = {
 NOT_INPUTS = frozenset({"db", "uri", "data", "dest", "extra_glossary"})
 
 
-def command_key(command_path: str) -> str:
-    """``"dishgraph eval l1"`` -> ``"eval l1"`` (the key prefix in `OUTPUTS`)."""
-    return " ".join(command_path.split()[1:])
-
-
 def _paths(value: Any) -> list[Path]:
     if isinstance(value, (list, tuple)):
         return [Path(v) for v in value if isinstance(v, (str, os.PathLike))]

@@ -164,3 +164,16 @@ def test_an_open_store_protects_its_database_from_library_writers(tmp_path):
         with pytest.raises(outputs.OutputRefused, match="database"):
             outputs.write_text(Path(f"{path}.wal"), "x")
     outputs.write_text(tmp_path / "other.html", "ok")
+
+
+def test_the_rule_holds_however_the_cli_is_started(db, tmp_path):
+    """`python -m dishgraph.cli` names its root "python -m dishgraph.cli": the rule must not depend on it."""
+    import subprocess
+    import sys
+
+    victim = tmp_path / "notes.txt"
+    victim.write_text("precious", encoding="utf-8")
+    cmd = [sys.executable, "-m", "dishgraph.cli", "glossary", "build", str(victim), "-o", str(victim)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "an input of this command" in p.stderr, p.stderr
+    assert victim.read_text(encoding="utf-8") == "precious"
