@@ -489,29 +489,30 @@ def _interruptible(
     if threading.current_thread() is not threading.main_thread():
         return run()
     box: dict[str, Any] = {}
+    # An Event, not Thread.join/is_alive: a Ctrl-C landing inside join() can leave is_alive() False while the
+    # thread still runs (CPython 3.11), and the store was then closed under the running statement.
+    done = threading.Event()
 
     def work() -> None:
         try:
             box["result"] = run()
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             box["error"] = e
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=work, name="dishgraph-query", daemon=True)
-    worker.start()
+    threading.Thread(target=work, name="dishgraph-query", daemon=True).start()
     deadline = time.monotonic() + timeout + INTERRUPT_GRACE if timeout else None
     try:
-        while worker.is_alive():
-            worker.join(0.1)
+        while not done.wait(0.1):
             if deadline is not None and time.monotonic() > deadline:
                 interrupt()
-                worker.join(INTERRUPT_GRACE)
-                if worker.is_alive():
+                if not done.wait(INTERRUPT_GRACE):
                     abandon()
                     raise _Overran()
     except KeyboardInterrupt:
         interrupt()
-        worker.join(INTERRUPT_GRACE)
-        if worker.is_alive():
+        if not done.wait(INTERRUPT_GRACE):
             abandon()
             raise QueryAbandoned() from None
         raise
