@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dishgraph.actions import Action
+from dishgraph.api_args import check_all, one_of
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.factory import open_store
 from dishgraph.knowledge import annotation, names, order
@@ -37,8 +38,18 @@ if TYPE_CHECKING:
 Row = dict[str, Any]
 
 
+# The sources a stored pivot or order constraint may carry (a filter on any other name is a UsageError).
+PIVOT_SOURCES = (pivots_mod.MINED, pivots_mod.COMPOSED, pivots_mod.ANNOTATED, pivots_mod.RELEASE)
+ORDER_SOURCES = (order.ESTIMATED, pivots_mod.COMPOSED, pivots_mod.RELEASE)
+# The longest recipe `check_order` parses, as ingest caps a recipe (a 600,000-character text took 30 s).
+MAX_CHECK_CHARS = 20_000
+MAX_CHECK_ACTIONS = 2_000
+
+
+@check_all
 class DishGraph:
-    """Culinary knowledge lookups and mining over one open graph store."""
+    """Culinary knowledge lookups and mining over one open graph store. Every public method checks its
+    arguments first (`dishgraph.api_args`): a wrong type or an unknown source is a `UsageError`."""
 
     def __init__(self, store: GraphStore, glossary: Glossary | None = None):
         self._store = store
@@ -72,9 +83,11 @@ class DishGraph:
 
     # ---------------------------------------------------------------- frequencies and pivots
     def actions(self, dish: str, top: int = 20, min_freq: float = 0.0) -> list[Row]:
-        """The dish's most frequent proto-actions: {action, verb, ingredients, tools, freq, n, total}."""
+        """The dish's most frequent proto-actions: {action, verb, ingredients, tools, freq, n, total}. On a
+        read-only open nothing is computed: what the graph stores (a dish without stored frequencies gives
+        [] there, where a read-write open computes them)."""
         rows = dish_actions(self._store, dish, top=top, min_freq=min_freq)
-        if not rows:
+        if not rows and not getattr(self._store, "read_only", False):
             materialize_uses(self._store, [dish])
             rows = dish_actions(self._store, dish, top=top, min_freq=min_freq)
         return rows
@@ -86,7 +99,9 @@ class DishGraph:
     def pivots(self, base: str, target: str, source: str | None = None) -> list[Pivot]:
         """Stored pivot edges of the pair (mined, annotated, crg-release; all unless ``source``): one per
         (action, source), so an action several sources mark counts once per source (`pivots_side_by_side`
-        has one row per action). A pair the graph does not know raises `UnknownName` with the closest names."""
+        has one row per action). A pair the graph does not know raises `UnknownName` with the closest names;
+        an unknown ``source`` a `UsageError`."""
+        one_of(source, PIVOT_SOURCES, "pivot source")
         return pivots_mod.pivots(self._store, base, target, source)
 
     def pivots_side_by_side(self, base: str, target: str) -> list[Row]:
@@ -151,6 +166,8 @@ class DishGraph:
         self, base: str, target: str, reference: str = pivots_mod.RELEASE, source: str = pivots_mod.MINED
     ) -> Row:
         """P / R / F1 per kind of one source's pivots (mined, composed) against a reference source."""
+        one_of(reference, PIVOT_SOURCES, "reference source")
+        one_of(source, PIVOT_SOURCES, "pivot source")
         return pivots_mod.compare_pivots(self._store, base, target, reference, source)
 
     # ---------------------------------------------------------------- composed target knowledge
@@ -223,6 +240,7 @@ class DishGraph:
         """(actions that must precede ``action`` in ``dish``, actions that must follow it). An unknown dish or
         action raises `UnknownName` with the closest names ("did you mean 切|油菜|?" for 切|菜心|); a known
         action without constraints gives two empty lists."""
+        one_of(source, ORDER_SOURCES, "constraint source")
         return order.order_constraints(self._store, dish, action, source)
 
     def check_order(
@@ -231,7 +249,9 @@ class DishGraph:
         """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence.
 
         A dish the graph does not know, or an action given by name (key or display form) that it does not
-        know, raises `UnknownName` with the closest names: "no constraint violated" would be a lie."""
+        know, raises `UnknownName` with the closest names: "no constraint violated" would be a lie. A text
+        over `MAX_CHECK_CHARS` (or a sequence over `MAX_CHECK_ACTIONS`) is a `UsageError`, as ingest caps a
+        recipe."""
         return self.check_order_report(dish, actions_or_text, source).violations
 
     def check_order_report(
@@ -239,7 +259,9 @@ class DishGraph:
     ) -> order.OrderCheck:
         """`check_order` with how many actions were read and constraints checked, and a note when the dish
         has no constraint to check. Text in which no action is read raises `InputError`."""
+        one_of(source, ORDER_SOURCES, "constraint source")
         order.check_source(source)
+        _check_recipe_size(actions_or_text)
         names.require_dish(self._store, dish)
         keys, phrases = order.action_sequence(actions_or_text, self._make_parser)
         if not isinstance(actions_or_text, str):
@@ -270,6 +292,22 @@ class DishGraph:
                 self._glossary = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
             self._parser = RecipeParser(self._glossary)
         return self._parser
+
+
+def _check_recipe_size(actions_or_text: object) -> None:
+    from dishgraph.errors import UsageError
+
+    if isinstance(actions_or_text, str):
+        if len(actions_or_text) > MAX_CHECK_CHARS:
+            raise UsageError(
+                f"check_order(): a recipe of {len(actions_or_text):,} characters; at most {MAX_CHECK_CHARS:,}"
+            )
+    elif not isinstance(actions_or_text, (list, tuple)):
+        raise UsageError(
+            f"check_order(): give the recipe as a str or a list of actions, got {type(actions_or_text).__name__}"
+        )
+    elif len(actions_or_text) > MAX_CHECK_ACTIONS:
+        raise UsageError(f"check_order(): {len(actions_or_text):,} actions; at most {MAX_CHECK_ACTIONS:,}")
 
 
 _T = TypeVar("_T", PivotThresholds, compose_mod.ComposedThresholds)

@@ -53,6 +53,8 @@ def _os_message(e: OSError) -> str:
             if os.path.islink(where)
             else "no such file or directory"
         )
+    elif e.errno == errno.ELOOP:
+        what = "a symbolic link loop (too many levels of links)"
     return f"{where}: {what}" if where is not None else what
 
 
@@ -123,6 +125,32 @@ def report(code_and_message: tuple[int, str]) -> None:
     err_console.print(Text.assemble((label, "bold red"), " ", escape_controls(message)), soft_wrap=True)
 
 
+def _group_names(ctx) -> list[str]:
+    """The group names between the root and ``ctx`` (``["eval"]`` for ``dishgraph eval l1``): the root's own
+    name differs by how it was started (``dishgraph``, ``python -m dishgraph.cli``), so it is left out."""
+    names = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    return names[::-1]
+
+
+def _guarded(callback, command: str):
+    if getattr(callback, "_dishgraph_guarded", False):
+        return callback
+    import functools
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        from dishgraph.cli_outputs import guard
+
+        guard(command, kwargs)
+        return callback(*args, **kwargs)
+
+    run._dishgraph_guarded = True  # type: ignore[attr-defined]
+    return run
+
+
 class DishgraphGroup(TyperGroup):
     """The group class of the root app and of every command group: every command runs inside an ``invoke``
     of one, so this is the edge every error crosses (a group app invoked on its own, as tests do, too).
@@ -136,19 +164,37 @@ class DishgraphGroup(TyperGroup):
             cmd.help = reflow(cmd.help)
         return cmd
 
+    def resolve_command(self, ctx, args):
+        """Every leaf command runs behind the output rule (`dishgraph.cli_outputs.guard`): its callback is
+        wrapped once, here, where each command is looked up, so no command can forget it."""
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None and not hasattr(cmd, "commands") and cmd.callback is not None:
+            cmd.callback = _guarded(cmd.callback, " ".join([*_group_names(ctx), name]))
+        return name, cmd, rest
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except (Exit, Abort, TyperException):
             raise  # typer's own: usage errors (exit 2), typer.Exit, Ctrl-C at a prompt
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as e:
             if debug_enabled(ctx):
                 raise
             report((INTERRUPTED, "interrupted"))
+            if type(e).__name__ == "QueryAbandoned":  # a statement still runs in the engine: leave at once
+                import sys
+
+                sys.stderr.flush()
+                os._exit(INTERRUPTED)
             raise Exit(INTERRUPTED) from None
         except Exception as e:  # noqa: BLE001 - the edge: nothing may reach a user as a traceback
             if debug_enabled(ctx):
                 raise
             code, message = message_for(e)
             report((code, message))
+            if getattr(e, "abandoned", False):  # a statement still runs in the engine: leave at once
+                import sys
+
+                sys.stderr.flush()
+                os._exit(code)
             raise Exit(code) from None

@@ -44,7 +44,9 @@ def restore(cell: str) -> str:
 def write_rows(path: str | Path, columns: Sequence[str], rows: Iterable[Mapping[str, object]]) -> int:
     """A UTF-8 CSV with a header, every cell neutralised; returns the number of rows written."""
     n = 0
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    from dishgraph.outputs import atomic_write
+
+    with atomic_write(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow([neutralise(c) for c in columns])
         for row in rows:

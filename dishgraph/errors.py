@@ -51,9 +51,17 @@ class InputError(DishgraphError):
 class DatabaseError(DishgraphError):
     """The database cannot be opened or refused a statement (locked, needs recovery, bad Cypher)."""
 
+    abandoned = False  # a statement still runs in the engine: the CLI exits at once, without closing
+
 
 class ReadOnlyViolation(DatabaseError):
     """A statement that could write, or touch files or the network, on a read-only open."""
+
+    exit_code = EXIT_USAGE
+
+
+class StatementTooComplex(DatabaseError):
+    """A statement too large or too deeply nested for the engine to parse without crashing or hanging."""
 
     exit_code = EXIT_USAGE
 

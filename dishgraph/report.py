@@ -318,5 +318,7 @@ def render_html(rep) -> str:
 
 def write_html(rep, path: str | Path) -> Path:
     path = Path(path)
-    path.write_text(render_html(rep), encoding="utf-8")
+    from dishgraph.outputs import write_text
+
+    write_text(path, render_html(rep))
     return path

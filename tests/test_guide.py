@@ -13,6 +13,8 @@ import urllib.request
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dishgraph.graph import queries
@@ -87,11 +89,11 @@ def test_served_on_loopback_with_cors(served):
     assert url.startswith("http://localhost:") and url.endswith("/guide.html")
     status, headers, body = fetch(url)
     assert status == 200
-    assert headers["Access-Control-Allow-Origin"] == "*"
+    assert headers["Access-Control-Allow-Origin"] == "http://localhost:7474"  # Browser's origin, never *
     assert headers["Content-Type"].startswith("text/html")
     assert body.startswith("<!DOCTYPE html>")
     status, headers, _ = fetch(url, "OPTIONS")
-    assert status == 204 and headers["Access-Control-Allow-Origin"] == "*"
+    assert status == 204 and headers["Access-Control-Allow-Origin"] == "http://localhost:7474"
     with pytest.raises(urllib.error.HTTPError) as e:
         fetch(url.replace("guide.html", "nothing.html"))
     assert e.value.code == 404
@@ -226,7 +228,7 @@ def test_idle_connections_time_out_and_vanished_clients_are_quiet(capfd):
         for _ in range(30):  # ask, then vanish before the answer is read (RST on close with unread data)
             s = socket.create_connection((host, port))
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-            s.sendall(b"GET /guide.html HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
+            s.sendall(b"GET /guide.html HTTP/1.1\r\nHost: localhost\r\n\r\n" * 50)
             s.close()
         for exc in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
             try:
@@ -275,3 +277,43 @@ def test_commands_the_slides_name_exist_with_their_options():
         assert name is not None, f"`dishgraph {line}` names no command"
         options = {o for p in commands[name].params if p["option"] for o in p["name"].split(", ")}
         assert all(w in options for w in words if w.startswith("-")), f"`dishgraph {line}`: unknown option"
+
+
+def test_only_loopback_hosts_are_answered_and_cors_names_only_loopback_origins():
+    """DNS rebinding (a page on evil.example resolving to 127.0.0.1) sends its own Host: refused. CORS names
+    the requesting origin only when it is on loopback (Neo4j Browser), never `*`."""
+    import http.client
+
+    server, url = serve_in_thread("<!DOCTYPE html><p>guide</p>", port=0)
+    port = server.server_address[1]
+    try:
+        for host, origin, status, acao in [
+            (f"localhost:{port}", "http://localhost:7474", 200, "http://localhost:7474"),
+            (f"127.0.0.1:{port}", "http://127.0.0.1:7474", 200, "http://127.0.0.1:7474"),
+            ("[::1]", "https://localhost", 200, "https://localhost"),
+            (f"localhost:{port}", "http://evil.example", 200, None),
+            ("evil.example", "http://evil.example", 403, None),
+            (f"evil.example:{port}", None, 403, None),
+            ("localhost.evil.example", None, 403, None),
+            ("127.0.0.1.nip.io", None, 403, None),
+        ]:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            headers = {"Host": host, **({"Origin": origin} if origin else {})}
+            c.request("GET", "/guide.html", headers=headers)
+            r = c.getresponse()
+            r.read()
+            assert (r.status, r.getheader("Access-Control-Allow-Origin")) == (status, acao), (host, origin)
+            c.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_the_host_allow_list_accepts_only_loopback_names(value):
+    from dishgraph.guide.serve import LOOPBACK_NAMES, loopback_host
+
+    if loopback_host(value):
+        name = value.strip().rsplit(":", 1)[0] if not value.strip().startswith("[") else value.strip()[:5]
+        assert name.lower() in LOOPBACK_NAMES

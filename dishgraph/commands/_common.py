@@ -87,7 +87,9 @@ def spinner(disable: bool = False):
 def emit_json(obj: Any, path: Path | None = None) -> None:
     text = json.dumps(obj, ensure_ascii=False, indent=2, default=str)
     if path:
-        Path(path).write_text(text + "\n", encoding="utf-8")
+        from dishgraph.outputs import write_text
+
+        write_text(path, text + "\n")
     else:
         sys.stdout.write(text + "\n")
 

@@ -93,8 +93,14 @@ class Repl:
         return True
 
     def statement(self, text: str) -> None:
+        from dishgraph.graph.ladybug_store import QueryAbandoned
+
         try:
             self.run(text, self.params)
+        except QueryAbandoned:
+            raise  # the statement would not stop: the process exits (exit 130)
+        except KeyboardInterrupt:
+            self.say("interrupted")  # Ctrl-C stopped the statement; the session goes on
         except Exception as e:  # noqa: BLE001 - one statement failed; the session goes on
             self.error(e)
 

@@ -11,6 +11,9 @@ from dishgraph.commands._common import console, emit_json, open_store, rows_tabl
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
 MAX_ROWS = 100  # a table longer than this scrolls away; the note says how many more and how to see them
+SHELL_TIMEOUT = 60.0  # seconds: a statement that runs longer is almost always a mistake in a shell
+SHELL_MEMORY_MB = 2048
+MAX_STDIN_CHARS = 1_000_000  # stdin read no further: the statement cap (readonly.MAX_STATEMENT_CHARS) refuses it
 
 app = typer.Typer(
     help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True, cls=DishgraphGroup
@@ -54,6 +57,16 @@ def shell(
     max_rows: int = typer.Option(
         MAX_ROWS, "--max-rows", min=0, help="Rows of the table, with a note of the rest (0: all); --json prints all."
     ),
+    timeout: float = typer.Option(
+        SHELL_TIMEOUT, "--timeout", min=0, help="Seconds a statement may run before it is stopped (0: no limit)."
+    ),
+    memory_mb: int = typer.Option(
+        SHELL_MEMORY_MB,
+        "--memory-mb",
+        min=0,
+        help="Memory the statements of a read-only shell may take, in MiB; past it a statement fails with a "
+        "message (0: no cap; --write has none).",
+    ),
 ):
     """Run one Cypher statement (values only as --param, never pasted into the text) and print a table.
 
@@ -65,23 +78,38 @@ def shell(
     history in ~/.local/share/dishgraph/shell_history). Without --write the database opens read-only and only
     reads run: MATCH, WITH, UNWIND, RETURN, UNION, allow-listed functions and CALLs (show_tables, table_info,
     db.labels, ...). Anything else (writes, COPY, LOAD FROM, INSTALL, CHECKPOINT, settings, ...) is refused
-    (exit 2); on Neo4j the session is opened with read access too, so the server refuses writes itself."""
+    (exit 2); on Neo4j the session is opened with read access too, so the server refuses writes itself.
+    Statements too large or nested too deeply for the engine's parser are refused (exit 2); each one runs
+    under --timeout, and Ctrl-C stops it (exit 130)."""
     from dishgraph.errors import UsageError
 
     params = _params(param)
+    limits = (timeout, 0 if write else memory_mb)
     if statement is None and sys.stdin.isatty():
-        return _interactive(db, uri, write, params, as_json, max_rows)
-    text = statement if statement is not None else sys.stdin.read()
+        return _interactive(db, uri, write, params, as_json, max_rows, limits)
+    text = statement if statement is not None else sys.stdin.read(MAX_STDIN_CHARS + 1)
     if not text.strip():
         raise UsageError("no Cypher statement given (as an argument or on stdin)")
     _checked(text, write)
     with open_store(db, uri, read_only=not write) as store:
+        _bounded(store, *limits)
         _run(store, text, params, write, as_json, max_rows)
 
 
-def _checked(text: str, write: bool) -> None:
-    from dishgraph.graph.readonly import check_read_only
+def _bounded(store, timeout: float, memory_mb: int) -> None:
+    """The shell's limits on an embedded store (a Neo4j server applies its own)."""
+    if getattr(store, "backend", "") != "ladybug":
+        return
+    store.query_timeout = timeout or None
+    store.interruptible = True
+    if memory_mb:
+        store.limit_memory(memory_mb * 2**20)
 
+
+def _checked(text: str, write: bool) -> None:
+    from dishgraph.graph.readonly import check_read_only, check_shape
+
+    check_shape(text)
     if not write:
         check_read_only(text)  # on Neo4j too: db shell reads unless --write
 
@@ -108,11 +136,14 @@ def _run(store, text: str, params: dict, write: bool, as_json: bool, max_rows: i
     console.print(rows_table(shown, notes=more))
 
 
-def _interactive(db: str | None, uri: str | None, write: bool, params: dict, as_json: bool, max_rows: int) -> None:
+def _interactive(
+    db: str | None, uri: str | None, write: bool, params: dict, as_json: bool, max_rows: int, limits
+) -> None:
     from dishgraph.cli_errors import message_for, report
     from dishgraph.commands._repl import history_file, interactive
 
     with open_store(db, uri, read_only=not write) as store:
+        _bounded(store, *limits)
         interactive(
             lambda text, p: _run(store, text, p, write, as_json, max_rows),
             lambda e: report(message_for(e)),
@@ -133,7 +164,9 @@ def _params(items: list[str]) -> dict:
 def recover(db: str | None = DbOpt):
     """Finish a checkpoint a kill interrupted (replays <db>.shadow / <db>.wal with one read-write open).
 
-    Read-only commands do this by themselves when no other process holds the database."""
+    Read-only commands do this by themselves when no other process holds the database. A WAL the engine
+    cannot replay (torn by a full disk) is set aside as <db>.wal.torn-TIME, kept, and the database returns
+    to its last checkpoint; the message says what was lost."""
     from dishgraph import config
     from dishgraph.graph.ladybug_store import recover as _recover
 

@@ -59,7 +59,10 @@ def serve(
     data: Path | None = DataOpt,
     as_json: bool = JsonOpt,
 ):
-    """Serve a freshly built guide on 127.0.0.1 with CORS headers; in Neo4j Browser run the printed :play."""
+    """Serve a freshly built guide on 127.0.0.1; in Neo4j Browser run the printed :play.
+
+    Only requests for 127.0.0.1 / localhost are answered (any other Host header: 403), and CORS allows only
+    pages on loopback (Neo4j Browser), so no other web site can read it."""
     from dishgraph.guide import build_guide, guide_url, make_server
 
     if not 0 <= port <= 65535:

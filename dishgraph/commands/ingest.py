@@ -175,7 +175,10 @@ def pcs(
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
-    """Load PCS tables: Recipe -> Step -> INPUT/OUTPUT Comestible (a DAG per recipe); idempotent."""
+    """Load PCS tables: Recipe -> Step -> INPUT/OUTPUT Comestible (a DAG per recipe); idempotent.
+
+    A bad table or file (malformed, nested too deeply, more than 1,000 rows) is skipped and named with its
+    file and line, and every good table is stored: exit code 3 when anything was skipped."""
     from dishgraph.pcs.graph import ingest_pcs
     from dishgraph.pcs.tables import PCSFormatError
 
@@ -192,6 +195,12 @@ def pcs(
             strict=strict,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
+    _print_pcs_report(rep, as_json)
+    if rep.exit_code:
+        raise typer.Exit(rep.exit_code)
+
+
+def _print_pcs_report(rep, as_json: bool) -> None:
     if as_json:
         return emit_json(rep.to_dict())
     d = rep.to_dict()
@@ -199,3 +208,5 @@ def pcs(
     console.print(rows_table([d], "ingested"))
     for m in errors:
         print_warning(f"{m}")
+    if errors:
+        print_warning(f"{len(errors)} table(s) or file(s) skipped (exit code 3); every good table was stored")

@@ -167,7 +167,9 @@ def subsample(examples: Sequence[Example], fraction: float, seed: int) -> list[E
 
 def write_jsonl(path: Path, rows: Iterable[dict]) -> int:
     n = 0
-    with path.open("w", encoding="utf-8") as fh:
+    from dishgraph.outputs import atomic_write
+
+    with atomic_write(path) as fh:
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
             n += 1

@@ -149,7 +149,9 @@ def write_outputs(path: str | Path, texts: Sequence[str], instances: Sequence[In
     if len(texts) != len(instances):
         raise ValueError(f"{len(texts)} generations for {len(instances)} instances")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
+    from dishgraph.outputs import atomic_write
+
+    with atomic_write(path) as fh:
         if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
             for inst, text in zip(instances, texts):
                 rec = {"base": inst.base, "target": inst.target, "index": inst.index, "text": text}

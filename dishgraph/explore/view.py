@@ -139,7 +139,9 @@ def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute:
         hint = "" if compute else " (`--compute` computes what their recipes give and stores it)"
         raise UnknownName(f"the graph stores no actions, pivots or constraints of {base} / {target}{hint}")
     html.parent.mkdir(parents=True, exist_ok=True)
-    html.write_text(render_html(view), encoding="utf-8")
+    from dishgraph.outputs import write_text
+
+    write_text(html, render_html(view))
     return {
         "html": str(html),
         "nodes": len(view["nodes"]),

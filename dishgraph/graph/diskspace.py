@@ -67,5 +67,19 @@ def check_space(db: Path, pending_csv_bytes: int) -> None:
         )
 
 
+def check_write_space(db: Path) -> None:
+    """Before a logged write (MERGE, CREATE, SET, ...): `DiskFull` unless the filesystem of ``db`` can take
+    the write, the WAL it grows and the checkpoint that replays it. The engine aborts (SIGABRT) when a WAL
+    write fails and leaves a torn WAL that no open can read; this is the only place to stop it."""
+    need = needed_bytes(db, 0)
+    free = FREE_SPACE(db.parent)
+    if need > free:
+        raise DiskFull(
+            f"{db.parent}: not enough free space to write to {db}: the write and its checkpoint need about "
+            f"{_mib(need)} and {_mib(free)} is free; free some space there (the database is unchanged and "
+            "keeps what its last checkpoint saved)"
+        )
+
+
 def _mib(n: int) -> str:
     return f"{n / MIB:.1f} MiB"

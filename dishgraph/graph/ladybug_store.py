@@ -13,12 +13,13 @@ from typing import Any
 
 import ladybug
 
+from dishgraph import outputs
 from dishgraph.errors import DatabaseError
 from dishgraph.graph import diskspace, queries, schema
 from dishgraph.graph.arrow_copy import is_table, temp_file_error, write_table_parquet
 from dishgraph.graph.base import BulkRows, GraphStore
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
-from dishgraph.graph.readonly import check_read_only
+from dishgraph.graph.readonly import check_read_only, check_shape
 from dishgraph.graph.values import param, plain
 
 BULK_SOURCES = ("csv", "frame")
@@ -79,6 +80,7 @@ class LadybugStore(GraphStore):
         bulk_source: str = "csv",
         buffer_pool_bytes: int | None = None,
         wait: float | None = None,
+        query_timeout: float | None = None,
     ):
         """``path``: the database file, or a directory to hold one (``DIR/db``). ``wait``: seconds to wait
         for another process that holds the database (None: $DISHGRAPH_WAIT, else 60; see `graph.lock`)."""
@@ -93,6 +95,7 @@ class LadybugStore(GraphStore):
             )
         check_database_file(self.path)  # before the lock: a path that is no database gets no DIR.lock either
         _refuse_in_starting_worker(self.path)
+        outputs.protect_open_database(self.path)  # no output of this process may replace it while open
         self.path.parent.mkdir(parents=True, exist_ok=True)  # Ladybug needs the parent to exist
         self._lock = ProcessLock(self.path.with_name(self.path.name + ".lock"), shared=read_only)
         self._lock.acquire(wait)
@@ -100,6 +103,11 @@ class LadybugStore(GraphStore):
         self._unsaved_copy = False  # a COPY since the last checkpoint (only inside a bulk session)
         self._unsaved_log = False  # a logged write inside a bulk session (auto-checkpoint is off there)
         self._unsaved_bytes = 0  # CSV size of the COPYs since the last checkpoint (what it will write)
+        self.query_timeout = query_timeout  # seconds per `execute` (None: no limit)
+        self.memory_cap: int | None = None  # set by limit_memory
+        self._memory_restore: int | None = None  # the address-space limit before limit_memory
+        self.interruptible = False  # every statement stoppable by Ctrl-C (a shell), also without a timeout
+        self._abandoned = False  # a statement still runs after Ctrl-C (see _execute_bounded)
         try:
             # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
             # the exporter caps it so that its memory stays flat however large the database is.
@@ -115,7 +123,12 @@ class LadybugStore(GraphStore):
                 self.init_schema()
         except RuntimeError as e:
             self._lock.release(remove_if_created=True)
-            raise DatabaseError(f"{self.path}: cannot open the database ({' '.join(str(e).split())})") from None
+            hint = (
+                f"; run `dishgraph db recover --db {self.path}` (a WAL it cannot replay is set aside, kept)"
+                if pending_files(self.path)
+                else ""
+            )
+            raise DatabaseError(f"{self.path}: cannot open the database ({' '.join(str(e).split())}){hint}") from None
         except BaseException:
             self._lock.release(remove_if_created=True)
             raise
@@ -141,16 +154,28 @@ class LadybugStore(GraphStore):
         self._lock.acquire()
         self._db = ladybug.Database(str(self.path), read_only=True)
 
-    def execute(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    def execute(
+        self, cypher: str, params: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Rows of ``cypher``. ``timeout`` (seconds; else the store's ``query_timeout``): the engine stops the
+        statement after that long (`QueryTimeout`); with a timeout, Ctrl-C interrupts it too (see
+        `_interruptible`)."""
         if self._conn is None:
             raise DatabaseError(f"{self.path}: the store is closed")
+        check_shape(cypher)  # a statement the engine's parser would crash or hang on never reaches it
         if self.read_only:
             check_read_only(cypher)  # CHECKPOINT / INSTALL / LOAD FROM / writes never reach a read-only open
+        if not self.read_only and _is_write(cypher):
+            diskspace.check_write_space(self.path)  # a full disk mid-WAL aborts the engine and tears the WAL
         if (self._unsaved_copy or self._bulk_depth) and _is_write(cypher):
             if self._unsaved_copy:
                 self._checkpoint()  # a logged write must never refer to rows a crash could still take back
             self._unsaved_log = self._bulk_depth > 0
-        result = self._conn.execute(cypher, params or {})
+        timeout = self.query_timeout if timeout is None else timeout
+        if timeout or self.interruptible:
+            result = self._execute_bounded(cypher, params or {}, timeout)
+        else:
+            result = self._conn.execute(cypher, params or {})
         results = result if isinstance(result, list) else [result]
         rows: list[dict[str, Any]] = []
         for res in results:  # a multi-statement text returns one result per statement
@@ -159,6 +184,65 @@ class LadybugStore(GraphStore):
             while res.has_next():
                 rows.append({c: plain(v) for c, v in zip(cols, res.get_next())})
         return rows
+
+    def _execute_bounded(self, cypher: str, params: dict[str, Any], timeout: float | None) -> Any:
+        """One statement under the engine's query timeout, in a worker thread so that Ctrl-C reaches us:
+        the engine holds the main thread in C++ and a SIGINT waited until the statement ended (12 s+)."""
+        conn = self._conn
+        conn.set_query_timeout(max(1, int(timeout * 1000)) if timeout else 0)
+        try:
+            return _interruptible(lambda: conn.execute(cypher, params), conn.interrupt, self._abandon, timeout)
+        except _Overran:
+            err = QueryTimeout(
+                f"{self.path}: the statement ran past its timeout of {timeout or 0:g} s and did not stop when "
+                "asked (the engine builds a large list without checking); it was abandoned"
+            )
+            err.abandoned = True  # the CLI leaves at once: the engine still runs it
+            raise err from None
+        except RuntimeError as e:
+            text = " ".join(str(e).split())
+            if text.rstrip(".") == "Interrupted":
+                raise QueryTimeout(
+                    f"{self.path}: the statement ran past its timeout of {timeout or 0:g} s and was stopped "
+                    "(give --timeout SECONDS for longer, 0 for none)"
+                ) from None
+            if "bad_alloc" in text:
+                raise QueryMemoryExceeded(
+                    f"{self.path}: the statement needs more memory than this process may use "
+                    f"({_mib(self.memory_cap or 0)} for queries; --memory-mb); nothing was changed"
+                ) from None
+            raise
+        finally:
+            if not self._abandoned:
+                conn.set_query_timeout(0)
+
+    def _abandon(self) -> None:
+        """A statement did not stop after Ctrl-C: its connection stays busy, so close() must not touch it."""
+        self._abandoned = True
+
+    def limit_memory(self, cap_bytes: int) -> None:
+        """Let this process grow by at most ``cap_bytes`` of address space from now on (RLIMIT_AS, soft):
+        an exhausting read (``RETURN size(range(1, 2000000000))`` took 3.5 GB in seconds) then fails inside
+        the engine with a memory error instead of taking the machine. The engine reserved its address
+        space when the database opened, so the cap counts from here; close() puts the old limit back."""
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        new = _vm_bytes() + cap_bytes
+        if hard != resource.RLIM_INFINITY:
+            new = min(new, hard)
+        if soft == resource.RLIM_INFINITY or new < soft:
+            resource.setrlimit(resource.RLIMIT_AS, (new, hard))
+            if self._memory_restore is None:
+                self._memory_restore = soft
+        self.memory_cap = cap_bytes
+
+    def _restore_memory(self) -> None:
+        if self._memory_restore is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (self._memory_restore, resource.getrlimit(resource.RLIMIT_AS)[1]))
+            self._memory_restore = None
 
     def copy_query_to(self, query: str, path: str) -> None:
         """``COPY (query) TO 'path'``: the exporter's streaming sink, allowed on a read-only open. The read-only
@@ -359,12 +443,98 @@ class LadybugStore(GraphStore):
         self._unsaved_copy = self._bulk_depth > 0
 
     def close(self) -> None:
+        if self._abandoned:  # a statement still runs on the connection: leave it to the process's exit
+            self._conn = None  # type: ignore[assignment]
         if getattr(self, "_conn", None) is not None:
             self._conn.close()
             self._conn = None  # type: ignore[assignment]  # closed: a second close() finds nothing to do
             self._db.close()
             self._db = None  # type: ignore[assignment]
         self._lock.release()
+        outputs.forget_open_database(self.path)
+        self._restore_memory()
+
+
+class QueryTimeout(DatabaseError):
+    """A statement ran past its timeout and the engine stopped it."""
+
+
+class QueryMemoryExceeded(DatabaseError):
+    """A statement needed more memory than the process's cap (`LadybugStore.limit_memory`)."""
+
+
+class _Overran(Exception):
+    """Internal: a statement ran past its timeout and did not stop when interrupted; abandoned."""
+
+
+class QueryAbandoned(KeyboardInterrupt):
+    """Ctrl-C: the statement did not stop when asked; the process should exit without closing the store."""
+
+
+INTERRUPT_GRACE = 3.0  # seconds a statement gets to stop after Ctrl-C before it is abandoned
+
+
+def _interruptible(
+    run: Callable[[], Any], interrupt: Callable[[], None], abandon: Callable[[], None], timeout: float | None = None
+) -> Any:
+    """``run()`` in a worker thread while the main thread waits, so that a Ctrl-C is seen at once: it calls
+    ``interrupt()`` (the engine stops at its next check) and re-raises KeyboardInterrupt; a statement that
+    does not stop within `INTERRUPT_GRACE` seconds is abandoned (`QueryAbandoned`). The engine checks its
+    own timeout only between steps (building ``range(1, 300000000)`` ran 30 s past a 3 s timeout), so past
+    ``timeout`` plus the grace the main thread interrupts it too, and abandons it (`_Overran`) if that fails.
+    Off the main thread signals never arrive, so ``run()`` is simply called."""
+    import threading
+    import time
+
+    if threading.current_thread() is not threading.main_thread():
+        return run()
+    box: dict[str, Any] = {}
+    # An Event, not Thread.join/is_alive: a Ctrl-C landing inside join() can leave is_alive() False while the
+    # thread still runs (CPython 3.11), and the store was then closed under the running statement.
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["result"] = run()
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+            box["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="dishgraph-query", daemon=True).start()
+    deadline = time.monotonic() + timeout + INTERRUPT_GRACE if timeout else None
+    try:
+        while not done.wait(0.1):
+            if deadline is not None and time.monotonic() > deadline:
+                interrupt()
+                if not done.wait(INTERRUPT_GRACE):
+                    abandon()
+                    raise _Overran()
+    except KeyboardInterrupt:
+        interrupt()
+        if not done.wait(INTERRUPT_GRACE):
+            abandon()
+            raise QueryAbandoned() from None
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def _vm_bytes() -> int:
+    """This process's address space now (VmSize), in bytes."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.0f} MiB"
 
 
 DB_FILE = "db"  # the database file inside a directory given as --db (as in ~/.local/share/dishgraph/db)
@@ -380,9 +550,18 @@ def database_file(path: str | os.PathLike[str]) -> Path:
 
 def check_database_file(path: Path) -> None:
     """A path that exists must be a LadybugDB file (an empty file is a new database): else a
-    `DatabaseError` naming it, instead of the engine's "not a valid Lbug database file" without a path."""
+    `DatabaseError` naming it, instead of the engine's "not a valid Lbug database file" without a path.
+    Only a regular file is a database: ``--db /dev/null`` was accepted, made ``/dev/null.lock`` and failed
+    later with "Table Dish does not exist"; a FIFO would hang the read below."""
     if not path.exists():
         return
+    import stat
+
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise DatabaseError(
+            f"{path}: not a regular file (a device, FIFO or socket); --db names a database file, or a directory "
+            f"to hold one (DIR/{DB_FILE})"
+        )
     try:
         with open(path, "rb") as fh:
             head = fh.read(len(MAGIC))
@@ -422,6 +601,9 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
         try:
             ladybug.Database(str(path), read_only=False).close()
         except RuntimeError as e:
+            torn = _recover_torn_wal(path, " ".join(str(e).split()))
+            if torn is not None:
+                return torn
             raise DatabaseError(
                 f"{path}: recovery failed ({' '.join(str(e).split())}); {_remains(path)}; is the disk full or "
                 f"the directory read-only? fix that and run `dishgraph db recover --db {path}` again"
@@ -431,6 +613,36 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
         if lock is not None:
             lock.release()
     return f"recovered {path} (replayed {', '.join(pending)})" if pending else f"{path}: nothing to recover"
+
+
+def _recover_torn_wal(path: Path, error: str) -> str | None:
+    """A WAL the engine cannot replay (torn by a full disk, or overwritten): set it aside, kept, beside the
+    database as ``db.wal.torn-TIME``, and open the database at its last checkpoint. Kept aside only if the
+    database then opens and answers a read; else it is put back and None returned (the caller reports the
+    original error). Not tried while the disk is still too full to open the database at all."""
+    wal = path.with_name(path.name + ".wal")
+    if not wal.is_file() or path.with_name(path.name + ".shadow").exists():
+        return None
+    if diskspace.FREE_SPACE(path.parent) < diskspace.MARGIN:
+        return None  # a full disk, not a torn WAL: free space first
+    import time
+
+    size = wal.stat().st_size
+    saved = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(path.stat().st_mtime))  # before the open touches it
+    aside = wal.with_name(f"{wal.name}.torn-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.rename(wal, aside)
+    try:
+        ladybug.Database(str(path), read_only=False).close()
+        _verify(path)
+    except (RuntimeError, DatabaseError):
+        if not wal.exists():
+            os.rename(aside, wal)
+        return None
+    return (
+        f"recovered {path}: its WAL could not be replayed ({error}); it is set aside as {aside.name} (kept) and "
+        f"the database is back at its last checkpoint ({saved}). Lost: the writes logged after that checkpoint "
+        f"({size:,} bytes of WAL), i.e. what the interrupted command was writing: run it again"
+    )
 
 
 def _remains(path: Path) -> str:

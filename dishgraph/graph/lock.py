@@ -11,8 +11,10 @@ with `DatabaseInUse` (its own exit code, `EXIT_IN_USE`).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -155,8 +157,7 @@ class ProcessLock:
         it, with a note on stderr; then `DatabaseInUse`, naming them. Never waits for this process itself."""
         timeout = wait_seconds(wait)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.created = not self.path.exists()
-        fh = open(self.path, "a+")
+        fh = self._open()
         mode = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
         t0 = time.monotonic()
         noted = None
@@ -181,6 +182,28 @@ class ProcessLock:
             fh.write(f"{os.getpid()} {time.time():.0f}")
             fh.flush()
         self._fh = fh
+
+    def _open(self) -> IO[str]:
+        """The lock file, opened without following a link (``O_NOFOLLOW``): a link planted at ``DB.lock``
+        would otherwise get its target truncated and a PID written into it. Only a regular file is a lock."""
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        self.created = not os.path.lexists(self.path)
+        try:
+            fd = os.open(self.path, flags | (os.O_EXCL if self.created else 0), 0o644)
+        except FileExistsError:  # made by another process meanwhile
+            self.created = False
+            fd = os.open(self.path, flags, 0o644)
+        except OSError as e:
+            if e.errno == errno.ELOOP or os.path.islink(self.path):
+                raise DatabaseError(
+                    f"{self.path}: the database's lock file is a symbolic link (to {os.readlink(self.path)}); "
+                    "a lock is never written through a link: remove it"
+                ) from None
+            raise
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise DatabaseError(f"{self.path}: the database's lock file is not a regular file; remove it")
+        return os.fdopen(fd, "r+")
 
     def _in_use(self, waited: float, ours: bool) -> DatabaseInUse:
         if ours:

@@ -22,10 +22,10 @@ A false refusal only costs a ``--write``; a false acceptance is the hole this mo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
-from dishgraph.errors import ReadOnlyViolation
+from dishgraph.errors import ReadOnlyViolation, StatementTooComplex
 
 # Words that may start a statement on a read-only open.
 STARTS = frozenset({"MATCH", "OPTIONAL", "UNWIND", "WITH", "RETURN", "CALL", "EXPLAIN", "PROFILE"})
@@ -292,16 +292,116 @@ def _check_call(toks: list[Token], k: int) -> int:
     return j + 1
 
 
-@lru_cache(maxsize=4096)
-def refused_reason(cypher: str) -> str | None:
-    """Why ``cypher`` may not run on a read-only open, or None. Words inside string literals, comments and
-    backtick names are data, so a value such as ``'CREATE'`` in a WHERE clause is fine."""
+# The engine's parser is recursive and slow on nesting: 300 nested brackets or 20,000 NOTs crash the process
+# (SIGSEGV), 100 brackets take 3 s and 20 nested CASEs 6 s to parse, before any timeout applies (measured on
+# LadybugDB 0.22). So a statement's size and nesting are capped before the engine sees it, for every
+# statement on every open (`check_shape`), far below where it breaks and far above what a person writes.
+MAX_STATEMENT_CHARS = 100_000
+MAX_DEPTH = 24  # brackets, CASE ... END and runs of NOT, together
+MAX_CASE_DEPTH = 8
+_OPEN_CLOSE = {"(": ")", "[": "]", "{": "}"}
+
+
+def _shape_reason(cypher: str) -> str | None:
+    if len(cypher) > MAX_STATEMENT_CHARS:
+        return f"a statement of {len(cypher):,} characters (at most {MAX_STATEMENT_CHARS:,})"
+    try:
+        toks = tokens(cypher)
+    except _Refused:
+        return None  # not this check's business: the engine or the read-only check says what is wrong
+    stack: list[str] = []
+    deepest, cases, nots = 0, 0, 0
+    for t in toks:
+        word = t.text.upper() if t.kind == "word" else ""
+        nots = nots + 1 if word == "NOT" else 0
+        if t.kind == "punct" and t.text in _OPEN_CLOSE:
+            stack.append(_OPEN_CLOSE[t.text])
+        elif t.kind == "punct" and t.text in ")]}" and stack and stack[-1] == t.text:
+            stack.pop()
+        elif word == "CASE":
+            stack.append("END")
+            cases = stack.count("END")
+            if cases > MAX_CASE_DEPTH:
+                return f"CASE nested {cases} deep (at most {MAX_CASE_DEPTH})"
+        elif word == "END" and stack and stack[-1] == "END":
+            stack.pop()
+        deepest = max(deepest, len(stack) + nots)
+        if deepest > MAX_DEPTH:
+            return f"a statement nested more than {MAX_DEPTH} deep (brackets, CASE and NOT together)"
+    return None
+
+
+class _TextCache:
+    """A memo of reasons per statement text, bounded in characters, not in entries: an ``lru_cache(4096)``
+    kept 300 one-megabyte texts (+310 MB). Texts over `ENTRY_CHARS` are not kept at all."""
+
+    TOTAL_CHARS = 4_000_000
+    ENTRY_CHARS = 20_000
+
+    def __init__(self) -> None:
+        from collections import OrderedDict
+
+        self._items: OrderedDict[str, str | None] = OrderedDict()
+        self._chars = 0
+
+    def get(self, text: str, compute: Callable[[str], str | None]) -> str | None:
+        if text in self._items:
+            self._items.move_to_end(text)
+            return self._items[text]
+        value = compute(text)
+        if len(text) <= self.ENTRY_CHARS:
+            self._items[text] = value
+            self._chars += len(text)
+            while self._chars > self.TOTAL_CHARS:
+                old, _ = self._items.popitem(last=False)
+                self._chars -= len(old)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def chars(self) -> int:
+        return self._chars
+
+
+_SHAPES = _TextCache()
+_REASONS = _TextCache()
+
+
+def shape_reason(cypher: str) -> str | None:
+    """Why ``cypher`` is too large or too deeply nested for the engine to parse safely, or None."""
+    return _SHAPES.get(cypher, _shape_reason)
+
+
+def check_shape(cypher: str) -> None:
+    """`StatementTooComplex` (exit 2) for a statement the engine could crash or hang on while parsing."""
+    reason = shape_reason(cypher)
+    if reason is not None:
+        raise StatementTooComplex(
+            f"{reason} refused: the engine's parser can crash or hang on such a statement; split it up"
+        )
+
+
+def _refused_reason(cypher: str) -> str | None:
+    shape = shape_reason(cypher)
+    if shape is not None:
+        return shape
     try:
         for stmt in statements(tokens(cypher)):
             _check_statement(stmt)
     except _Refused as e:
         return str(e)
     return None
+
+
+def refused_reason(cypher: str) -> str | None:
+    """Why ``cypher`` may not run on a read-only open, or None. Words inside string literals, comments and
+    backtick names are data, so a value such as ``'CREATE'`` in a WHERE clause is fine. A statement too large
+    or too deeply nested (`shape_reason`) is refused first, before it is lexed."""
+    if len(cypher) > MAX_STATEMENT_CHARS:
+        return _shape_reason(cypher)
+    return _REASONS.get(cypher, _refused_reason)
 
 
 def check_read_only(cypher: str) -> None:

@@ -196,5 +196,7 @@ def write_guide(out_dir: str | Path, data_dir: Path | None = None) -> tuple[Path
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / GUIDE_FILE
-    path.write_text(guide.html, encoding="utf-8")
+    from dishgraph.outputs import write_text
+
+    write_text(path, guide.html)
     return path, guide

@@ -150,8 +150,14 @@ def _checked_options(fmt: str, encoding: str, **positive: int) -> str:
 def _corpus_file(path: str | Path) -> Path:
     """The corpus path, if it is a file (a missing file, a dangling link or a directory is an InputError)."""
     from dishgraph.errors import InputError
+    from dishgraph.ingest.readers.lines import check_input
 
     path = Path(path)
+    if path.is_symlink() or path.exists():
+        try:
+            check_input(path)  # a link loop, a device (/dev/zero never ends)
+        except OSError as e:
+            raise InputError(f"{path}: {e.strerror}") from None
     if not path.exists():
         raise InputError(f"{path}: " + ("dangling symbolic link" if path.is_symlink() else "no such file"))
     if path.is_dir():

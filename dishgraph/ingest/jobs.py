@@ -80,6 +80,7 @@ def check_corpus(file: Path, fmt: str, encoding: str, parser: str, segmenter: st
     except ValueError as e:
         raise UsageError(str(e)) from None
     check_parsing(parser, segmenter)
+    _check_kind(file)
     if not file.exists() or file.is_dir():
         raise InputError(
             f"{file}: "
@@ -91,6 +92,17 @@ def check_corpus(file: Path, fmt: str, encoding: str, parser: str, segmenter: st
                 else "no such file"
             )
         )
+
+
+def _check_kind(file: Path) -> None:
+    """A link loop or a device is an InputError naming the path (a loop was called "dangling")."""
+    from dishgraph.ingest.readers.lines import check_input
+
+    if file.is_symlink() or file.exists():
+        try:
+            check_input(file)
+        except OSError as e:
+            raise InputError(f"{file}: {e.strerror}") from None
 
 
 def ingest_corpus_file(

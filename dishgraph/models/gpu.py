@@ -198,7 +198,9 @@ def gpu_report(
         result["loss_plot"] = str(plot)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
+        from dishgraph.outputs import write_text
+
+        write_text(out, json.dumps(result, ensure_ascii=False, indent=2, default=str) + "\n")
     return result
 
 

@@ -174,6 +174,13 @@ class PCSIngestReport:
     splits: dict[str, int] = field(default_factory=dict)  # tables read per split ("" = none)
     errors: list[str] = field(default_factory=list)
 
+    @property
+    def exit_code(self) -> int:
+        """0, or `dishgraph.errors.EXIT_SKIPPED` when a table or file was skipped (as a corpus ingest)."""
+        from dishgraph.errors import EXIT_OK, EXIT_SKIPPED
+
+        return EXIT_SKIPPED if self.errors else EXIT_OK
+
     def to_dict(self) -> dict:
         return asdict(self)
 

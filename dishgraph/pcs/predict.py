@@ -333,7 +333,9 @@ def predict_files(
     rows = predict(tables, model, setting, train_tables)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    from dishgraph.outputs import write_text
+
+    write_text(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return {
         "out": str(out),
         "model": model,

@@ -209,12 +209,31 @@ def read_pcs(path: str | Path, errors: list[PCSFormatError] | None = None) -> li
                 raise
             errors.append(e)
             continue
+        except (RecursionError, ValueError, OverflowError, TypeError, MemoryError) as e:
+            # What json and int() raise on hostile input (100k-deep nesting, a 5,000-digit number, 1e999):
+            # this file is skipped and named, the others still load.
+            err = PCSFormatError(f, 0, f"cannot be read ({_why(e)})")
+            if errors is None:
+                raise err from None
+            errors.append(err)
+            continue
         split = split_of(f, path)
         for t in tables:
             t.split = t.split or split
         out.extend(tables)
     return out
 
+
+def _why(e: BaseException) -> str:
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    if isinstance(e, MemoryError):
+        return "too large to hold in memory"
+    return " ".join(str(e).split())[:200] or type(e).__name__
+
+
+# Rows one table may hold: the release's longest has 31; one of 100k rows took minutes and the whole memory.
+MAX_ROWS = 1_000
 
 SPLITS = ("train", "val", "valid", "dev", "test")
 RELEASE_DIR = "pizzacommonsense"  # the release's directory in the data directory
@@ -317,7 +336,11 @@ def _row_lines(text: str, n_rows: int) -> list[int]:
     """The line of each row's instruction key; 0s when they cannot be told apart. ``text`` is also the key
     of Recipe1M's ingredient and sentence objects, so the narrower spellings are tried first."""
     for keys in ("instructions?", "instructions?|step", "instructions?|step|text"):
-        found = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(rf'"(?:{keys})"\s*:', text)]
+        found, line, at = [], 1, 0
+        for m in re.finditer(rf'"(?:{keys})"\s*:', text):
+            line += text.count("\n", at, m.start())  # counted from the previous match: linear, not quadratic
+            at = m.start()
+            found.append(line)
         if len(found) == n_rows:
             return found
     return [0] * n_rows
@@ -405,6 +428,10 @@ def _group_rows(path: Path, numbered: list[tuple[int, Any]], errors) -> list[PCS
 
 
 def _table(path: Path, meta: dict, numbered: list[tuple[int, Any]], where: str, line: int = 0) -> PCSTable:
+    if len(numbered) > MAX_ROWS:
+        raise PCSFormatError(
+            path, line, f"{where}: {len(numbered):,} rows, more than {MAX_ROWS:,} (a recipe's table has tens)"
+        )
     title = str(meta.get("title") or meta.get("dish") or path.stem).strip()
     rows = []
     for k, (n, raw) in enumerate(numbered, start=1):
@@ -451,7 +478,7 @@ def _annotator(path: Path, meta: dict, title: str) -> int:
     if given not in (None, ""):
         try:
             return int(given)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # 1e999 is infinity: OverflowError
             raise PCSFormatError(path, 0, f"annotator must be an integer, got {given!r}") from None
     return 2 if title.endswith("_2") and "table" in meta else 1
 

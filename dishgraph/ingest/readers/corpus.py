@@ -22,9 +22,11 @@ from dishgraph.ingest.readers.lines import (
     clean_name,
     clean_text,
     detect_encoding,
+    is_stream,
     iter_lines,
     open_binary,
     raw_chunks,
+    read_head,
     report_damage,
 )
 from dishgraph.ingest.readers.report import ReadContext, ReadError, ReadReport
@@ -89,8 +91,13 @@ def _sniff_format(path: Path) -> str:
     if suffix in (".tsv", ".txt", ".tab"):
         return "tsv"
     try:
-        with open_binary(path) as fh:
-            head = fh.read(4096)
+        if path.suffix == ".gz":
+            with open_binary(path) as fh:
+                head = fh.read(4096)
+        else:
+            head = read_head(path, 4096)  # a stream: kept and replayed to the reader (read once)
+            if head.startswith(b"\x1f\x8b"):
+                return "jsonl"  # a gzip stream: the line reader decompresses it
     except (EOFError, zlib.error, gzip.BadGzipFile):
         return "jsonl"  # unreadable head: the line reader reports the damage
     enc = detect_encoding(head)
@@ -405,20 +412,44 @@ def _has_escaped_bytes_safe(obj) -> bool:
 
 def estimate_records(path: str | Path, format: str = "auto") -> int | None:
     """About how many records a corpus file holds, for progress bars and their ETA: the non-blank lines of
-    an uncompressed JSONL or TSV file (a TSV header and malformed lines count too: an upper bound). None
-    for a JSON array or a ``.gz`` file, where counting would cost a second full read."""
+    an uncompressed JSONL or TSV file (a TSV header, blank and malformed lines count too: an upper bound).
+    None for a JSON array, a ``.gz`` file or a stream, where counting would cost a second full read (a pipe
+    cannot be read twice). Counted in chunks: a 300 MB single line is never held (786 MB peak before)."""
     path = Path(path)
-    if path.suffix == ".gz" or (_sniff_format(path) if format == "auto" else format) not in ("jsonl", "tsv"):
+    if path.suffix == ".gz" or is_stream(path) or not path.is_file():
+        return None
+    if (_sniff_format(path) if format == "auto" else format) not in ("jsonl", "tsv"):
         return None
     with open(path, "rb") as fh:
         head = fh.read(CHUNK_BYTES)
-        sep = b"\r" if (b"\r" in head and b"\n" not in head) else b"\n"
         if detect_encoding(head) not in ("utf-8", "utf-8-sig"):
             return None  # a transcoded file: not worth a second pass
-        fh.seek(0)
-        if sep == b"\r":
-            return sum(1 for line in fh.read().split(sep) if line.strip())
-        return sum(1 for line in fh if line.strip())
+        lf, cr = _LineCounter(b"\n"), _LineCounter(b"\r")
+        chunk = head
+        while chunk:
+            lf.feed(chunk)
+            cr.feed(chunk)
+            chunk = fh.read(CHUNK_BYTES)
+        return lf.total() if lf.ends else cr.total()  # CR-only line ends where no LF at all
+
+
+class _LineCounter:
+    """Non-blank lines of a byte stream fed in chunks, holding no line (a line may span many chunks)."""
+
+    def __init__(self, sep: bytes):
+        self.sep, self.count, self.ends, self._content = sep, 0, 0, False
+
+    def feed(self, chunk: bytes) -> None:
+        parts = chunk.split(self.sep)
+        self.ends += len(parts) - 1
+        for part in parts[:-1]:
+            if self._content or part.strip():
+                self.count += 1
+            self._content = False
+        self._content = self._content or bool(parts[-1].strip())
+
+    def total(self) -> int:
+        return self.count + (1 if self._content else 0)
 
 
 def read_corpus(

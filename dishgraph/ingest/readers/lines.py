@@ -3,8 +3,12 @@ lines skipped one by one, and the clean-up every dish name and recipe text goes 
 
 from __future__ import annotations
 
+import errno
 import gzip
+import io
+import os
 import re
+import stat
 import unicodedata
 import zlib
 from collections.abc import Iterator
@@ -37,9 +41,88 @@ _BOMS = (
 _CANDIDATE_ENCODINGS = ["gb18030", "big5", "utf_16_le", "utf_16_be", "utf_32_le", "utf_32_be"]
 
 
+def is_stream(path: Path) -> bool:
+    """A pipe, FIFO or socket (``<(cat x)``, ``/dev/stdin``, ``mkfifo``): bytes that can be read only once."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def check_input(path: Path) -> None:
+    """Refuse what no reader should open: a device (``/dev/zero`` never ends) and a symbolic link loop
+    (reported as "dangling" before); OSError naming the path."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "a symbolic link loop (the link points back to itself)", str(path)) from None
+        raise
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise OSError(errno.EINVAL, "a device, not a file: give a file, a pipe or a FIFO", str(path))
+
+
+class _Replay(io.RawIOBase):
+    """A stream's bytes from the start: the head already read (to sniff the format and the encoding), then
+    the rest from the stream itself. Opening a pipe twice lost the head (5 of 199 records, uncounted) and a
+    FIFO opened twice waited for a second writer forever."""
+
+    def __init__(self, head: bytes, fh: BinaryIO):
+        self._head, self._fh = memoryview(head), fh
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self._head.nbytes:
+            n = min(len(b), self._head.nbytes)
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._fh.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+_STREAMS: dict[str, _Replay] = {}  # streams whose head was read, waiting for their one reader
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes (fewer at the end) of a file or a stream; a stream is kept open, its head
+    replayed by the next `open_binary` of the same path, so that it is read once."""
+    if not is_stream(path):
+        with open(path, "rb") as fh:
+            return fh.read(size)
+    fh = open(path, "rb", buffering=0)
+    head = b""
+    while len(head) < size and (part := fh.read(size - len(head))):
+        head += part
+    old = _STREAMS.pop(str(path), None)
+    if old is not None:
+        old.close()
+    _STREAMS[str(path)] = _Replay(head, fh)  # type: ignore[arg-type]
+    return head
+
+
 def open_binary(path: Path) -> BinaryIO:
-    """The file's bytes (``.gz`` decompressed); a missing path, a directory or a dangling link raise OSError."""
-    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+    """The file's bytes (``.gz`` decompressed, also a gzip stream); a missing path, a directory or a dangling
+    link raise OSError. A stream whose head `read_head` took is read on from there, never reopened."""
+    check_input(path)
+    replay = _STREAMS.pop(str(path), None)
+    if replay is None and not is_stream(path):
+        return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+    if replay is None:
+        read_head(path, 2)
+        replay = _STREAMS.pop(str(path))
+    buffered = io.BufferedReader(replay, CHUNK_BYTES)
+    if path.suffix == ".gz" or buffered.peek(2)[:2] == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+    return buffered  # type: ignore[return-value]
 
 
 def check_encoding(encoding: str) -> str:
@@ -136,18 +219,31 @@ def _final(decoder) -> bytes:
 
 def _raw_lines(ctx: ReadContext, max_line_bytes: int) -> Iterator[bytes | None]:
     """Lines as bytes without their ends (``\n``, ``\r\n``, or ``\r`` alone in a file with CR-only line
-    ends); None for a line longer than ``max_line_bytes``, which is never held whole in memory."""
+    ends); None for a line longer than ``max_line_bytes``, which is never held whole in memory.
+
+    The line end is ``\n`` as soon as one is seen; a lone ``\r`` (old Mac files) only where no ``\n``
+    comes within ``max_line_bytes`` (or before the end). Deciding on the first chunk holding either split a
+    JSON line at a raw CR (legal JSON whitespace) whenever its LF came a chunk later."""
     sep, pending, too_long = None, b"", False
     for chunk in raw_chunks(ctx):
-        if sep is None:  # the line end is the first one seen: \n (also \r\n), else a lone \r (old Mac files)
-            if b"\n" in chunk or b"\r" in chunk:
+        if sep is None:
+            if too_long:  # an over-long first line, dropped: its end is the first LF, else a CR
+                if b"\n" not in chunk and b"\r" not in chunk:
+                    continue
                 sep = b"\n" if b"\n" in chunk else b"\r"
-            else:  # no line end yet (a first line longer than a chunk)
-                if not too_long:
-                    pending += chunk
-                    if len(pending) > max_line_bytes:
-                        pending, too_long = b"", True
-                continue
+                too_long, chunk = False, chunk[chunk.find(sep) + 1 :]
+                yield None
+            else:
+                pending += chunk
+                if b"\n" in pending:
+                    sep, chunk, pending = b"\n", pending, b""
+                elif len(pending) <= max_line_bytes:
+                    continue  # no LF yet: wait (a first line longer than a chunk)
+                elif b"\r" in pending:
+                    sep, chunk, pending = b"\r", pending, b""  # CR-only line ends
+                else:
+                    pending, too_long = b"", True
+                    continue
         if too_long:  # the rest of an over-long line: dropped up to its end
             i = chunk.find(sep)
             if i < 0:
@@ -165,6 +261,8 @@ def _raw_lines(ctx: ReadContext, max_line_bytes: int) -> Iterator[bytes | None]:
             pending, too_long = b"", True
     if too_long:
         yield None
+    elif sep is None and b"\r" in pending.rstrip(b"\r") and getattr(ctx, "damaged", None) is None:
+        yield from (raw if len(raw) <= max_line_bytes else None for raw in pending.split(b"\r") if raw)
     elif pending and getattr(ctx, "damaged", None) is None:  # a line cut by damage is part of the damage
         yield pending[:-1] if pending.endswith(b"\r") else pending
 

@@ -1,0 +1,105 @@
+"""The output rule at the CLI edge: before any command body runs, each of its output options is checked
+against its database, its inputs and the data directory's release files (`dishgraph.outputs`).
+
+Why at the edge: every command with an output option gets the same check, a new command included, without
+the command doing anything; the library writers then write atomically and re-check against the same
+protected paths (`outputs.atomic_write`).
+
+Which parameters are outputs is an allow-list, `OUTPUTS` (``"command path:parameter" -> kind``);
+tests/test_outputs.py walks the typer app and fails on an option that looks like an output but is not
+listed, so a new one cannot slip past.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from dishgraph import outputs
+
+# kind: "file" (a file the command writes), "dir" (a directory it creates or fills), "any" (either).
+OUTPUTS: dict[str, str] = {
+    "demo:out": "dir",
+    "explore:out": "file",
+    "data fetch:dest": "release",
+    "diner split:out": "file",
+    "diner forms:json_out": "file",
+    "diner export:out": "file",
+    "diner dataset:out": "dir",
+    "diner recognize:out": "any",
+    "diner grid:png": "file",
+    "diner prompts:out": "file",
+    "eval l1:json_out": "file",
+    "eval l2:json_out": "file",
+    "eval crg:json_out": "file",
+    "eval pcs:json_out": "file",
+    "eval parse-recall:json_out": "file",
+    "eval diner:json_out": "file",
+    "export neo4j-import:directory": "dir",
+    "export tables:directory": "dir",
+    **{f"generate {g}:out": "file" for g in ("identity", "replace", "graph", "run", "gpt2-d", "gpt2-dr")},
+    **{f"generate {g}:out": "file" for g in ("delorean", "educat")},
+    "glossary build:out": "file",
+    "gpu bundle:out": "dir",
+    "gpu report:out": "file",
+    "gpu report:plot": "file",
+    "gpu device:out": "file",
+    "guide build:out": "dir",
+    "pcs table:json_out": "file",
+    "pcs predict:out": "file",
+    "pcs benchmark:json_out": "file",
+    "pivots export-annotation:out": "file",
+    "train pcs:output_dir": "dir",
+    "train pcs:json_out": "file",
+    "train lm:out": "dir",
+    "train mlm:out": "dir",
+    "train diner:out": "dir",
+}
+
+# Parameters that are not file inputs although they hold a path or a name (never protected as inputs).
+NOT_INPUTS = frozenset({"db", "uri", "data", "dest", "extra_glossary"})
+
+
+def _paths(value: Any) -> list[Path]:
+    if isinstance(value, (list, tuple)):
+        return [Path(v) for v in value if isinstance(v, (str, os.PathLike))]
+    return [Path(value)] if isinstance(value, os.PathLike) else []
+
+
+def _release_files(data: Any) -> list[Path]:
+    """The release files of the data directory this command reads (none when it cannot be located)."""
+    from dishgraph import config
+    from dishgraph.ingest.fetch import ALL_FILES
+
+    try:
+        root = config.data_dir(data if isinstance(data, (str, os.PathLike)) else None)
+    except (OSError, ValueError):
+        return []
+    return [root / s.dest for s in ALL_FILES]
+
+
+def guard(command: str, params: dict[str, Any]) -> None:
+    """Check every output parameter of ``command`` (a key prefix of `OUTPUTS`) before the command runs;
+    `outputs.OutputRefused` names the first output that may not be written."""
+    outs = {name: OUTPUTS[f"{command}:{name}"] for name in params if f"{command}:{name}" in OUTPUTS}
+    outputs.clear_protected()
+    if not any(params[n] is not None for n in outs):
+        return
+    from dishgraph import config
+    from dishgraph.graph.ladybug_store import database_file
+
+    if "db" in params and not params.get("uri"):
+        outputs.protect_database(database_file(config.db_path(params["db"])))
+    for name, value in params.items():
+        if name not in outs and name not in NOT_INPUTS:
+            outputs.protect(_paths(value), f"an input of this command (--{name.replace('_', '-')})")
+    if "release" not in outs.values():
+        outputs.protect(_release_files(params.get("data")), "a file of the data release")
+    for name, kind in outs.items():
+        value = params[name]
+        for p in [Path(value)] if isinstance(value, str) else _paths(value):
+            if kind == "release":
+                continue  # `data fetch` writes the release itself, atomically, under names it knows
+            directory = kind == "dir" or (kind == "any" and p.is_dir())
+            outputs.check_output(p, directory=directory)

@@ -1,0 +1,153 @@
+"""A full disk costs the command, never the database: every write command on a real, nearly full tmpfs stops
+with one line naming the database's directory, and the database reads afterwards; a WAL the engine cannot
+replay (torn by a full disk, overwritten) is set aside, kept, by `db recover`.
+
+The disk tests mount real tmpfs filesystems (root); elsewhere they skip and the simulated check
+(`diskspace.FREE_SPACE`) still runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dishgraph.cli import app
+from dishgraph.graph import diskspace
+from dishgraph.graph.ladybug_store import LadybugStore, pending_files
+
+run = CliRunner().invoke
+BASE, TARGET = "白灼菜心", "白灼秋葵"
+
+# Every command that writes the graph through logged statements (bulk loads are checked per COPY already).
+WRITE_COMMANDS = [
+    ["diner", "split", "--name", "x"],
+    ["order", "estimate", BASE],
+    ["explore", f"{BASE}->{TARGET}", "--compute", "-o", "{tmp}/x.html"],
+    ["pivots", "mine", f"{BASE}->{TARGET}", "--knowledge", "composed"],
+    ["diner", "load"],
+]
+
+
+@pytest.fixture(scope="module")
+def release_db(tmp_path_factory, crg_dir):
+    """The release (no parsing) plus a few parsed recipes of the pair's base dish."""
+    from dishgraph.api import DishGraph
+    from dishgraph.ingest.crg import ingest_counterfactual, release_records
+    from dishgraph.ingest.pipeline import parse_and_load
+    from dishgraph.ingest.readers import read_crg_release
+
+    path = tmp_path_factory.mktemp("full") / "db"
+    release = read_crg_release(crg_dir)
+    records = release_records(crg_dir, (BASE,), 10, release=release)
+    with DishGraph.open(db=str(path)) as g:
+        ingest_counterfactual(g.store, crg_dir, parse=False, show_progress=False)
+        parse_and_load(g.store, records, release.glossary, show_progress=False)
+    return path
+
+
+@pytest.fixture
+def nearly_full(tmp_path, release_db):
+    """A tmpfs holding a copy of the database with about 300 KB left; unmounted afterwards."""
+    mnt = tmp_path / "fs"
+    mnt.mkdir()
+    size = release_db.stat().st_size + 300 * 1024
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (not root); test_a_logged_write_is_checked_first covers the check")
+    try:
+        shutil.copy(release_db, mnt / "db")
+        yield mnt / "db"
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def _reads(db: Path) -> bool:
+    with LadybugStore(db, read_only=True) as s:
+        return s.execute("MATCH (d:Dish) RETURN count(d) AS n")[0]["n"] > 0
+
+
+@pytest.mark.parametrize("args", WRITE_COMMANDS, ids=lambda a: " ".join(a[:2]))
+def test_every_write_command_on_a_full_disk_stops_and_the_database_reads(nearly_full, tmp_path, args):
+    db = nearly_full
+    res = run(app, [*(a.replace("{tmp}", str(tmp_path)) for a in args), "--db", str(db)])
+    text = " ".join(res.output.split())
+    assert res.exit_code == 1, res.output
+    assert f"{db.parent}: not enough free space to " in text and f"{db}" in text and "is free" in text, text
+    assert "Traceback" not in res.output and "/tmp: free space" not in text
+    assert not pending_files(db)
+    assert _reads(db)
+
+
+def test_a_logged_write_is_checked_first(tmp_path, monkeypatch):
+    db = tmp_path / "db"
+    with LadybugStore(db) as s:
+        s.execute("CREATE (:Dish {name: 'a', source: 't'})")
+        monkeypatch.setattr(diskspace, "FREE_SPACE", lambda p: 300 * 1024)
+        with pytest.raises(diskspace.DiskFull, match=f"{tmp_path}: not enough free space to write to {db}"):
+            s.execute("CREATE (:Dish {name: 'b', source: 't'})")
+        assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 1}]  # reads still run
+
+
+def _torn(db: Path, how: str) -> int:
+    """Logged writes after the last checkpoint, a SIGKILL, then the WAL torn (truncated or overwritten)."""
+    code = (
+        "import ladybug, os, signal\n"
+        f"db = ladybug.Database({str(db)!r}); c = ladybug.Connection(db)\n"
+        "c.execute('CALL auto_checkpoint=false')\n"
+        "for i in range(100): c.execute('CREATE (:Dish {name: $n, source: \"t\"})', {'n': 'w%d' % i})\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True)
+    assert p.returncode == -signal.SIGKILL
+    wal = Path(f"{db}.wal")
+    size = wal.stat().st_size
+    with open(wal, "r+b") as fh:
+        if how == "truncated":
+            fh.truncate(size // 2 + 123)
+        else:
+            fh.seek(size // 2)
+            fh.write(b"<html>" * 100)
+    return size
+
+
+@pytest.mark.parametrize("how", ["truncated", "overwritten"])
+def test_db_recover_sets_a_torn_wal_aside_and_returns_to_the_last_checkpoint(tmp_path, how):
+    db = tmp_path / "db"
+    with LadybugStore(db) as s:
+        s.execute("CREATE (:Dish {name: 'kept', source: 't'})")  # checkpointed when the store closes
+    _torn(db, how)
+    res = run(app, ["db", "info", "--db", str(db)])
+    assert res.exit_code == 1 and "dishgraph db recover" in " ".join(res.output.split()), res.output
+    res = run(app, ["db", "recover", "--db", str(db)])
+    text = " ".join(res.output.split())
+    assert res.exit_code == 0 and "set aside as db.wal.torn-" in text and "Lost:" in text, res.output
+    kept = [p for p in os.listdir(tmp_path) if p.startswith("db.wal.torn-")]
+    assert len(kept) == 1 and (tmp_path / kept[0]).stat().st_size > 0
+    with LadybugStore(db, read_only=True) as s:
+        assert s.execute("MATCH (d:Dish) RETURN d.name AS n") == [{"n": "kept"}]
+    with LadybugStore(db) as s:  # and takes writes again
+        s.execute("CREATE (:Dish {name: 'after', source: 't'})")
+
+
+def test_a_healthy_wal_is_replayed_not_set_aside(tmp_path):
+    db = tmp_path / "db"
+    LadybugStore(db).close()
+    code = (
+        "import ladybug, os, signal\n"
+        f"db = ladybug.Database({str(db)!r}); c = ladybug.Connection(db)\n"
+        "c.execute('CALL auto_checkpoint=false')\n"
+        'c.execute(\'CREATE (:Dish {name: "w", source: "t"})\')\n'
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], capture_output=True)
+    res = run(app, ["db", "recover", "--db", str(db)])
+    assert res.exit_code == 0 and "torn" not in res.output
+    assert not [p for p in os.listdir(tmp_path) if "torn" in p]
+    with LadybugStore(db, read_only=True) as s:
+        assert s.execute("MATCH (d:Dish) RETURN d.name AS n") == [{"n": "w"}]

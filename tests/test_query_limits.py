@@ -1,0 +1,140 @@
+"""No statement can crash, hang or exhaust the process: size and nesting capped before the engine parses
+(hypothesis), a timeout, Ctrl-C, a memory cap in the read-only shell, the guard's cache bounded in bytes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from dishgraph.cli import app
+from dishgraph.errors import StatementTooComplex
+from dishgraph.graph import readonly
+from dishgraph.graph.ladybug_store import LadybugStore
+
+run = CliRunner().invoke
+LONG = "UNWIND range(1, 100000) AS x UNWIND range(1, 100000) AS y RETURN sum(x * y) AS n"  # 10^10 rows, little memory
+
+NESTERS = {
+    "list": ("[", "]"),
+    "paren": ("(", ")"),
+    "map": ("{a: ", "}"),
+    "case": ("CASE WHEN true THEN ", " END"),
+    "not": ("NOT ", ""),
+}
+
+
+def _nested(kind: str, depth: int) -> str:
+    open_, close = NESTERS[kind]
+    inner = "true" if kind == "not" else "1"
+    return "RETURN " + open_ * depth + inner + close * depth
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(NESTERS)), st.integers(min_value=1, max_value=3_000))
+def test_nesting_is_refused_past_the_cap_and_never_reaches_the_engine(kind, depth):
+    text = _nested(kind, depth)
+    reason = readonly.shape_reason(text)
+    cap = readonly.MAX_CASE_DEPTH if kind == "case" else readonly.MAX_DEPTH
+    if len(text) > readonly.MAX_STATEMENT_CHARS:
+        assert reason is not None and "characters" in reason
+    elif depth > cap:
+        assert reason is not None and "deep" in reason
+    else:
+        assert reason is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=0, max_value=3 * readonly.MAX_STATEMENT_CHARS))
+def test_size_is_capped_before_lexing(n):
+    text = "RETURN 1 // " + "x" * n
+    reason = readonly.refused_reason(text)
+    assert (reason is not None and "characters" in reason) == (len(text) > readonly.MAX_STATEMENT_CHARS)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["(", ")", "[", "]", "{", "}", "CASE ", " END ", "NOT ", "1", ",", " "]), max_size=80))
+def test_the_shape_check_never_raises_on_any_token_soup(parts):
+    readonly.shape_reason("RETURN " + "".join(parts))  # a reason or None, never an exception
+
+
+def test_every_named_query_passes_the_shape_check():
+    from pathlib import Path
+
+    import dishgraph
+
+    for path in (Path(dishgraph.__file__).parent / "cypher").glob("*.cypher"):
+        assert readonly.shape_reason(path.read_text(encoding="utf-8")) is None, path.name
+
+
+def test_the_guard_cache_is_bounded_in_characters():
+    for i in range(40):
+        readonly.refused_reason(f"RETURN {i} // " + "x" * 19_000)
+    for i in range(5):
+        readonly.refused_reason(f"RETURN {i} // " + "y" * 1_000_000)  # too large to be kept at all
+    assert readonly._REASONS.chars <= readonly._TextCache.TOTAL_CHARS
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("qdb") / "db"
+    with LadybugStore(path) as s:
+        s.execute("CREATE (:Dish {name: 'a'})")
+    return path
+
+
+def test_the_api_refuses_a_crashing_statement_on_any_open(db):
+    with LadybugStore(db, read_only=True) as s:
+        with pytest.raises(StatementTooComplex):
+            s.execute(_nested("list", 1000))
+        assert s.execute("MATCH (d:Dish) RETURN d.name AS n") == [{"n": "a"}]
+
+
+def test_the_shell_refuses_deep_nesting_with_exit_2(db):
+    res = run(app, ["db", "shell", _nested("list", 1000), "--db", str(db)])
+    assert res.exit_code == 2 and "nested more than" in res.output
+    res = run(app, ["db", "shell", "--write", _nested("not", 50_000), "--db", str(db)])
+    assert res.exit_code == 2 and "characters" in res.output
+
+
+def test_a_statement_past_its_timeout_is_stopped(db):
+    res = run(app, ["db", "shell", LONG, "--db", str(db), "--timeout", "0.2"])
+    assert res.exit_code == 1 and "timeout of 0.2 s" in " ".join(res.output.split()), res.output
+
+
+def test_the_memory_cap_is_lifted_when_the_store_closes(db):
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    with LadybugStore(db, read_only=True) as s:
+        s.limit_memory(256 * 2**20)
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] != before[0]
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+
+
+def test_an_exhausting_read_fails_with_a_message_in_the_shell(db):
+    # In a process of its own: the cap (RLIMIT_AS) stays for the rest of the process.
+    cmd = [sys.executable, "-m", "dishgraph.cli", "db", "shell", "RETURN size(range(1, 2000000000)) AS n"]
+    p = subprocess.run([*cmd, "--db", str(db), "--memory-mb", "512"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and "more memory" in p.stderr, p.stderr
+    with LadybugStore(db, read_only=True) as s:
+        assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 1}]
+
+
+def test_ctrl_c_stops_a_running_statement_with_exit_130(db):
+    cmd = [sys.executable, "-m", "dishgraph.cli", "db", "shell", LONG]
+    p = subprocess.Popen([*cmd, "--db", str(db), "--timeout", "0"], stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # started and inside the engine
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130 and "interrupted" in err
+    assert time.monotonic() - t < 10
+    assert not os.path.exists(f"{db}.wal") or os.path.getsize(f"{db}.wal") == 0
