@@ -99,8 +99,8 @@ def test_bertscore_skipped_unless_a_model_is_named(monkeypatch):
 
 
 def test_bertscore_model_named_in_the_environment(monkeypatch, tiny_bert):
-    from dishgraph.eval import jobs, text_metrics
     from dishgraph.errors import UsageError
+    from dishgraph.eval import jobs, text_metrics
 
     monkeypatch.setenv(text_metrics.BERTSCORE_MODEL_ENV, tiny_bert)
     cfg = jobs.bertscore_config(None, 2, "cpu", skip=False)
