@@ -27,7 +27,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dishgraph.pcs.namer import Namer
+from dishgraph.pcs.namer import Namer, T, dish_name
 from dishgraph.pcs.tables import PCSRow, PCSTable, format_input_cell, read_pcs, table_rows
 from dishgraph.pcs.words import STOP, content_words, singular
 
@@ -100,6 +100,8 @@ class Learned:
     nonfood: set[str] = field(default_factory=set)  # words instructions use that are rarely in an input
     namer: Namer = field(default_factory=Namer)  # the annotators' output wording (`dishgraph.pcs.namer`)
     selector: Selector | None = None  # which candidates are a step's inputs
+    no_food: NoFood | None = None  # whether a step takes no comestible at all (``NA``)
+    renamed: dict[str, str] = field(default_factory=dict)  # action -> the input annotators name afresh
 
     def rate(self, num: Counter, den: Counter, key, prior: float, weight: float = 2.0) -> float:
         """A smoothed rate: ``prior`` counts as ``weight`` pseudo-rows (rare actions lean on it)."""
@@ -185,6 +187,8 @@ def learn(tables: Sequence[PCSTable], selector: bool = False, **namer_knobs) -> 
     lr.foods = {w for w, n in seen_words.items() if n >= 3 and item_words[w] / n >= FOOD_SHARE}
     lr.nonfood = {w for w, n in seen_words.items() if n >= 5 and item_words[w] / n < NONFOOD_SHARE}
     lr.namer = Namer.learn(named_rows, **namer_knobs)
+    lr.no_food = NoFood.learn(tables, lr)
+    lr.renamed = renames(tables)
     if selector:
         lr.selector = Selector.learn(selector_examples(tables, lr))
     return lr
@@ -203,6 +207,37 @@ def fill(template: str, main: str, rest: Sequence[str]) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+RENAME_SHARE = 0.1  # an action's one-input rows this often name the dish afresh: we do too (bake)
+RENAME_ROWS = 20
+
+
+def renames(tables: Sequence[PCSTable]) -> dict[str, str]:
+    """Actions whose one input annotators often write afresh from the dish name rather than as the previous
+    output (``bake`` → ``uncooked <dish>`` on 15% of bake rows, while our own wording of the previous output
+    rarely matches theirs): action -> that input's template over the dish name ``{T}``."""
+    found: dict[str, Counter] = defaultdict(Counter)
+    rows: Counter = Counter()
+    for t in tables:
+        dish = " ".join(dish_name(t.title))
+        for row in t.rows:
+            a = action_key(row.action)
+            rows[a] += bool(row.inputs)
+            if len(row.inputs) == 1 and dish:
+                text = _key(row.inputs[0])
+                if dish in text:
+                    found[a][text.replace(dish, T)] += 1
+    out = {}
+    for a, c in found.items():
+        tpl, n = c.most_common(1)[0]
+        if n >= RENAME_ROWS and n >= RENAME_SHARE * rows[a]:
+            out[a] = tpl
+    return out
+
+
+def fill_dish(template: str, title: str) -> str:
+    return template.replace(T, " ".join(dish_name(title)) or "pizza")
+
+
 # ---------------------------------------------------------------------------------------------- predicting
 @dataclass
 class Kitchen:
@@ -216,6 +251,7 @@ class Kitchen:
     history: list[str] = field(default_factory=list)  # outputs so far, oldest first
     used: set[str] = field(default_factory=set)  # comestibles some later step consumed
     step_no: int = 0  # rows read so far
+    next_name: str | None = None  # what the step just predicted is called from now on, if not its output cell
 
     def main(self, inputs: Sequence[str]) -> str:
         """The comestible a step works on: the one with the longest history (the crust being topped)."""
@@ -230,6 +266,7 @@ class Kitchen:
         return self.where.get(head, name)
 
     def update(self, inputs: Sequence[str], output: str | None) -> None:
+        output, self.next_name = (self.next_name or output) if output else output, None
         self.step_no += 1
         self.used.update(inputs)
         if not output:
@@ -349,6 +386,41 @@ def selector_examples(tables: Sequence[PCSTable], learned: Learned, merge: bool 
 
 
 @dataclass
+class NoFood:
+    """Whether a step has no comestible (``preheat the oven``, ``line a pan``, ``set the oven to 400``): a
+    logistic regression on the instruction's words and word pairs, the action, and whether a food is named
+    or it is the first step, learned from the train rows whose input is ``NA``. The per-action rate alone
+    cannot tell ``set aside to cool`` from ``set the oven``, nor ``heat the oil`` from ``heat the oven``."""
+
+    vectorizer: object = None
+    model: object = None
+
+    @staticmethod
+    def text(row: PCSRow, step_no: int, named: bool) -> str:
+        flags = ("__first__ " if step_no == 0 else "") + ("__named__ " if named else "")
+        return f"{flags}__act_{action_key(row.action)} {_key(row.instruction)}"
+
+    @classmethod
+    def learn(cls, tables: Sequence[PCSTable], learned: Learned) -> NoFood:
+        from sklearn.feature_extraction.text import CountVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        texts, labels = [], []
+        for t in tables:
+            foods = learned.foods | ({w for line in t.ingredients for w in content_words(line)} - learned.nonfood)
+            for k, row in enumerate(t.rows):
+                texts.append(cls.text(row, k, bool(mentions(row.instruction, foods))))
+                labels.append(not row.inputs)
+        vec = CountVectorizer(binary=True, ngram_range=(1, 2), min_df=2, token_pattern=r"\S+")
+        model = LogisticRegression(C=1.0, max_iter=2000).fit(vec.fit_transform(texts), labels)
+        return cls(vectorizer=vec, model=model)
+
+    def probability(self, row: PCSRow, step_no: int, named: bool) -> float:
+        x = self.vectorizer.transform([self.text(row, step_no, named)])  # type: ignore[attr-defined]
+        return float(self.model.predict_proba(x)[0, 1])  # type: ignore[attr-defined]
+
+
+@dataclass
 class Tracker:
     learned: Learned
     na_threshold: float = 0.3  # nothing named and an action this often without food: no input (val-tuned)
@@ -357,6 +429,9 @@ class Tracker:
     full_name: int = 5  # a main input this short is named in full in the output (else its core name; val)
     merge: bool = False  # adjacent food words as one item (tuned on val: off)
     inputs: str = "rules"  # rules (named foods, else the previous output) | selector (learned; lost on val)
+    rename: bool = False  # (lost on val) name a step's input afresh where annotators mostly did (`renames`)
+    na_p: float = 0.15  # no input when the no-food classifier says this likely (1: the per-action rates instead)
+    chain_by: str = ""  # the name later steps take: "" the output cell's | mode (likeliest exact wording)
     wording: str = "namer"  # namer (`dishgraph.pcs.namer`) | template (the action's most frequent template)
 
     def step(
@@ -364,12 +439,19 @@ class Tracker:
     ) -> tuple[list[str], str | None]:
         a = action_key(row.action)
         na = self.learned.rate(self.learned.na, self.learned.rows, a, 0.1)
-        if na >= self.na_strong:
-            return [], None
         named = mentions(
             row.instruction, self.learned.foods | (ingredient_words - self.learned.nonfood), merge=self.merge
         )
         words = set(_key(row.instruction).split())
+        if self.na_p < 1 and self.learned.no_food is not None:
+            if self.learned.no_food.probability(row, kitchen.step_no, bool(named)) >= self.na_p:
+                return [], None
+            if not named and a in self.learned.renamed and self.rename:  # ``bake`` → ``uncooked <dish>``
+                return self._name(row, kitchen, [fill_dish(self.learned.renamed[a], title)], title)
+            if not named and not (words & ANAPHORA):  # a step with food but none named: the previous output
+                return ([], None) if kitchen.prev is None else self._name(row, kitchen, [kitchen.prev], title)
+        elif na >= self.na_strong:
+            return [], None
         if self.inputs == "selector" and self.learned.selector is not None:
             inputs = self.learned.selector.choose(candidates(row, kitchen, named, na))
             if not inputs:
@@ -396,7 +478,10 @@ class Tracker:
         if self.wording == "namer":
             name = main if len(_key(main).split()) <= self.full_name else kitchen.short(main)
             rest = [x if len(_key(x).split()) <= self.full_name else kitchen.short(x) for x in inputs if x != main]
-            return inputs, self.learned.namer.name(a, inputs, name, rest, title)
+            output = self.learned.namer.name(a, inputs, name, rest, title)
+            if self.chain_by and output:  # later steps take the step's likeliest exact name as their input
+                kitchen.next_name = self.learned.namer.name(a, inputs, name, rest, title, self.chain_by)
+            return inputs, output
         template = self.learned.template(a, len(inputs) > 1)
         if template == X:  # input = output (moving, resting): the name is kept as it is
             return inputs, main
@@ -426,6 +511,7 @@ def predict_table(table: PCSTable, model: str, setting: str, tracker: Tracker | 
             raise ValueError(f"unknown model {model!r}; expected one of {MODELS} (the tracker needs train tables)")
         out.append(PCSRow(instruction=row.instruction, action=row.action, inputs=inputs, output=output))
         if setting == "oracle":
+            kitchen.next_name = None
             kitchen.update(row.inputs, row.output)
         else:
             kitchen.update(inputs, output)
