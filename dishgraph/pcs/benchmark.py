@@ -82,5 +82,26 @@ def benchmark(data: str | Path, seed: int = 0) -> dict:
         "rows": rows,
         "test_rows": len(gold_rows(released["test"])),
         "seed": seed,
+        "headline": markdown_row(
+            next(r for r in rows if r["system"] == "tracker" and r["split"] == "released" and r["setting"] == "chained")
+        ),
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+HEADER = (
+    "| system | split | setting | input EMA | input ROUGE-L | output BLEU | output ROUGE-L | output METEOR |\n"
+    "|---|---|---|---:|---:|---:|---:|---:|"
+)
+
+
+def markdown_row(row: dict) -> str:
+    """One row of the README/docs table, figures to one decimal (blank where the paper gives none)."""
+    cells = [row["system"], row["split"], row["setting"], *("" if row[c] is None else f"{row[c]:.1f}" for c in COLUMNS)]
+    return "| " + " | ".join(cells) + " |"
+
+
+def markdown_table(result: dict) -> str:
+    """The whole table as docs/pcs.md and the README print it, from `benchmark`'s result (or the results
+    file `benchmarks/results/pcs.json` it was saved to), so that the prose can be checked against the run."""
+    return "\n".join([HEADER, *(markdown_row(r) for r in result["rows"])])

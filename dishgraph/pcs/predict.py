@@ -11,7 +11,9 @@ instructions, actions and the recipe's ingredient list. Two settings:
 Floors: ``prev-output`` (input = the previous step's output, output = input unchanged), ``mentions`` (input
 = the food words the instruction names, output = input unchanged). The tracker (`Tracker`) keeps a kitchen
 state (which comestible each food word now lives in) and learns from the train tables how often an action
-takes no food, how often it carries the previous output along, and the output wording annotators use for it.
+takes no food, how often it carries the previous output along; the output is worded by `Namer`
+(`dishgraph.pcs.namer`), the annotators' templates learned from train, and the next steps take that wording
+as their input, as the annotators reused their own earlier outputs.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dishgraph.pcs.namer import Namer, T, dish_name
 from dishgraph.pcs.tables import PCSRow, PCSTable, format_input_cell, read_pcs, table_rows
 from dishgraph.pcs.words import STOP, content_words, singular
 
@@ -95,6 +98,10 @@ class Learned:
     templates: dict = field(default_factory=lambda: defaultdict(Counter))  # (action, multi) -> template counts
     foods: set[str] = field(default_factory=set)  # single words annotators use as input items
     nonfood: set[str] = field(default_factory=set)  # words instructions use that are rarely in an input
+    namer: Namer = field(default_factory=Namer)  # the annotators' output wording (`dishgraph.pcs.namer`)
+    selector: Selector | None = None  # which candidates are a step's inputs
+    no_food: NoFood | None = None  # whether a step takes no comestible at all (``NA``)
+    renamed: dict[str, str] = field(default_factory=dict)  # action -> the input annotators name afresh
 
     def rate(self, num: Counter, den: Counter, key, prior: float, weight: float = 2.0) -> float:
         """A smoothed rate: ``prior`` counts as ``weight`` pseudo-rows (rare actions lean on it)."""
@@ -141,14 +148,19 @@ def template_of(output: str, main: str, rest: str) -> str | None:
     return " ".join(toks)
 
 
-def learn(tables: Sequence[PCSTable]) -> Learned:
+def learn(tables: Sequence[PCSTable], selector: bool = False, **namer_knobs) -> Learned:
     lr = Learned()
+    named_rows = []  # (action, inputs, output, main, title) for the namer, main picked as the tracker does
     item_words: Counter = Counter()  # instruction word -> rows where it is also a word of an input item
     seen_words: Counter = Counter()  # instruction word -> rows
     for t in tables:
         produced: set[str] = set()
+        kitchen = Kitchen()
         for k, row in enumerate(t.rows):
             a = action_key(row.action)
+            if row.inputs:
+                named_rows.append((a, row.inputs, row.output, kitchen.main(row.inputs), t.title))
+            kitchen.update(row.inputs, row.output)
             lr.rows[a] += 1
             lr.rows[""] += 1
             if not row.inputs:
@@ -174,6 +186,11 @@ def learn(tables: Sequence[PCSTable]) -> Learned:
                 produced.add(_key(row.output))
     lr.foods = {w for w, n in seen_words.items() if n >= 3 and item_words[w] / n >= FOOD_SHARE}
     lr.nonfood = {w for w, n in seen_words.items() if n >= 5 and item_words[w] / n < NONFOOD_SHARE}
+    lr.namer = Namer.learn(named_rows, **namer_knobs)
+    lr.no_food = NoFood.learn(tables, lr)
+    lr.renamed = renames(tables)
+    if selector:
+        lr.selector = Selector.learn(selector_examples(tables, lr))
     return lr
 
 
@@ -190,6 +207,37 @@ def fill(template: str, main: str, rest: Sequence[str]) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+RENAME_SHARE = 0.1  # an action's one-input rows this often name the dish afresh: we do too (bake)
+RENAME_ROWS = 20
+
+
+def renames(tables: Sequence[PCSTable]) -> dict[str, str]:
+    """Actions whose one input annotators often write afresh from the dish name rather than as the previous
+    output (``bake`` → ``uncooked <dish>`` on 15% of bake rows, while our own wording of the previous output
+    rarely matches theirs): action -> that input's template over the dish name ``{T}``."""
+    found: dict[str, Counter] = defaultdict(Counter)
+    rows: Counter = Counter()
+    for t in tables:
+        dish = " ".join(dish_name(t.title))
+        for row in t.rows:
+            a = action_key(row.action)
+            rows[a] += bool(row.inputs)
+            if len(row.inputs) == 1 and dish:
+                text = _key(row.inputs[0])
+                if dish in text:
+                    found[a][text.replace(dish, T)] += 1
+    out = {}
+    for a, c in found.items():
+        tpl, n = c.most_common(1)[0]
+        if n >= RENAME_ROWS and n >= RENAME_SHARE * rows[a]:
+            out[a] = tpl
+    return out
+
+
+def fill_dish(template: str, title: str) -> str:
+    return template.replace(T, " ".join(dish_name(title)) or "pizza")
+
+
 # ---------------------------------------------------------------------------------------------- predicting
 @dataclass
 class Kitchen:
@@ -200,6 +248,10 @@ class Kitchen:
     produced: set[str] = field(default_factory=set)
     core: dict[str, str] = field(default_factory=dict)  # comestible -> the short name its outputs build on
     depth: dict[str, int] = field(default_factory=dict)  # comestible -> steps behind it
+    history: list[str] = field(default_factory=list)  # outputs so far, oldest first
+    used: set[str] = field(default_factory=set)  # comestibles some later step consumed
+    step_no: int = 0  # rows read so far
+    next_name: str | None = None  # what the step just predicted is called from now on, if not its output cell
 
     def main(self, inputs: Sequence[str]) -> str:
         """The comestible a step works on: the one with the longest history (the crust being topped)."""
@@ -214,8 +266,12 @@ class Kitchen:
         return self.where.get(head, name)
 
     def update(self, inputs: Sequence[str], output: str | None) -> None:
+        output, self.next_name = (self.next_name or output) if output else output, None
+        self.step_no += 1
+        self.used.update(inputs)
         if not output:
             return
+        self.history.append(output)
         for item in [*inputs, output]:
             for w in content_words(item):
                 self.where[w] = output
@@ -226,24 +282,181 @@ class Kitchen:
         self.prev = output
 
 
+# ---------------------------------------------------------------------------------------------- input selection
+PREPOSITIONS = ("with", "into", "over", "on", "onto", "to", "in", "top", "together", "add", "remaining")
+EARLIER = 3  # outputs before the previous one offered as candidates
+
+
+def candidates(row: PCSRow, kitchen: Kitchen, named: Sequence[str], na_rate: float) -> list[tuple[str, str, dict]]:
+    """Every comestible a step may take, with what is known about it: each named food as written and as
+    the live comestible it resolves to, the previous output and a few earlier ones (`Selector` decides)."""
+    a = action_key(row.action)
+    words = set(_key(row.instruction).split())
+    shared = {
+        "action=" + a: 1,
+        "named": min(len(named), 4),
+        "anaphora": bool(words & ANAPHORA),
+        "first": kitchen.step_no == 0,
+        "na_rate": na_rate,
+        **{"prep=" + w: 1 for w in PREPOSITIONS if w in words},
+    }
+    out: list[tuple[str, str, dict]] = []  # (item, group: alternatives of which one is taken, features)
+    seen: set[str] = set()
+
+    def add(item: str, kind: str, group: str, **extra) -> None:
+        if _key(item) in seen or not _key(item):
+            return
+        seen.add(_key(item))
+        f = {**shared, "kind=" + kind: 1, "kind*action=" + kind + "|" + a: 1, **extra}
+        f.update({f"kind*{k}={kind}": 1 for k in shared if k.startswith("prep=")})
+        f[f"kind*named={kind}|{min(len(named), 3)}"] = 1
+        f[f"kind*anaphora={kind}|{shared['anaphora']}"] = 1
+        f["used"] = item in kitchen.used
+        f["produced"] = _key(item) in kitchen.produced
+        f["length"] = min(len(_key(item).split()), 6)
+        out.append((item, group, f))
+
+    for i, m in enumerate(named):
+        r = kitchen.resolve(m)
+        add(m, "named", f"m{i}", order=min(i, 3), joined="_" in m, changed=r != m)
+        if r != m:
+            add(r, "resolved", f"m{i}", order=min(i, 3), is_prev=r == kitchen.prev)
+    if kitchen.prev:
+        add(kitchen.prev, "prev", "prev")
+    for back, item in enumerate(reversed(kitchen.history[:-1][-EARLIER:]), start=1):
+        add(item, f"earlier{back}", item)
+    return out
+
+
+@dataclass
+class Selector:
+    """Which candidates (`candidates`) are a step's inputs: a logistic regression learned on the train
+    tables, read with the gold earlier outputs (what a candidate is, not how the predictor worded it)."""
+
+    vectorizer: object = None
+    model: object = None
+    threshold: float = 0.5  # a candidate this likely is an input (val-tuned)
+    floor: float = 0.1  # when none is that likely, the likeliest is taken if at least this likely (else NA)
+
+    @classmethod
+    def learn(cls, examples: Sequence[tuple[dict, bool]], c: float = 1.0, **knobs) -> Selector:
+        from sklearn.feature_extraction import DictVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        vec = DictVectorizer()
+        x = vec.fit_transform([f for f, _ in examples])
+        y = [label for _, label in examples]
+        model = LogisticRegression(C=c, max_iter=2000).fit(x, y)
+        return cls(vectorizer=vec, model=model, **knobs)
+
+    def choose(self, cands: Sequence[tuple[str, str, dict]]) -> list[str]:
+        """The likely candidates, one per group (a named food or the comestible it resolves to)."""
+        if not cands:
+            return []
+        probs = self.model.predict_proba(self.vectorizer.transform([f for _, _, f in cands]))[:, 1]  # type: ignore[attr-defined]
+        best: dict[str, tuple[float, int]] = {}
+        for k, ((_, group, _), p) in enumerate(zip(cands, probs)):
+            if p >= self.threshold and p > best.get(group, (-1.0, 0))[0]:
+                best[group] = (float(p), k)
+        top = int(probs.argmax())
+        if not best and probs[top] >= self.floor:  # nothing likely enough, but the step is not a no-food one
+            best[""] = (float(probs[top]), top)
+        chosen = {k for _, k in best.values()}
+        out: list[str] = []
+        for k, (item, _, _) in enumerate(cands):
+            if k in chosen and item not in out:
+                out.append(item)
+        return out
+
+
+def selector_examples(tables: Sequence[PCSTable], learned: Learned, merge: bool = False) -> list[tuple[dict, bool]]:
+    """Candidates of every train row, read with the gold earlier outputs, labelled by the gold input set."""
+    out = []
+    for t in tables:
+        kitchen = Kitchen()
+        ingredient_words = {w for line in t.ingredients for w in content_words(line)}
+        foods = learned.foods | (ingredient_words - learned.nonfood)
+        for row in t.rows:
+            gold = {_key(x) for x in row.inputs}
+            named = mentions(row.instruction, foods, merge=merge)
+            na = learned.rate(learned.na, learned.rows, action_key(row.action), 0.1)
+            out += [(f, _key(item) in gold) for item, _, f in candidates(row, kitchen, named, na)]
+            kitchen.update(row.inputs, row.output)
+    return out
+
+
+@dataclass
+class NoFood:
+    """Whether a step has no comestible (``preheat the oven``, ``line a pan``, ``set the oven to 400``): a
+    logistic regression on the instruction's words and word pairs, the action, and whether a food is named
+    or it is the first step, learned from the train rows whose input is ``NA``. The per-action rate alone
+    cannot tell ``set aside to cool`` from ``set the oven``, nor ``heat the oil`` from ``heat the oven``."""
+
+    vectorizer: object = None
+    model: object = None
+
+    @staticmethod
+    def text(row: PCSRow, step_no: int, named: bool) -> str:
+        flags = ("__first__ " if step_no == 0 else "") + ("__named__ " if named else "")
+        return f"{flags}__act_{action_key(row.action)} {_key(row.instruction)}"
+
+    @classmethod
+    def learn(cls, tables: Sequence[PCSTable], learned: Learned) -> NoFood:
+        from sklearn.feature_extraction.text import CountVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        texts, labels = [], []
+        for t in tables:
+            foods = learned.foods | ({w for line in t.ingredients for w in content_words(line)} - learned.nonfood)
+            for k, row in enumerate(t.rows):
+                texts.append(cls.text(row, k, bool(mentions(row.instruction, foods))))
+                labels.append(not row.inputs)
+        vec = CountVectorizer(binary=True, ngram_range=(1, 2), min_df=2, token_pattern=r"\S+")
+        model = LogisticRegression(C=1.0, max_iter=2000).fit(vec.fit_transform(texts), labels)
+        return cls(vectorizer=vec, model=model)
+
+    def probability(self, row: PCSRow, step_no: int, named: bool) -> float:
+        x = self.vectorizer.transform([self.text(row, step_no, named)])  # type: ignore[attr-defined]
+        return float(self.model.predict_proba(x)[0, 1])  # type: ignore[attr-defined]
+
+
 @dataclass
 class Tracker:
     learned: Learned
     na_threshold: float = 0.3  # nothing named and an action this often without food: no input (val-tuned)
     carry_threshold: float = 1.01  # carry the previous output beside named foods at this rate (> 1: never; val)
     na_strong: float = 0.5  # an action this often without food (preheat) takes none even when words match
-    full_name: int = 3  # a main input this short is named in full in the output (else its core name)
+    full_name: int = 5  # a main input this short is named in full in the output (else its core name; val)
     merge: bool = False  # adjacent food words as one item (tuned on val: off)
+    inputs: str = "rules"  # rules (named foods, else the previous output) | selector (learned; lost on val)
+    rename: bool = False  # (lost on val) name a step's input afresh where annotators mostly did (`renames`)
+    na_p: float = 0.15  # no input when the no-food classifier says this likely (1: the per-action rates instead)
+    chain_by: str = ""  # the name later steps take: "" the output cell's | mode (likeliest exact wording)
+    wording: str = "namer"  # namer (`dishgraph.pcs.namer`) | template (the action's most frequent template)
 
-    def step(self, row: PCSRow, kitchen: Kitchen, ingredient_words: set[str]) -> tuple[list[str], str | None]:
+    def step(
+        self, row: PCSRow, kitchen: Kitchen, ingredient_words: set[str], title: str = ""
+    ) -> tuple[list[str], str | None]:
         a = action_key(row.action)
         na = self.learned.rate(self.learned.na, self.learned.rows, a, 0.1)
-        if na >= self.na_strong:
-            return [], None
         named = mentions(
             row.instruction, self.learned.foods | (ingredient_words - self.learned.nonfood), merge=self.merge
         )
         words = set(_key(row.instruction).split())
+        if self.na_p < 1 and self.learned.no_food is not None:
+            if self.learned.no_food.probability(row, kitchen.step_no, bool(named)) >= self.na_p:
+                return [], None
+            if not named and a in self.learned.renamed and self.rename:  # ``bake`` → ``uncooked <dish>``
+                return self._name(row, kitchen, [fill_dish(self.learned.renamed[a], title)], title)
+            if not named and not (words & ANAPHORA):  # a step with food but none named: the previous output
+                return ([], None) if kitchen.prev is None else self._name(row, kitchen, [kitchen.prev], title)
+        elif na >= self.na_strong:
+            return [], None
+        if self.inputs == "selector" and self.learned.selector is not None:
+            inputs = self.learned.selector.choose(candidates(row, kitchen, named, na))
+            if not inputs:
+                return [], None
+            return self._name(row, kitchen, inputs, title)
         if not named and not (words & ANAPHORA):
             if kitchen.prev is None or na >= self.na_threshold:
                 return [], None
@@ -257,7 +470,18 @@ class Tracker:
             inputs.append(kitchen.prev)
         if not inputs:
             return [], None
+        return self._name(row, kitchen, inputs, title)
+
+    def _name(self, row: PCSRow, kitchen: Kitchen, inputs: list[str], title: str) -> tuple[list[str], str | None]:
+        a = action_key(row.action)
         main = kitchen.main(inputs)
+        if self.wording == "namer":
+            name = main if len(_key(main).split()) <= self.full_name else kitchen.short(main)
+            rest = [x if len(_key(x).split()) <= self.full_name else kitchen.short(x) for x in inputs if x != main]
+            output = self.learned.namer.name(a, inputs, name, rest, title)
+            if self.chain_by and output:  # later steps take the step's likeliest exact name as their input
+                kitchen.next_name = self.learned.namer.name(a, inputs, name, rest, title, self.chain_by)
+            return inputs, output
         template = self.learned.template(a, len(inputs) > 1)
         if template == X:  # input = output (moving, resting): the name is kept as it is
             return inputs, main
@@ -282,11 +506,12 @@ def predict_table(table: PCSTable, model: str, setting: str, tracker: Tracker | 
             inputs = mentions(row.instruction, foods)
             output = format_input_cell(inputs) if inputs else None
         elif model == "tracker" and tracker is not None:
-            inputs, output = tracker.step(row, kitchen, ingredient_words)
+            inputs, output = tracker.step(row, kitchen, ingredient_words, table.title)
         else:
             raise ValueError(f"unknown model {model!r}; expected one of {MODELS} (the tracker needs train tables)")
         out.append(PCSRow(instruction=row.instruction, action=row.action, inputs=inputs, output=output))
         if setting == "oracle":
+            kitchen.next_name = None
             kitchen.update(row.inputs, row.output)
         else:
             kitchen.update(inputs, output)
@@ -300,7 +525,8 @@ def predict(tables: Sequence[PCSTable], model: str = "tracker", setting: str = "
     else:
         if model == "tracker" and not train:
             raise ValueError("the tracker learns from train tables: give --train")
-        tracker = Tracker(learn(train), **knobs) if model == "tracker" else None
+        learned = learn(train, selector=knobs.get("inputs") == "selector") if model == "tracker" else None
+        tracker = Tracker(learned, **knobs) if learned else None
         predicted = [
             PCSTable(id=t.id, title=t.title, rows=predict_table(t, model, setting, tracker), annotator=t.annotator)
             for t in tables
