@@ -87,3 +87,9 @@ class Action:
     shape: str = ""
     verb_start: int = 0  # the verb's own span (``start``/``end`` cover the whole phrase)
     verb_end: int = 0
+
+
+def crg_actions(actions: list[Action]) -> list[Action]:
+    """The CRG reading of a parse: the actions with a proto-action (what reference pivots, the CRG metrics and
+    the editor's objective were made on); actions only the typed reading has are left out."""
+    return [a for a in actions if a.proto is not None]
