@@ -223,7 +223,7 @@ class RecipeParser:
             )
             act.proto = None if v in crg else _TYPED_ONLY
             if v in typed:
-                self._type(act, items, v, [fused.get(o, items[o]) for o in typed[v]])
+                self._type(act, items, v, [fused.get(o, items[o]) for o in typed[v]], text)
             else:
                 act.culinary = False
             out.append(act)
@@ -257,11 +257,18 @@ class RecipeParser:
                 out.append("verb")
             elif kind in ("ingredient", "tool", "obj"):
                 fused_part = prev is not None and prev[0] == "verb" and prev[3] == e
-                part = fused_part and (form in _PARTS or prev[1] + form in _FUSED_PARTS)
+                part = fused_part and (
+                    form in _PARTS
+                    or prev[1] + form in _FUSED_PARTS
+                    or (kind == "ingredient" and self._verbs.get(prev[1]) not in _ADDING and self._food(form))
+                )
                 out.append("other" if part else "noun")
             else:
                 out.append(kind)
         return out, fused
+
+    def _food(self, form: str) -> bool:
+        return role_of(form, "ingredient", self._roles) == "food"
 
     def _serve_complements(self, items, typed: dict[int, list[int]]) -> None:
         """A complement written right after a verb (炒'出'香味, 切'开', 拿'出来') is part of that action: its
@@ -274,7 +281,7 @@ class RecipeParser:
             if items[p][0] in ("verb", "xverb") and items[p][3] == s and p in typed and items[p][1] not in _LIGHT_PREPS:
                 typed[p].extend(typed.pop(v))
 
-    def _type(self, act: Action, items, v: int, objs: list[tuple]) -> None:
+    def _type(self, act: Action, items, v: int, objs: list[tuple], text: str) -> None:
         """The typed reading of one action: its objects (items) with their roles, its step properties, and
         whether it is a cooking step at all."""
         roles = self._roles
@@ -287,15 +294,20 @@ class RecipeParser:
         for t in typed:
             if t.role in ("heat", "duration", "shape") and not getattr(act, t.role):
                 setattr(act, t.role, t.form)
-        act.culinary = self._culinary(items, v)
+        act.culinary = self._culinary(items, v, text)
 
-    def _culinary(self, items, v: int) -> bool:
-        """Not a cooking step: a light verb (准备, 备用, 做 as "make"), a state reached (煮至'沸腾'), or a verb
-        inside a noun phrase naming an earlier step (切好的洋葱)."""
-        form = items[v][1]
-        if form in _LIGHT_VERBS:
+    def _culinary(self, items, v: int, text: str) -> bool:
+        """Not a cooking step: a light verb (准备, 备用, 做 as "make"; asked of the word as written, since the
+        glossary reads 开始 as 开 and 分别 as 分), a state reached (煮至'沸腾', 水'开'后, 入味), or a verb inside a
+        noun phrase naming an earlier step (切好的洋葱)."""
+        _, form, s, e = items[v]
+        word = text[s:e]
+        if form in _LIGHT_VERBS or word in _LIGHT_VERBS or word in _STATE_WORDS:
             return False
-        if v > 0 and items[v - 1][0] == "other" and items[v - 1][1] in _UNTIL:
+        prev = items[v - 1] if v else None
+        if prev is not None and prev[0] == "other" and prev[1] in _UNTIL:
+            return False
+        if word in _BOILS and prev is not None and prev[0] == "ingredient" and prev[3] == s:
             return False
         for k in range(v + 1, len(items)):
             kind, w = items[k][0], items[k][1]
@@ -505,11 +517,16 @@ def check_parser(parser) -> None:
 # The typed reading's word lists (``docs/typed-reading.md``).
 EXTRA_VERBS = frozenset(
     "起锅 出锅 勾芡 醒发 静置 拍 铺 晾凉 放凉 摊凉 炝锅 挂糊 上浆 摊 烙 焗 酿 倒扣 脱模 筛 筛入 稀释 沥水 沥油 控油"
-    " 盛起 剔 拆 码 码放 撇去 滗 浸没 翻拌 抖散 拨散 滑散 划散 揪 撒匀 淋入 调入 拌入 卤 烩 烫熟 汆烫 擀开".split()
+    " 盛起 剔 拆 码 码放 撇去 滗 浸没 翻拌 抖散 拨散 滑散 划散 揪 撒匀 淋入 调入 拌入 卤 烩 烫熟 汆烫 擀开"
+    " 投入 注入 置 置于 上笼 上锅 上火 片成 移至 移入 摊开 松弛 剖 剖开 撕成 飞水 排放 排入 晾 垫底 配上 按扁 爆香"
+    " 醒 换水 上桌 摆盘".split()
 )
 _MAX_EXTRA = max(map(len, EXTRA_VERBS))
 _LIGHT_PREPS = {"用", "使用", "利用", "拿"}  # 用 X 切: X serves the verb after it
-_LIGHT_VERBS = {"准备", "备", "备用", "待用", "留用", "做", "制作", "制", "进行", "开始", "等待", "待"}
+_LIGHT_VERBS = {"准备", "备", "备用", "待用", "留用", "做", "制作", "制", "进行", "开始", "等待", "待", "分别", "取"}
+_STATE_WORDS = {"入味", "上色", "烫手", "沸腾", "变色", "变软", "成型", "凝固", "融化了", "出水", "起泡"}
+_BOILS = {"开", "沸", "滚", "沸腾", "开了"}  # 水开后: the water boils, nobody does it
+_ADDING = {"加入", "加水", "放水"}  # verb classes whose fused noun is what they add (加水: 水)
 _COMPLEMENTS = {"出", "出来", "开", "下", "好", "起", "起来", "上", "入", "进", "进去", "过", "去", "掉"}
 _UNTIL = {"至", "到", "直到", "直至", "至到"}  # 煮至沸腾: a state reached, not a step
 _NO_FOOD_VERBS = {"预热", "关", "开", "开火", "关火", "停"}  # steps on the heat or an appliance only
