@@ -85,6 +85,7 @@ class Action:
     heat: str = ""  # step properties: the heat, duration and cut shape objects, as written
     duration: str = ""
     shape: str = ""
+    typed_key: str = ""  # the typed reading as a proto-action key (verb class|food classes|tool classes); "" if none
     verb_start: int = 0  # the verb's own span (``start``/``end`` cover the whole phrase)
     verb_end: int = 0
 

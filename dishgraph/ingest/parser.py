@@ -362,12 +362,29 @@ class RecipeParser:
                 prev = a.ingredients
                 a.proto = self.proto(a)
             if not a.culinary:
+                a.typed_key = self._typed_key(a)
                 continue
             if a.foods:  # the typed omission: a cooking step that names no food works on the last one named
                 foods = a.foods
             elif foods and a.verb not in _NO_FOOD_VERBS:
                 a.foods, a.foods_inherited = list(foods), True
+            a.typed_key = self._typed_key(a)
         return actions
+
+    def _typed_key(self, a: Action) -> str:
+        """The typed reading lifted to glossary classes, as a proto-action key: the verb's class, its foods'
+        classes, its tool objects' classes (切丝 after 洋葱洗净: ``切|洋葱|``, where the CRG reading has ``切|丝|``)."""
+        tools = tuple(o.form for o in a.objects if o.role == "tool")
+        triple = ("typed", a.verb, tuple(a.foods), tools)
+        proto = self._protos.get(triple)
+        if proto is None:
+            proto = ProtoAction(
+                self._verbs.get(a.verb, a.verb),
+                frozenset(self._ingr[f] for f in a.foods if f in self._ingr),
+                frozenset(self._tools[t] for t in tools if t in self._tools),
+            )
+            self._protos[triple] = proto
+        return proto.key
 
     def proto(self, a: Action) -> ProtoAction:
         """Lift surface forms to glossary classes (memoised: the same surface triples recur)."""
