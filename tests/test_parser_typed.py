@@ -88,3 +88,22 @@ def test_rules_type_unknown_nouns(word, role):
 
 def test_glossary_kind_is_the_last_resort():
     assert role_of("某种新菜", "ingredient", {}) == "food" and role_of("某种新锅", "tool", {}) == "tool"
+
+
+def test_graph_stores_both_readings_and_hides_what_is_no_cooking_step(store, glossary):
+    from dishgraph.ingest import loader
+    from dishgraph.knowledge.typed import hidden_actions
+
+    parser = RecipeParser(glossary, "lac")
+    texts = ["洋葱剥皮洗净，切丝，用刀切成小块。", "洋葱切丝。大火煮5分钟，捞出。", "洋葱洗净，切丝。"]
+    recs = [loader.RecipeRecord(loader.recipe_id("t", "洋葱汤", t), "洋葱汤", t, "t", i) for i, t in enumerate(texts)]
+    loader.load_glossary(store, glossary)
+    loader.load_dishes(store, ["洋葱汤"], "t")
+    loader.load_recipes(store, recs)
+    loader.load_parsed(store, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs])
+    assert loader.mark_culinary(store, glossary) > 0
+    steps = store.execute("MATCH (s:Step) RETURN s.action AS action, s.typed_action AS typed, s.culinary AS culinary")
+    assert {"action": "切|丝|", "typed": "切|洋葱|", "culinary": True} in steps
+    hidden = hidden_actions(store)
+    assert "切|丝|" in hidden and "用||刀" in hidden and "洗净|洋葱|" not in hidden and "煮|片|" in hidden
+    assert loader.mark_culinary(store, glossary) == 0  # idempotent

@@ -8,7 +8,7 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_graph, progress, rows_table
-from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.commands._options import AllActionsOpt, DbOpt, JsonOpt, UriOpt
 from dishgraph.errors import EXIT_VIOLATIONS
 from dishgraph.ingest.crg import SOURCE as RELEASE
 
@@ -65,6 +65,7 @@ def show(
     dish: str = typer.Argument(..., help="Dish name."),
     action: str = typer.Argument(..., help="Proto-action key of glossary classes (切|油菜|) or 切(油菜; 刀)."),
     source: str | None = typer.Option(None, help=f"Only this source (estimated, {RELEASE})."),
+    all_actions: bool = AllActionsOpt,
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -72,7 +73,7 @@ def show(
     """What must precede and what must follow an action in a dish. An unknown dish or action is an error
     naming the closest ones (an action written with surface forms, 切|菜心|, is told its class form)."""
     with open_graph(db, uri, read_only=True) as g:
-        before, after = g.order_constraints(dish, action, source)
+        before, after = g.order_constraints(dish, action, source, all_actions)
     if as_json:
         return emit_json({"must_precede": [c.to_dict() for c in before], "must_follow": [c.to_dict() for c in after]})
     if not before and not after:
@@ -87,6 +88,7 @@ def check(
     dish: str = typer.Argument(..., help="Dish whose constraints apply."),
     text: str = typer.Argument(..., help="Recipe text (parsed) to check; - reads it from standard input."),
     source: str | None = typer.Option(None, help="Only constraints of this source."),
+    all_actions: bool = AllActionsOpt,
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -98,7 +100,7 @@ def check(
 
     recipe = sys.stdin.read() if text == "-" else text
     with open_graph(db, uri, read_only=True) as g:
-        found = g.check_order(dish, recipe, source)
+        found = g.check_order(dish, recipe, source, all_actions)
     if as_json:
         emit_json([v.to_dict() for v in found])
     elif not found:

@@ -1,7 +1,5 @@
-// Per proto-action: its steps, those the typed reading read, and those it reads as the same cooking step
-// on foods (culinary, and the typed key equals the CRG key).
+// Steps per proto-action, grouped by their typed reading (typed key and culinary flag): what
+// loader.mark_culinary weighs to judge the proto-action.
 // params: (none)
 MATCH (s:Step)-[:INSTANCE_OF]->(a:ProtoAction)
-RETURN a.key AS key, count(s) AS n,
-       sum(CASE WHEN s.typed_action IS NOT NULL AND s.typed_action <> "" THEN 1 ELSE 0 END) AS n_read,
-       sum(CASE WHEN s.culinary AND s.typed_action = a.key THEN 1 ELSE 0 END) AS n_agree
+RETURN a.key AS key, s.typed_action AS typed, s.culinary AS culinary, count(*) AS n

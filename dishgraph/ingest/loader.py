@@ -425,18 +425,26 @@ def mark_parsed(store: GraphStore, rows: Iterable[dict]) -> int:
 
 
 def mark_culinary(store: GraphStore, glossary: Glossary) -> int:
-    """Set ``ProtoAction.culinary``, what the commands show by default: true when the typed reading of most of
-    the proto-action's steps is a cooking step on the same foods (culinary, typed key = CRG key). 切|丝| (切丝
-    after 洋葱洗净: the typed reading cuts the onion) and 捞出|颜色| are not; a proto-action with no step read
-    (the release's reference pivots, a dependency parser's steps) is judged by its classes: a culinary verb
-    class and food classes only (``food_classes``). Returns how many flags changed."""
-    agree = {r["key"]: r for r in store.query("proto_typed_agreement")}
+    """Set ``ProtoAction.culinary``, what the commands show by default: true when, for most of its steps, the
+    typed reading is a cooking step whose foods include every ingredient class of the key (the key names no
+    object that is no food there). 切|丝| (切丝 after 洋葱洗净: the typed reading cuts the onion, 丝 is a shape),
+    捞出|颜色| and 用||刀 are not; 捞出||锅 is (its key names no food, but nothing wrong). A proto-action with no
+    step read (the release's reference pivots, a dependency parser's steps) is judged by its classes: a culinary
+    verb class and food classes only (``food_classes``). Returns how many flags changed."""
+    read: dict[str, list[int]] = {}
+    for r in store.query("proto_typed_agreement"):
+        if not r["typed"]:
+            continue
+        n = read.setdefault(r["key"], [0, 0])
+        n[1] += r["n"]
+        if r["culinary"] and ProtoAction.from_key(r["typed"]).ingredients >= ProtoAction.from_key(r["key"]).ingredients:
+            n[0] += r["n"]
     foods = food_classes(glossary)
     rows = []
     for r in store.query("proto_all_keys"):
-        a = agree.get(r["key"])
-        if a is not None and a["n_read"]:
-            flag = 2 * a["n_agree"] > a["n_read"]
+        ok, n = read.get(r["key"], (0, 0))
+        if n:
+            flag = 2 * ok > n
         else:
             p = ProtoAction.from_key(r["key"])
             flag = p.verb not in NON_CULINARY_VERB_CLASSES and all(c in foods for c in p.ingredients)

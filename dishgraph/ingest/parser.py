@@ -260,14 +260,19 @@ class RecipeParser:
                 part = fused_part and (
                     form in _PARTS
                     or prev[1] + form in _FUSED_PARTS
-                    or (kind == "ingredient" and self._verbs.get(prev[1]) not in _ADDING and self._food(form))
+                    or (kind == "ingredient" and self._fused_food(prev, form, text))
                 )
                 out.append("other" if part else "noun")
             else:
                 out.append(kind)
         return out, fused
 
-    def _food(self, form: str) -> bool:
+    def _fused_food(self, verb_item: tuple, form: str, text: str) -> bool:
+        """A food fused into a verb the glossary lists whole (发酵: 酵, 收汁: 汁) names no object; one in a
+        word the glossary does not list (烧开水: 水) is the object, and so is what an adding verb adds (加水)."""
+        word = text[verb_item[2] : verb_item[3]]
+        if word not in self._verbs or self._verbs[word] in _ADDING:
+            return False
         return role_of(form, "ingredient", self._roles) == "food"
 
     def _serve_complements(self, items, typed: dict[int, list[int]]) -> None:
