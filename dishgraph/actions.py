@@ -47,9 +47,26 @@ class ProtoAction:
         return f"{self.verb}({inner})"
 
 
+@dataclass(frozen=True)
+class TypedObject:
+    """An object the typed reading attaches to an action: its surface form, role (``ingest.roles``) and span."""
+
+    form: str
+    role: str
+    start: int
+    end: int
+
+
 @dataclass
 class Action:
-    """One verb occurrence in a recipe (surface level) plus its proto-action (class level)."""
+    """One verb occurrence in a recipe (surface level) plus its proto-action (class level).
+
+    Two readings share the occurrence (``docs/typed-reading.md``). The CRG reading (``verb``, ``ingredients``,
+    ``tools``, ``inherited``, ``proto``) keeps the released glossary's conventions, so reference pivots and the
+    CRG metrics still match; an action only the typed reading has (a compound such as 勾芡 that is no glossary
+    verb) has ``proto`` None, and CRG consumers skip it. The typed reading (``culinary`` and below) says whether
+    the verb is a cooking step, which foods it works on, and its heat, duration and cut shape.
+    """
 
     verb: str  # surface verb as written
     ingredients: list[str] = field(default_factory=list)  # surface ingredient forms
@@ -61,3 +78,19 @@ class Action:
     step: int = 0  # index of the numbered step / sentence
     clause: int = 0  # index of the clause in the recipe
     inherited: bool = False  # ingredients inherited from a previous action (omission)
+    culinary: bool = True  # a cooking step (not a light verb, complement, state or noun-phrase verb)
+    foods: list[str] = field(default_factory=list)  # surface forms of the food objects it works on
+    foods_inherited: bool = False  # ``foods`` come from the previous culinary action (none written here)
+    objects: list[TypedObject] = field(default_factory=list)  # every typed object attached, with its role
+    heat: str = ""  # step properties: the heat, duration and cut shape objects, as written
+    duration: str = ""
+    shape: str = ""
+    typed_key: str = ""  # the typed reading as a proto-action key (verb class|food classes|tool classes); "" if none
+    verb_start: int = 0  # the verb's own span (``start``/``end`` cover the whole phrase)
+    verb_end: int = 0
+
+
+def crg_actions(actions: list[Action]) -> list[Action]:
+    """The CRG reading of a parse: the actions with a proto-action (what reference pivots, the CRG metrics and
+    the editor's objective were made on); actions only the typed reading has are left out."""
+    return [a for a in actions if a.proto is not None]

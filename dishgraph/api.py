@@ -28,6 +28,7 @@ from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
 from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings, Violation
 from dishgraph.knowledge.pivots import MineResult, Pivot, PivotThresholds
+from dishgraph.knowledge.typed import hidden_actions
 
 if TYPE_CHECKING:
     from dishgraph.actions import ProtoAction
@@ -104,24 +105,47 @@ class DishGraph:
         one_of(source, PIVOT_SOURCES, "pivot source")
         return pivots_mod.pivots(self._store, base, target, source)
 
-    def pivots_side_by_side(self, base: str, target: str) -> list[Row]:
-        return pivots_mod.side_by_side(self._store, base, target)
+    def pivots_side_by_side(self, base: str, target: str, all_actions: bool = False) -> list[Row]:
+        """A pair's pivots of every source, one row per action; the typed reading's cooking steps on foods
+        unless ``all_actions``."""
+        rows = pivots_mod.side_by_side(self._store, base, target)
+        return rows if all_actions else self._culinary(rows, "action")
+
+    def _culinary(self, rows: list[Any], *fields: str) -> list[Any]:
+        """``rows`` (dicts or objects) none of whose ``fields`` is a proto-action the typed reading hides."""
+        hidden = hidden_actions(self._store)
+
+        def get(r: Any, f: str) -> Any:
+            return r.get(f) if isinstance(r, dict) else getattr(r, f)
+
+        return [r for r in rows if not any(get(r, f) in hidden for f in fields)]
 
     def mine_pivots(
-        self, base: str, target: str, thresholds: PivotThresholds = PivotThresholds(), create: bool = False
+        self,
+        base: str,
+        target: str,
+        thresholds: PivotThresholds = PivotThresholds(),
+        create: bool = False,
+        all_actions: bool = False,
     ) -> MineResult:
-        """Mine and store one pair's pivots; ``create`` makes the DishPair of two dishes with recipes."""
-        return pivots_mod.mine_pivots(self._store, base, target, thresholds, create=create)
+        """Mine and store one pair's pivots; ``create`` makes the DishPair of two dishes with recipes;
+        ``all_actions``: any proto-action may be a pivot, not only the typed reading's culinary ones."""
+        return pivots_mod.mine_pivots(self._store, base, target, thresholds, create=create, all_actions=all_actions)
 
     def mine_all_pivots(
         self,
         thresholds: PivotThresholds = PivotThresholds(),
         progress: Callable[[], None] | None = None,
         pairs: Sequence[str] | None = None,
+        all_actions: bool = False,
     ) -> list[MineResult]:
         """Mine every DishPair (or ``pairs``) from corpus frequencies (the targets' own recipes)."""
         return pivots_mod.mine_all(
-            self._store, thresholds, list(pairs) if pairs is not None else None, progress=progress
+            self._store,
+            thresholds,
+            list(pairs) if pairs is not None else None,
+            progress=progress,
+            all_actions=all_actions,
         )
 
     def pair_keys(self) -> list[str]:
@@ -137,13 +161,14 @@ class DishGraph:
         tau_i: float | None = None,
         create: bool = False,
         progress: Callable[[], None] | None = None,
+        all_actions: bool = False,
     ) -> list[MineResult]:
         """Mine and store the pivots of ``pairs`` ((base, target); None: every DishPair) from corpus frequencies,
         the thresholds given replacing the defaults of `PivotThresholds`. ``create``: see `mine_pivots`."""
         thr = _with(PivotThresholds(), alpha=alpha, tau_r=tau_r, tau_i=tau_i)
         if pairs is None:
-            return self.mine_all_pivots(thr, progress=progress)
-        return [self.mine_pivots(b, t, thr, create=create) for b, t in pairs]
+            return self.mine_all_pivots(thr, progress=progress, all_actions=all_actions)
+        return [self.mine_pivots(b, t, thr, create=create, all_actions=all_actions) for b, t in pairs]
 
     def compose_pivots(
         self,
@@ -154,13 +179,15 @@ class DishGraph:
         tau_i: float | None = None,
         inserts: str | None = None,
         progress: Callable[[], None] | None = None,
+        all_actions: bool = False,
     ) -> compose_mod.ComposeReport:
         """`compose` the targets of ``pairs`` ((base, target); None: every DishPair), the thresholds given
         replacing the defaults of `ComposedThresholds`, ``inserts`` (None: the default) choosing how
         insertions are picked (fair: reads no released pivot)."""
         keys = self.pair_keys() if pairs is None else [pivots_mod.pair_key(b, t) for b, t in pairs]
         thr = _with(compose_mod.ComposedThresholds(), alpha=alpha, tau_r=tau_r, tau_i=tau_i)
-        return self.compose(keys, thresholds=thr, progress=progress, inserts=inserts or compose_mod.DEFAULT_INSERTS)
+        inserts = inserts or compose_mod.DEFAULT_INSERTS
+        return self.compose(keys, thresholds=thr, progress=progress, inserts=inserts, all_actions=all_actions)
 
     def compare_pivots(
         self, base: str, target: str, reference: str = pivots_mod.RELEASE, source: str = pivots_mod.MINED
@@ -180,13 +207,15 @@ class DishGraph:
         fit: bool = False,
         inserts: str = compose_mod.DEFAULT_INSERTS,
         ranker_model: str = compose_mod.DEFAULT_MODEL,
+        all_actions: bool = False,
     ) -> compose_mod.ComposeReport:
         """Compose the targets of ``pairs`` (default: every DishPair) from the dishes sharing their name's
         components, store COMPOSED_USES with provenance, mine ``PIVOT {source: composed}`` and transfer order
         constraints (``MUST_PRECEDE {source: composed}``). Reads no released pivot or constraint. ``fit``: the
         weights are first fitted by leave-one-dish-out on the graph's corpus dishes (``compose.fit_weights``).
         ``inserts="ranker"``: insertions chosen by a ranker fitted on corpus pseudo-pairs (``insert_ranker``;
-        ``ranker_model`` names one of its ``MODELS``); ``"rule+ranker"``: the rule's insertions and the ranker's."""
+        ``ranker_model`` names one of its ``MODELS``); ``"rule+ranker"``: the rule's insertions and the ranker's.
+        ``all_actions``: pivots may be any proto-action, not only the typed reading's culinary ones."""
         return compose_mod.compose_pairs(
             self._store,
             pairs,
@@ -196,6 +225,7 @@ class DishGraph:
             fit=fit,
             inserts=inserts,
             ranker_model=ranker_model,
+            all_actions=all_actions,
         )
 
     def composed_actions(self, dish: str, top: int = 20) -> list[Row]:
@@ -235,27 +265,39 @@ class DishGraph:
         return order.estimate_order(self._store, dishes, settings, workers=workers, on_dish=on_dish)
 
     def order_constraints(
-        self, dish: str, action: str | ProtoAction, source: str | None = None
+        self, dish: str, action: str | ProtoAction, source: str | None = None, all_actions: bool = False
     ) -> tuple[list[Constraint], list[Constraint]]:
         """(actions that must precede ``action`` in ``dish``, actions that must follow it). An unknown dish or
         action raises `UnknownName` with the closest names ("did you mean 切|油菜|?" for 切|菜心|); a known
-        action without constraints gives two empty lists."""
+        action without constraints gives two empty lists. Constraints with an action the typed reading hides
+        are left out unless ``all_actions``."""
         one_of(source, ORDER_SOURCES, "constraint source")
-        return order.order_constraints(self._store, dish, action, source)
+        before, after = order.order_constraints(self._store, dish, action, source)
+        if all_actions:
+            return before, after
+        return self._culinary(before, "cause", "effect"), self._culinary(after, "cause", "effect")
 
     def check_order(
-        self, dish: str, actions_or_text: str | Sequence[Action | ProtoAction | str], source: str | None = None
+        self,
+        dish: str,
+        actions_or_text: str | Sequence[Action | ProtoAction | str],
+        source: str | None = None,
+        all_actions: bool = False,
     ) -> list[Violation]:
         """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence.
 
         A dish the graph does not know, or an action given by name (key or display form) that it does not
         know, raises `UnknownName` with the closest names: "no constraint violated" would be a lie. A text
         over `MAX_CHECK_CHARS` (or a sequence over `MAX_CHECK_ACTIONS`) is a `UsageError`, as ingest caps a
-        recipe."""
-        return self.check_order_report(dish, actions_or_text, source).violations
+        recipe. Constraints with an action the typed reading hides are not checked unless ``all_actions``."""
+        return self.check_order_report(dish, actions_or_text, source, all_actions).violations
 
     def check_order_report(
-        self, dish: str, actions_or_text: str | Sequence[Action | ProtoAction | str], source: str | None = None
+        self,
+        dish: str,
+        actions_or_text: str | Sequence[Action | ProtoAction | str],
+        source: str | None = None,
+        all_actions: bool = False,
     ) -> order.OrderCheck:
         """`check_order` with how many actions were read and constraints checked, and a note when the dish
         has no constraint to check. Text in which no action is read raises `InputError`."""
@@ -271,7 +313,8 @@ class DishGraph:
                 names.require_action(self._store, key)
         elif not keys:
             raise order.no_action_read(actions_or_text)
-        return order.check_actions(self._store, dish, keys, phrases, source)
+        keep = None if all_actions else (lambda cons: self._culinary(cons, "cause", "effect"))
+        return order.check_actions(self._store, dish, keys, phrases, source, keep)
 
     def why_no_order(self, dish: str, action: str | ProtoAction | None = None, source: str | None = None) -> str:
         """Why `order_constraints` found nothing for ``dish`` (and ``action``), and what to run."""

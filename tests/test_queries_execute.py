@@ -111,6 +111,7 @@ def _values(action: str) -> dict:
         "classes": ["菜心"],
         "verbs": ["炒"],
         "first": True,
+        "all_actions": False,
         "after": "",
         "limit": 5,
     }

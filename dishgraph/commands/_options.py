@@ -23,6 +23,12 @@ UriOpt = typer.Option(
 )
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of a table.")
 JsonOutOpt = typer.Option(None, "--json-out", help="Also write the result as JSON to this file.")
+AllActionsOpt = typer.Option(
+    False,
+    "--all-actions",
+    help="Every proto-action, not only the typed reading's cooking steps on foods (light verbs such as 用 and "
+    "准备, and actions whose objects are heat, time, shape or state, are hidden by default).",
+)
 
 # The CRG release: where it is, and its glossary.
 DataOpt = typer.Option(

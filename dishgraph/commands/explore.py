@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from dishgraph.commands._common import console, emit_json, open_graph, print_note
-from dishgraph.commands._options import BaseArg, DbOpt, JsonOpt, TargetArg, UriOpt, pair_of, renamed
+from dishgraph.commands._options import AllActionsOpt, BaseArg, DbOpt, JsonOpt, TargetArg, UriOpt, pair_of, renamed
 
 EXPLORE_CLS = renamed({"--html": "--out"})
 
@@ -23,6 +23,7 @@ def explore(
         help="WRITES to the database: first compute and store what the graph lacks for this pair (USES "
         "frequencies, mined pivots, fast order estimation). Default: open read-only and show what is stored.",
     ),
+    all_actions: bool = AllActionsOpt,
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -33,7 +34,7 @@ def explore(
 
     b, t = pair_of(base, target)
     with open_graph(db, uri, read_only=not compute) as g:
-        summary = write_page(g, b, t, out, top, compute=compute)
+        summary = write_page(g, b, t, out, top, compute=compute, all_actions=all_actions)
     if as_json:
         return emit_json(summary)
     console.print(

@@ -8,7 +8,7 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_graph, print_note, progress, rows_table
-from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.commands._options import AllActionsOpt, DbOpt, JsonOpt, UriOpt
 from dishgraph.errors import EXIT_VIOLATIONS
 from dishgraph.ingest.crg import SOURCE as RELEASE
 from dishgraph.knowledge.pivots import COMPOSED
@@ -68,6 +68,7 @@ def show(
     dish: str = typer.Argument(..., help="Dish name."),
     action: str = typer.Argument(..., help="Proto-action key of glossary classes (切|油菜|) or 切(油菜; 刀)."),
     source: str | None = typer.Option(None, help=f"Only this source: {SOURCES}."),
+    all_actions: bool = AllActionsOpt,
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -76,7 +77,7 @@ def show(
     naming the closest ones (an action written with surface forms, 切|菜心|, is told its class form); no
     constraint at all says why (none estimated yet, none from that source, none on this action) and what to run."""
     with open_graph(db, uri, read_only=True) as g:
-        before, after = g.order_constraints(dish, action, source)
+        before, after = g.order_constraints(dish, action, source, all_actions)
         why = "" if before or after else g.why_no_order(dish, action, source)
     if as_json:
         return emit_json({"must_precede": [c.to_dict() for c in before], "must_follow": [c.to_dict() for c in after]})
@@ -94,6 +95,7 @@ def check(
     dish: str = typer.Argument(..., help="Dish whose constraints apply."),
     text: str = typer.Argument(..., help="Recipe text (parsed) to check; - reads it from standard input."),
     source: str | None = typer.Option(None, help=f"Only constraints of this source: {SOURCES}."),
+    all_actions: bool = AllActionsOpt,
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -106,7 +108,7 @@ def check(
 
     recipe = sys.stdin.read() if text == "-" else text
     with open_graph(db, uri, read_only=True) as g:
-        rep = g.check_order_report(dish, recipe, source)
+        rep = g.check_order_report(dish, recipe, source, all_actions)
     found = rep.violations
     if as_json:
         emit_json([v.to_dict() for v in found])

@@ -8,7 +8,7 @@ import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_graph, print_note, print_warning, progress, rows_table
-from dishgraph.commands._options import BaseArg, DbOpt, JsonOpt, TargetArg, UriOpt, pair_of
+from dishgraph.commands._options import AllActionsOpt, BaseArg, DbOpt, JsonOpt, TargetArg, UriOpt, pair_of
 from dishgraph.errors import UsageError
 from dishgraph.ingest.crg import SOURCE as RELEASE
 from dishgraph.knowledge.compose import DEFAULT_INSERTS, INSERT_METHODS
@@ -76,6 +76,7 @@ def mine(
     tau_r: float | None = TauROpt,
     tau_i: float | None = TauIOpt,
     inserts: str | None = InsertsOpt,
+    all_actions: bool = AllActionsOpt,
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -97,14 +98,11 @@ def mine(
             "composing targets" if knowledge == "composed" else "mining pairs",
             total=len(g.pair_keys()) if pairs is None else None,
         )
+        thr = {"alpha": alpha, "tau_r": tau_r, "tau_i": tau_i, "all_actions": all_actions}
         if knowledge == "composed":
-            rep = g.compose_pivots(
-                pairs, alpha=alpha, tau_r=tau_r, tau_i=tau_i, inserts=inserts, progress=lambda: bar.advance(task)
-            )
+            rep = g.compose_pivots(pairs, inserts=inserts, progress=lambda: bar.advance(task), **thr)
         else:
-            rep = g.mine_pairs(
-                pairs, alpha=alpha, tau_r=tau_r, tau_i=tau_i, create=new_pair, progress=lambda: bar.advance(task)
-            )
+            rep = g.mine_pairs(pairs, create=new_pair, progress=lambda: bar.advance(task), **thr)
     if as_json:
         return emit_json(rep.to_dict() if knowledge == "composed" else [r.to_dict() for r in rep])
     if knowledge == "composed":
@@ -187,6 +185,7 @@ def show(
     limit: int = typer.Option(
         50, "--limit", min=0, help="Rows shown in the table, most telling first (0: all; --json: all)."
     ),
+    all_actions: bool = AllActionsOpt,
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -195,7 +194,7 @@ def show(
     and annotated actions first, then mined remove / insert, then by the larger frequency)."""
     b, t = pair_of(base, target)
     with open_graph(db, uri, read_only=True) as g:
-        rows = g.pivots_side_by_side(b, t)
+        rows = g.pivots_side_by_side(b, t, all_actions)
     if as_json:
         return emit_json(rows)
     shown = rows[:limit] if limit else rows

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from dishgraph.commands._common import console, emit_json, open_store, rows_table
-from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.commands._options import AllActionsOpt, DbOpt, JsonOpt, UriOpt
 
 
 def stats(
@@ -13,12 +13,13 @@ def stats(
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
     top: int = typer.Option(3, help="Top proto-actions shown per dish."),
+    all_actions: bool = AllActionsOpt,
 ):
     """Counts per label and relationship type, recipes with actions, steps and omissions per recipe."""
     from dishgraph.graph.info import graph_stats
 
     with open_store(db, uri, read_only=True) as store:
-        data = graph_stats(store, top=top)
+        data = graph_stats(store, top=top, all_actions=all_actions)
     if as_json:
         return emit_json(data)
     if not data["recipes"]:

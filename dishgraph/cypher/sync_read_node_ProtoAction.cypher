@@ -4,6 +4,6 @@
 // params: $first, $after, $limit
 MATCH (n:ProtoAction)
 WHERE $first OR n.key > $after
-RETURN n.key AS key, n.verb AS verb, n.ingredients AS ingredients, n.tools AS tools
+RETURN n.key AS key, n.verb AS verb, n.ingredients AS ingredients, n.tools AS tools, n.culinary AS culinary
 ORDER BY key
 LIMIT $limit

@@ -207,6 +207,205 @@ def read_all(paths: Iterable[Path], data: Path | None = None) -> list[GoldRecipe
     return [r for p in paths for r in read_file(p, data)]
 
 
+# ---------------------------------------------------------------- scoring
+ROLE_CODES = {name: code for code, name in ROLES.items()}
+
+
+def predicted(parser, rec: GoldRecipe, typed: bool = True) -> GoldRecipe:
+    """The parser's reading of ``rec.text`` in the dev set's own terms, so that one scorer serves both a parser
+    and a second annotation: its culinary actions (verb spans, with their foods; ``^`` for inherited ones) and
+    every object its actions attach (span and role).
+
+    A parser whose actions carry no typed reading (the rule parser before typed objects) is read the way it
+    presents itself: every action is culinary, every ingredient a food and every tool a tool. ``typed=False``
+    reads a typed parser that way too: its CRG reading, which is the parser as it was before typed objects."""
+    actions, objects = [], {}
+    for a in parser.parse(rec.text):
+        if not typed and a.proto is None:
+            continue
+        vs, ve = getattr(a, "verb_start", 0), getattr(a, "verb_end", 0)
+        if ve <= vs:  # no verb span: the verb's first occurrence in its phrase
+            k = a.phrase.find(a.verb)
+            vs = a.start + max(k, 0)
+            ve = vs + (len(a.verb) if k >= 0 else len(a.phrase))
+        if typed and hasattr(a, "objects"):
+            objs = [(o.start, o.end, o.form, ROLE_CODES.get(o.role, "O")) for o in a.objects]
+            foods, inherited = list(a.foods), list(a.foods) if a.foods_inherited else []
+        else:
+            objs = _legacy_objects(a)
+            foods, inherited = list(a.ingredients), list(a.ingredients) if a.inherited else []
+        for o in objs:
+            objects.setdefault((o[0], o[1]), GoldObject(*o))
+        if getattr(a, "culinary", True) or not typed:
+            actions.append(GoldAction(vs, ve, rec.text[vs:ve], tuple(foods), tuple(inherited)))
+    return GoldRecipe(rec.id, rec.text, actions, sorted(objects.values(), key=lambda o: (o.start, o.end)))
+
+
+def _legacy_objects(a) -> list[tuple[int, int, str, str]]:
+    out = []
+    if a.inherited:
+        return out
+    for forms, role in ((a.ingredients, "F"), (a.tools, "T")):
+        for f in forms:
+            k = a.phrase.find(f)
+            if k >= 0:
+                out.append((a.start + k, a.start + k + len(f), f, role))
+    return out
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return max(0, min(a[1], b[1]) - max(a[0], b[0]))
+
+
+def match_spans(gold: list[tuple[int, int]], pred: list[tuple[int, int]]) -> dict[int, int]:
+    """One-to-one matching of predicted to gold spans that overlap: the largest overlaps first, then the
+    nearest starts (a parser's phrase may overlap two gold spans; each gold span is claimed once)."""
+    pairs = sorted(
+        (-_overlap(g, p), abs(g[0] - p[0]), i, j)
+        for j, p in enumerate(pred)
+        for i, g in enumerate(gold)
+        if _overlap(g, p) > 0
+    )
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for _, _, i, j in pairs:
+        if j not in out and i not in used:
+            out[j] = i
+            used.add(i)
+    return out
+
+
+def _same_food(a: str, b: str) -> bool:
+    """A parser names foods by glossary forms (姜 of 姜丝), an annotator by the written span: one inside the
+    other is the same food."""
+    return a in b or b in a
+
+
+def _food_hits(gold: list[str], pred: list[str]) -> int:
+    left, hits = list(gold), 0
+    for p in pred:
+        k = next((i for i, g in enumerate(left) if _same_food(p, g)), None)
+        if k is not None:
+            hits += 1
+            left.pop(k)
+    return hits
+
+
+def _pct(num: int, den: int) -> float | None:
+    return round(100.0 * num / den, 1) if den else None
+
+
+def score(gold: list[GoldRecipe], pred: list[GoldRecipe], verb_forms: Iterable[str] = ()) -> dict:
+    """Verb P/R, glossary-verb recall, role accuracy and food-attachment P/R (explicit foods only, and with
+    inherited ones) of ``pred`` against ``gold``, records paired by id (micro-averaged over actions/objects).
+
+    ``verb_forms``: the glossary's verb forms; a gold action whose text contains one counts towards
+    glossary-verb recall (what a glossary-driven parser can find at all)."""
+    forms = sorted(set(verb_forms), key=len)
+    by_id = {r.id: r for r in pred}
+    c = dict.fromkeys(
+        (
+            "recipes",
+            "gold_actions",
+            "pred_actions",
+            "verb_tp",
+            "gloss_gold",
+            "gloss_tp",
+            "pred_objects",
+            "matched_objects",
+            "role_ok",
+            "gold_objects",
+        ),
+        0,
+    )
+    att = {k: dict.fromkeys(("gold", "pred", "tp"), 0) for k in ("explicit", "all")}
+    confusion: dict[str, int] = {}
+    for g in gold:
+        p = by_id.get(g.id)
+        if p is None:
+            continue
+        c["recipes"] += 1
+        c["gold_actions"] += len(g.actions)
+        c["pred_actions"] += len(p.actions)
+        m = match_spans([(a.start, a.end) for a in g.actions], [(a.start, a.end) for a in p.actions])
+        c["verb_tp"] += len(m)
+        hit = set(m.values())
+        for i, a in enumerate(g.actions):
+            if any(f in a.text for f in forms):
+                c["gloss_gold"] += 1
+                c["gloss_tp"] += i in hit
+        for kind in ("explicit", "all"):
+            for a in g.actions:
+                att[kind]["gold"] += len(_foods(a, kind))
+            for j, a in enumerate(p.actions):
+                pf = _foods(a, kind)
+                att[kind]["pred"] += len(pf)
+                if j in m:
+                    att[kind]["tp"] += _food_hits(_foods(g.actions[m[j]], kind), pf)
+        c["gold_objects"] += len(g.objects)
+        c["pred_objects"] += len(p.objects)
+        mo = match_spans([(o.start, o.end) for o in g.objects], [(o.start, o.end) for o in p.objects])
+        c["matched_objects"] += len(mo)
+        for j, i in mo.items():
+            ok = p.objects[j].role == g.objects[i].role
+            c["role_ok"] += ok
+            if not ok:
+                key = f"{g.objects[i].role}->{p.objects[j].role}"
+                confusion[key] = confusion.get(key, 0) + 1
+    return {
+        "counts": c,
+        "verb_precision": _pct(c["verb_tp"], c["pred_actions"]),
+        "verb_recall": _pct(c["verb_tp"], c["gold_actions"]),
+        "glossary_verb_recall": _pct(c["gloss_tp"], c["gloss_gold"]),
+        "role_accuracy": _pct(c["role_ok"], c["matched_objects"]),
+        "object_recall": _pct(c["matched_objects"], c["gold_objects"]),
+        "attachment": {
+            kind: {
+                "precision": _pct(v["tp"], v["pred"]),
+                "recall": _pct(v["tp"], v["gold"]),
+                **v,
+            }
+            for kind, v in att.items()
+        },
+        "role_confusion": dict(sorted(confusion.items(), key=lambda kv: -kv[1])),
+    }
+
+
+def _foods(a: GoldAction, kind: str) -> list[str]:
+    if kind == "all":
+        return list(a.foods)
+    inherited = list(a.inherited)
+    out = []
+    for f in a.foods:
+        if f in inherited:
+            inherited.remove(f)
+        else:
+            out.append(f)
+    return out
+
+
+def score_parser(parser, gold: list[GoldRecipe], typed: bool = True) -> dict:
+    """``score`` of a parser's reading of the gold texts (glossary-verb recall from the parser's glossary);
+    ``typed=False`` scores its CRG reading (``predicted``)."""
+    return score(gold, [predicted(parser, r, typed) for r in gold], parser.glossary.verb)
+
+
+def agree(first: list[GoldRecipe], second: list[GoldRecipe], verb_forms: Iterable[str] = ()) -> dict:
+    """Inter-annotator agreement: ``score`` of the second annotation against the first, on the records both
+    have (P of one against the other is R the other way round)."""
+    ids = {r.id for r in second}
+    return score([r for r in first if r.id in ids], second, verb_forms)
+
+
+def _print_score(s: dict) -> None:
+    c = s["counts"]
+    print(f"{c['recipes']} recipes, {c['gold_actions']} gold actions, {c['pred_actions']} predicted")
+    print(f"verb P {s['verb_precision']}  R {s['verb_recall']}  glossary-verb R {s['glossary_verb_recall']}")
+    print(f"role accuracy {s['role_accuracy']} ({c['role_ok']}/{c['matched_objects']} matched objects)")
+    for kind, v in s["attachment"].items():
+        print(f"attachment ({kind}) P {v['precision']}  R {v['recall']}")
+
+
 def _main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -220,7 +419,20 @@ def _main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("check", help="check dev-set files against the corpus and count their spans")
     c.add_argument("files", nargs="+", type=Path)
     c.add_argument("--data", type=Path, default=Path("../shared/data"))
+    s = sub.add_parser("score", help="score the rule parser on dev-set files (verb P/R, roles, attachment)")
+    s.add_argument("files", nargs="+", type=Path)
+    s.add_argument("--data", type=Path, default=Path("../shared/data"))
+    s.add_argument("--segmenter", default="auto")
+    s.add_argument("--json", action="store_true", help="print the figures as JSON")
+    s.add_argument("--crg", action="store_true", help="score the CRG reading (the parser before typed objects)")
+    a = sub.add_parser("agree", help="agreement of a second annotation (FILE2) with a first (FILE1)")
+    a.add_argument("first", type=Path)
+    a.add_argument("second", type=Path)
+    a.add_argument("--data", type=Path, default=Path("../shared/data"))
+    a.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
+    if args.cmd in ("score", "agree"):
+        return _score_main(args)
     if args.cmd == "draw":
         recs = draw(args.data, {"xiachufang": args.xiachufang, "classic": args.classic})
         args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
@@ -238,6 +450,27 @@ def _main(argv: list[str] | None = None) -> int:
     n_act = sum(len(r.actions) for r in recs)
     n_edge = sum(len(a.foods) for r in recs for a in r.actions)
     print(f"{len(recs)} recipes, {n_act} actions, {sum(roles.values())} objects {roles}, {n_edge} action→food edges")
+    return 0
+
+
+def _score_main(args) -> int:
+    from dishgraph.ingest.glossary import Glossary
+    from dishgraph.ingest.parser import RecipeParser
+
+    glossary = Glossary.load(args.data / "counterfactual" / "glossary.json")
+    try:
+        if args.cmd == "agree":
+            out = agree(read_file(args.first, args.data), read_file(args.second, args.data), glossary.verb)
+        else:
+            gold = read_all(args.files, args.data)
+            out = score_parser(RecipeParser(glossary, args.segmenter), gold, typed=not args.crg)
+    except DevsetError as e:
+        print(f"error: {e}")
+        return 1
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+    else:
+        _print_score(out)
     return 0
 
 

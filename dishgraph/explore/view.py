@@ -17,6 +17,7 @@ from dishgraph.actions import ProtoAction
 from dishgraph.knowledge import annotation, names, order
 from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dishes_with_recipes
+from dishgraph.knowledge.typed import hidden_actions
 
 N_EXAMPLES = 3
 ALL = 1_000_000  # "every action" for the top-N queries
@@ -62,11 +63,12 @@ def shown_note(compute: bool, computed: list[str]) -> str:
     return f"shows what the graph stores plus what was computed now and stored: {', '.join(computed)}."
 
 
-def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False) -> dict:
+def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False, all_actions: bool = False) -> dict:
     """Everything the explorer draws for (base, target), as plain JSON-ready data (`render_html` draws it).
 
     ``g`` is a ``DishGraph``; with ``compute`` what is missing is computed and stored first (`complete_pair`),
     without it the graph is only read. A dish the graph does not know is `UnknownName` with the closest names.
+    Actions, pivots and constraints are the typed reading's cooking steps on foods unless ``all_actions``.
     """
     store = g.store
     for dish in (base, target):
@@ -76,6 +78,7 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False
     notes: list[str] = [shown_note(compute, computed)]
     key = pivots_mod.pair_key(base, target)
     info = store.query("pivot_pair_info", pair=key)
+    hidden = set() if all_actions else hidden_actions(store)
 
     actions, freqs = {}, {}
     composed_from = g.composed_sources(target)
@@ -88,18 +91,19 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False
                     f"{dish} has no parsed recipes: its frequencies are composed from "
                     f"{len(composed_from)} other dishes (source composed)."
                 )
+        rows = [r for r in rows if r["action"] not in hidden]
         actions[dish] = rows[:top]
         freqs[dish] = {r["action"]: r["freq"] for r in rows}
         if dish not in have and not rows:
             notes.append(f"{dish} has no parsed recipes: no action frequencies (reference knowledge only).")
 
-    pivots = g.pivots(base, target) if info else []
+    pivots = [p for p in g.pivots(base, target) if p.action not in hidden] if info else []
     if not info:
         notes.append(f"no DishPair {key} in the graph and not both dishes have recipes: no pivots.")
 
     constraints = {}
     for dish in (base, target):
-        cons = order.dish_constraints(store, dish)
+        cons = [c for c in order.dish_constraints(store, dish) if c.cause not in hidden and c.effect not in hidden]
         cons.sort(key=lambda c: (c.ate is None, -(c.ate or 0.0), c.source or "", c.cause, c.effect))  # strongest first
         constraints[dish] = [c.to_dict() for c in cons]
 
@@ -128,13 +132,15 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False
     }
 
 
-def write_page(g, base: str, target: str, html: Path, top: int = 25, *, compute: bool = False) -> dict:
+def write_page(
+    g, base: str, target: str, html: Path, top: int = 25, *, compute: bool = False, all_actions: bool = False
+) -> dict:
     """Write the explorer page of (base, target) to ``html``; returns what it shows (counts, computed, notes).
     A pair the graph knows nothing of is an `UnknownName` (an empty page would say nothing)."""
     from dishgraph.errors import UnknownName
     from dishgraph.explore.render import render_html
 
-    view = pair_view(g, base, target, top, compute=compute)
+    view = pair_view(g, base, target, top, compute=compute, all_actions=all_actions)
     if not view["nodes"]:
         hint = "" if compute else " (`--compute` computes what their recipes give and stores it)"
         raise UnknownName(f"the graph stores no actions, pivots or constraints of {base} / {target}{hint}")

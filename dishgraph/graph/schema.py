@@ -79,16 +79,24 @@ NODES: tuple[NodeType, ...] = (
             "ingredient_forms": "STRING[]",
             "tool_forms": "STRING[]",
             "sentence": "INT64",
+            "culinary": "BOOLEAN",
+            "foods": "STRING[]",
+            "heat": "STRING",
+            "duration": "STRING",
+            "shape": "STRING",
+            "typed_action": "STRING",
         },
         "one action occurrence (parsed) or one PCS row; ingredient_forms / tool_forms are the surface "
         "forms as written (in order) and sentence the numbered step: what evaluation reads back "
-        "(null on steps written before they existed)",
+        "(null on steps written before they existed); culinary, foods, heat, duration, shape and typed_action "
+        "are the typed reading of the same occurrence (docs/typed-reading.md)",
     ),
     NodeType(
         "ProtoAction",
         "key",
-        {"key": "STRING", "verb": "STRING", "ingredients": "STRING[]", "tools": "STRING[]"},
-        "(verb class, ingredient classes, tool classes)",
+        {"key": "STRING", "verb": "STRING", "ingredients": "STRING[]", "tools": "STRING[]", "culinary": "BOOLEAN"},
+        "(verb class, ingredient classes, tool classes); culinary: a cooking step on foods in the typed reading "
+        "of most of its steps (docs/typed-reading.md)",
     ),
     NodeType("VerbClass", "name", {"name": "STRING"}),
     NodeType("IngredientClass", "name", {"name": "STRING"}),

@@ -29,6 +29,7 @@ from dishgraph.graph.arrow_copy import arrow_type
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
 from dishgraph.ingest.glossary import KINDS, Glossary
+from dishgraph.ingest.roles import object_roles, role_of
 
 BULK_MIN_ROWS = 200  # below this a COPY's fixed cost (frame, transaction, checkpoint) beats per-row writes
 LOOKUP_BATCH = 5000  # ids per delta-check query
@@ -216,7 +217,7 @@ def _step_recipe(step_id: str) -> str:
 
 STEP_COLUMNS = (
     "id", "recipe", "pos", "phrase", "verb", "start", "end", "inherited", "clause", "action", "ingredient_forms",
-    "tool_forms", "sentence",
+    "tool_forms", "sentence", "culinary", "foods", "heat", "duration", "shape", "typed_action",
 )  # fmt: skip
 
 
@@ -241,7 +242,7 @@ def step_tables(parsed: Sequence[ParsedRecipe]) -> tuple[Any, Any]:
             for name, value in zip(
                 STEP_COLUMNS,
                 (sid, pr.id, pos, a.phrase, a.verb, a.start, a.end, bool(a.inherited), a.clause, a.proto.key,
-                 a.ingredients, a.tools, a.step),
+                 a.ingredients, a.tools, a.step, a.culinary, a.foods, a.heat, a.duration, a.shape, a.typed_key),
             ):  # fmt: skip
                 cols[name].append(value)
             pos += 1
@@ -421,3 +422,46 @@ def write_parsed(store: GraphStore, rows: ParsedRows, batch_size: int = 5000, mo
 def mark_parsed(store: GraphStore, rows: Iterable[dict]) -> int:
     """The checkpoint of resumable parsing: recipes marked here are skipped by the next run."""
     return store.write("mark_parsed", rows)
+
+
+def mark_culinary(store: GraphStore, glossary: Glossary) -> int:
+    """Set ``ProtoAction.culinary``, what the commands show by default: true when, for most of its steps, the
+    typed reading is a cooking step whose foods include every ingredient class of the key (the key names no
+    object that is no food there). 切|丝| (切丝 after 洋葱洗净: the typed reading cuts the onion, 丝 is a shape),
+    捞出|颜色| and 用||刀 are not; 捞出||锅 is (its key names no food, but nothing wrong). A proto-action with no
+    step read (the release's reference pivots, a dependency parser's steps) is judged by its classes: a culinary
+    verb class and food classes only (``food_classes``). Returns how many flags changed."""
+    read: dict[str, list[int]] = {}
+    for r in store.query("proto_typed_agreement"):
+        if not r["typed"]:
+            continue
+        n = read.setdefault(r["key"], [0, 0])
+        n[1] += r["n"]
+        if r["culinary"] and ProtoAction.from_key(r["typed"]).ingredients >= ProtoAction.from_key(r["key"]).ingredients:
+            n[0] += r["n"]
+    foods = food_classes(glossary)
+    rows = []
+    for r in store.query("proto_all_keys"):
+        ok, n = read.get(r["key"], (0, 0))
+        if n:
+            flag = 2 * ok > n
+        else:
+            p = ProtoAction.from_key(r["key"])
+            flag = p.verb not in NON_CULINARY_VERB_CLASSES and all(c in foods for c in p.ingredients)
+        if r["culinary"] is not flag:
+            rows.append({"key": r["key"], "culinary": flag})
+    return store.write("proto_set_culinary", rows) if rows else 0
+
+
+NON_CULINARY_VERB_CLASSES = frozenset({"用", "准备", "做"})  # the release's classes of light verbs
+
+
+def food_classes(glossary: Glossary) -> set[str]:
+    """Ingredient classes most of whose surface forms are foods (水 is, though it holds 火; 个人, 颜色 are not)."""
+    table = object_roles()
+    share: dict[str, list[int]] = {}
+    for form, cls in glossary.ingredient.items():
+        n = share.setdefault(cls, [0, 0])
+        n[0] += role_of(form, "ingredient", table) == "food"
+        n[1] += 1
+    return {c for c, (f, n) in share.items() if 2 * f > n}

@@ -3,6 +3,12 @@
 Pipeline: split the recipe into steps and clauses (keeping offsets into the original text), segment each
 clause, tag glossary verbs / ingredients / tools, attach objects to verbs, then resolve omitted objects by
 inheriting the previous action's ingredients (CRG §4.1 counts 3.3 omissions per recipe).
+
+The same tagging is read twice (``docs/typed-reading.md``): the CRG reading attaches glossary nouns to glossary
+verbs exactly as the released conventions do (its proto-actions key reference pivots and the CRG metrics); the
+typed reading also reads compound actions the glossary lacks, lets light verbs (用, 准备, 备用…) and complements
+(出, 出来, 开…) serve the action they belong to, gives every object a role (``ingest.roles``), and inherits
+*foods* where a step names none (切丝 after 洋葱洗净 cuts the onion, shape 丝).
 """
 
 from __future__ import annotations
@@ -11,11 +17,12 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 
-from dishgraph.actions import Action, ProtoAction
+from dishgraph.actions import Action, ProtoAction, TypedObject
 from dishgraph.ingest.clauses import Clause, split_clauses
 from dishgraph.ingest.depparse import BACKENDS as depparse_backends
 from dishgraph.ingest.depparse import DependencyParser, resolve_backend
 from dishgraph.ingest.glossary import Glossary
+from dishgraph.ingest.roles import object_roles, role_of, rule_role
 from dishgraph.ingest.segment import Segmenter, Token, make_segmenter
 from dishgraph.registry import Registry
 
@@ -31,6 +38,9 @@ class RecipeParser:
         self._tools = dict(glossary.tool)
         self._max_noun = max((len(f) for t in (self._ingr, self._tools) for f in t), default=1)
         self._max_verb = max((len(f) for f in self._verbs), default=1)
+        self._any_verb = {**dict.fromkeys(EXTRA_VERBS, ""), **self._verbs}  # what makes a clause worth cutting
+        self._max_any_verb = max((len(f) for f in self._any_verb), default=1)
+        self._roles = object_roles()
         self._words: dict[str, tuple] = {}  # word -> its glossary facts (``_word_facts``)
         self._protos: dict[tuple, ProtoAction] = {}  # surface triple -> proto-action (``proto``)
 
@@ -59,8 +69,8 @@ class RecipeParser:
         return None
 
     def _has_verb_form(self, text: str) -> bool:
-        """Whether some glossary verb form occurs in ``text`` (a clause without one has no action)."""
-        verbs, longest = self._verbs, self._max_verb
+        """Whether some verb form (glossary or ``EXTRA_VERBS``) occurs in ``text`` (else it has no action)."""
+        verbs, longest = self._any_verb, self._max_any_verb
         for i in range(len(text)):
             for k in range(1, min(longest, len(text) - i) + 1):
                 if text[i : i + k] in verbs:
@@ -79,7 +89,8 @@ class RecipeParser:
     def _word_facts(self, word: str) -> tuple:
         """What the glossary says of a segmented word, whatever its POS: (verb form or None, its noun kind
         or None, the object inside a verb-object compound or None, whether the word itself is a glossary
-        verb, glossary nouns covering it as ``(form, kind, offset)``). Memoised: words repeat a lot."""
+        verb, glossary nouns covering it as ``(form, kind, offset)``, the compound action it starts with when
+        it is no glossary verb, its role by rule). Memoised: words repeat a lot."""
         facts = self._words.get(word)
         if facts is None:
             if len(self._words) >= _WORD_MEMO:
@@ -91,6 +102,8 @@ class RecipeParser:
                 self._incorporated_object(word) if verb else None,
                 word in self._verbs,
                 tuple(self._split_nouns(word, 0)),
+                None if verb else _extra_verb(word),
+                rule_role(word),
             )
             self._words[word] = facts
         return facts
@@ -124,6 +137,10 @@ class RecipeParser:
 
         ``rel`` is a 的 that closes a relative clause: it follows a glossary verb directly or through
         monosyllabic complements only (切好的, 炒过的, 泡发的), not a noun or a quantity (10克的, 适量的).
+
+        Two kinds only the typed reading uses (the CRG reading sees them as ``other``): ``xverb``, a compound
+        action that is no glossary verb (勾芡, 起锅), and ``obj``, a noun no glossary lists that a rule types
+        as heat, duration, shape or state (5分钟, 180度, 金黄色).
         """
         items = []
         rel = False  # only a verb and its one-character complements (好/熟/过/了/出) since the last item
@@ -138,7 +155,7 @@ class RecipeParser:
             first = len(items)
             w, nounish = t.word, t.pos in _NOUN_POS
             end = start + len(w)
-            verb, exact_noun, obj, is_verb, parts = self._word_facts(w)
+            verb, exact_noun, obj, is_verb, parts, xverb, role = self._word_facts(w)
             if verb and not (nounish and (exact_noun or not is_verb)):
                 items.append(("verb", verb, start, end))
                 if obj:  # verb-object compounds: 去皮 → 去皮(皮), 切丝 → 切(丝)
@@ -151,9 +168,14 @@ class RecipeParser:
                 items.append((unit[1], unit[0], end - len(unit[0]), end))
             elif parts and not t.pos.startswith("v"):
                 items.extend((kind, form, start + s, start + s + len(form)) for form, kind, s in parts)
+            elif xverb:
+                items.append(("xverb", xverb, start, end))
+            elif role in _OBJ_ROLES:
+                items.append(("obj", w, start, end))
             else:
                 items.append(("other", w, start, end))
             kind = items[first][0]
+            kind = "other" if kind in ("xverb", "obj") else kind  # the CRG reading's view
             rel = kind == "verb" or (rel and kind == "other" and len(w) == 1 and t.pos[:1] in "auv")
         return items
 
@@ -169,70 +191,136 @@ class RecipeParser:
 
     # ------------------------------------------------------------ attachment
     def _clause_actions(self, items, text: str, cl: Clause) -> list[Action]:
-        """Attach nouns to verbs: objects follow their verb; words before the first verb (topic, subject,
-        adverbials) and prepositional phrases (把/将/在/用… + noun) belong to the *next* verb.
-
-        Relative clauses: in ``倒入炸好的地瓜`` the noun after 的 heads the object of the verb *before* the
-        clause (倒入), or, when the clause opens the sentence or sits in a 把/将 phrase (``把炸好的地瓜倒入``,
-        ``切好的土豆丝冲洗``), of the verb after it. It is also the clause verb's own object (炸 地瓜) unless
-        that verb already has one inside the clause (``切片的黄瓜``: 切(片)).
-        """
-        verbs = [i for i, it in enumerate(items) if it[0] == "verb"]
-        if not verbs:
+        """Both readings of one clause: the CRG reading's actions (glossary verbs and nouns, attached by
+        ``_owners``) and, beside them on the same verb occurrences, the typed reading's (``_typed_kinds``);
+        an action only the typed reading has comes with ``proto`` None and is marked for ``_actions``."""
+        crg_kinds = _crg_kinds(items)
+        crg_verbs, crg_owner = _owners(crg_kinds)
+        typed_kinds, fused = self._typed_kinds(items, text)
+        typed_verbs, typed_owner = _owners(typed_kinds)
+        if not crg_verbs and not typed_verbs:
             return []
-        owner: dict[int, list[int]] = {v: [] for v in verbs}
-        forward = False  # inside a prepositional phrase waiting for its verb
-        in_pp: set[int] = set()  # verbs met inside a prepositional phrase
-        for i, (kind, _, _, _) in enumerate(items):
-            if kind == "verb":
-                if forward:
-                    in_pp.add(i)
-                forward = False
-                continue
-            if kind == "prep":
-                forward = True
-                continue
-            if kind not in ("ingredient", "tool"):
-                continue
-            j = bisect_left(verbs, i)  # the verbs before and after this noun
-            prev = verbs[j - 1] if j else None
-            nxt = verbs[j] if j < len(verbs) else None
-            target = nxt if (prev is None or forward) and nxt is not None else prev
-            if target == prev:
-                rel = next((k for k in range(prev + 1, i) if items[k][0] == "rel"), None)
-                if rel is not None:
-                    outer = verbs[j - 2] if j > 1 else None
-                    head = outer if outer is not None and prev not in in_pp else nxt
-                    if head is not None:
-                        owner[head].append(i)
-                        if any(items[k][0] in ("ingredient", "tool") for k in range(prev + 1, rel)):
-                            continue  # the clause verb has its own object
-            owner[target].append(i)
+        crg = _kept(crg_verbs, crg_owner, crg_kinds)
+        typed = {v: sorted(typed_owner[v]) for v in typed_verbs}
+        self._serve_complements(items, typed)
         out = []
-        for j, v in enumerate(verbs):
-            objs = sorted(owner[v])
-            nxt = verbs[j + 1] if j + 1 < len(verbs) else len(items)
-            bare = not objs and nxt == v + 1 and items[v - 1][0] == "verb"
-            if j > 0 and bare:  # a bare complement right after a verb (焯'过', 捞起'沥干') is no action
-                continue
-            _, form, s, e = items[v]
+        for v in sorted(crg.keys() | typed.keys()):
+            objs = crg.get(v, typed.get(v, []))
+            _, form, s, e = items[v] if v in crg else fused.get(v, items[v])
             span = [s, e] + [p for o in objs for p in items[o][2:4]]
             a, b = min(span), max(span)
-            ingr = _unique(items[o][1] for o in objs if items[o][0] == "ingredient")
-            tools = _unique(items[o][1] for o in objs if items[o][0] == "tool")
-            out.append(
-                Action(
-                    verb=form,
-                    ingredients=ingr,
-                    tools=tools,
-                    start=a,
-                    end=b,
-                    phrase=text[a:b],
-                    step=cl.step,
-                    clause=cl.index,
-                )
+            act = Action(
+                verb=form,
+                ingredients=_unique(items[o][1] for o in objs if items[o][0] == "ingredient"),
+                tools=_unique(items[o][1] for o in objs if items[o][0] == "tool"),
+                start=a,
+                end=b,
+                phrase=text[a:b],
+                step=cl.step,
+                clause=cl.index,
+                verb_start=s,
+                verb_end=e,
             )
+            act.proto = None if v in crg else _TYPED_ONLY
+            if v in typed:
+                self._type(act, items, v, [fused.get(o, items[o]) for o in typed[v]], text)
+            else:
+                act.culinary = False
+            out.append(act)
         return out
+
+    def _typed_kinds(self, items, text: str) -> tuple[list[str], dict[int, tuple]]:
+        """The typed reading's view of the items, and the items it reads as one word.
+
+        Glossary and compound verbs are verbs, except 用-like light verbs, which open a phrase for the verb they
+        serve (用刀切: 刀 is 切's tool), and words the glossary takes for verbs that are units (分钟: 分);
+        every noun is a noun, except a part a verb-object compound removes (去皮, 焯水). Read as one word: a
+        compound action the segmenter split (起/锅 → 起锅), a number and its unit (5/分钟, 180/度)."""
+        out: list[str] = []
+        fused: dict[int, tuple] = {}
+        for i, (kind, form, s, e) in enumerate(items):
+            prev = items[i - 1] if i else None
+            joined = prev is not None and prev[3] == s
+            if joined and prev[0] == "other" and prev[1] + text[s:e] in EXTRA_VERBS and out[-1] == "other":
+                fused[i - 1] = ("xverb", prev[1] + text[s:e], prev[2], e)
+                out[-1] = "verb"
+                out.append("other")
+            elif kind in ("verb", "ingredient", "obj") and text[s:e] in _UNITS:
+                if joined and prev[0] == "other" and _NUMERAL_PREFIX.fullmatch(prev[1]):
+                    fused[i] = ("obj", prev[1] + text[s:e], prev[2], e)
+                else:
+                    fused[i] = ("obj", text[s:e], s, e)
+                out.append("noun")
+            elif kind == "verb":
+                out.append("prep" if form in _LIGHT_PREPS else "verb")
+            elif kind == "xverb":
+                out.append("verb")
+            elif kind in ("ingredient", "tool", "obj"):
+                fused_part = prev is not None and prev[0] == "verb" and prev[3] == e
+                part = fused_part and (
+                    form in _PARTS
+                    or prev[1] + form in _FUSED_PARTS
+                    or (kind == "ingredient" and self._fused_food(prev, form, text))
+                )
+                out.append("other" if part else "noun")
+            else:
+                out.append(kind)
+        return out, fused
+
+    def _fused_food(self, verb_item: tuple, form: str, text: str) -> bool:
+        """A food fused into a verb the glossary lists whole (发酵: 酵, 收汁: 汁) names no object; one in a
+        word the glossary does not list (烧开水: 水) is the object, and so is what an adding verb adds (加水)."""
+        word = text[verb_item[2] : verb_item[3]]
+        if word not in self._verbs or self._verbs[word] in _ADDING:
+            return False
+        return role_of(form, "ingredient", self._roles) == "food"
+
+    def _serve_complements(self, items, typed: dict[int, list[int]]) -> None:
+        """A complement written right after a verb (炒'出'香味, 切'开', 拿'出来') is part of that action: its
+        objects go to the verb it completes, and it is no action of its own."""
+        for v in sorted(typed):
+            kind, form, s, _ = items[v]
+            if form not in _COMPLEMENTS or v == 0:
+                continue
+            p = v - 1
+            if items[p][0] in ("verb", "xverb") and items[p][3] == s and p in typed and items[p][1] not in _LIGHT_PREPS:
+                typed[p].extend(typed.pop(v))
+
+    def _type(self, act: Action, items, v: int, objs: list[tuple], text: str) -> None:
+        """The typed reading of one action: its objects (items) with their roles, its step properties, and
+        whether it is a cooking step at all."""
+        roles = self._roles
+        typed = []
+        for kind, form, s, e in objs:
+            role = (rule_role(form) or "other") if kind == "obj" else role_of(form, kind, roles)
+            typed.append(TypedObject(form, role, s, e))
+        act.objects = typed
+        act.foods = _unique(t.form for t in typed if t.role == "food")
+        for t in typed:
+            if t.role in ("heat", "duration", "shape") and not getattr(act, t.role):
+                setattr(act, t.role, t.form)
+        act.culinary = self._culinary(items, v, text)
+
+    def _culinary(self, items, v: int, text: str) -> bool:
+        """Not a cooking step: a light verb (准备, 备用, 做 as "make"; asked of the word as written, since the
+        glossary reads 开始 as 开 and 分别 as 分), a state reached (煮至'沸腾', 水'开'后, 入味), or a verb inside a
+        noun phrase naming an earlier step (切好的洋葱)."""
+        _, form, s, e = items[v]
+        word = text[s:e]
+        if form in _LIGHT_VERBS or word in _LIGHT_VERBS or word in _STATE_WORDS:
+            return False
+        prev = items[v - 1] if v else None
+        if prev is not None and prev[0] == "other" and prev[1] in _UNTIL:
+            return False
+        if word in _BOILS and prev is not None and prev[0] == "ingredient" and prev[3] == s:
+            return False
+        for k in range(v + 1, len(items)):
+            kind, w = items[k][0], items[k][1]
+            if kind == "rel":
+                return False
+            if kind != "other" or len(w) != 1:
+                break
+        return True
 
     # ------------------------------------------------------------ parsing
     def parse(self, text: str) -> list[Action]:
@@ -269,12 +357,39 @@ class RecipeParser:
         for cl, toks in zip(clauses, clause_tokens):
             actions.extend(self._clause_actions(self._tag(toks, hidden, cl.start), text, cl))
         prev: list[str] | None = None
-        for a in actions:  # omission: no ingredient and no tool → the previous action's ingredients (CRG)
-            if not a.ingredients and not a.tools and prev:
-                a.ingredients, a.inherited = list(prev), True
-            prev = a.ingredients
-            a.proto = self.proto(a)
+        foods: list[str] = []
+        for a in actions:
+            if a.proto is _TYPED_ONLY:  # no CRG action: keeps ``proto`` None, out of the CRG omission chain
+                a.proto = None
+            else:  # omission: no ingredient and no tool → the previous action's ingredients (CRG)
+                if not a.ingredients and not a.tools and prev:
+                    a.ingredients, a.inherited = list(prev), True
+                prev = a.ingredients
+                a.proto = self.proto(a)
+            if not a.culinary:
+                a.typed_key = self._typed_key(a)
+                continue
+            if a.foods:  # the typed omission: a cooking step that names no food works on the last one named
+                foods = a.foods
+            elif foods and a.verb not in _NO_FOOD_VERBS:
+                a.foods, a.foods_inherited = list(foods), True
+            a.typed_key = self._typed_key(a)
         return actions
+
+    def _typed_key(self, a: Action) -> str:
+        """The typed reading lifted to glossary classes, as a proto-action key: the verb's class, its foods'
+        classes, its tool objects' classes (切丝 after 洋葱洗净: ``切|洋葱|``, where the CRG reading has ``切|丝|``)."""
+        tools = tuple(o.form for o in a.objects if o.role == "tool")
+        triple = ("typed", a.verb, tuple(a.foods), tools)
+        proto = self._protos.get(triple)
+        if proto is None:
+            proto = ProtoAction(
+                self._verbs.get(a.verb, a.verb),
+                frozenset(self._ingr[f] for f in a.foods if f in self._ingr),
+                frozenset(self._tools[t] for t in tools if t in self._tools),
+            )
+            self._protos[triple] = proto
+        return proto.key
 
     def proto(self, a: Action) -> ProtoAction:
         """Lift surface forms to glossary classes (memoised: the same surface triples recur)."""
@@ -290,6 +405,76 @@ class RecipeParser:
             )
             self._protos[triple] = proto
         return proto
+
+
+def _crg_kinds(items) -> list[str]:
+    """The CRG reading's view of the items: glossary verbs, glossary nouns, prepositions and 的 only."""
+    return [_CRG_KIND.get(it[0], "other") for it in items]
+
+
+def _owners(kinds: list[str]) -> tuple[list[int], dict[int, list[int]]]:
+    """Attach nouns to verbs: objects follow their verb; words before the first verb (topic, subject,
+    adverbials) and prepositional phrases (把/将/在/用… + noun) belong to the *next* verb.
+
+    Relative clauses: in ``倒入炸好的地瓜`` the noun after 的 heads the object of the verb *before* the
+    clause (倒入), or, when the clause opens the sentence or sits in a 把/将 phrase (``把炸好的地瓜倒入``,
+    ``切好的土豆丝冲洗``), of the verb after it. It is also the clause verb's own object (炸 地瓜) unless
+    that verb already has one inside the clause (``切片的黄瓜``: 切(片)).
+    """
+    verbs = [i for i, k in enumerate(kinds) if k == "verb"]
+    if not verbs:
+        return verbs, {}
+    owner: dict[int, list[int]] = {v: [] for v in verbs}
+    forward = False  # inside a prepositional phrase waiting for its verb
+    in_pp: set[int] = set()  # verbs met inside a prepositional phrase
+    for i, kind in enumerate(kinds):
+        if kind == "verb":
+            if forward:
+                in_pp.add(i)
+            forward = False
+            continue
+        if kind == "prep":
+            forward = True
+            continue
+        if kind != "noun":
+            continue
+        j = bisect_left(verbs, i)  # the verbs before and after this noun
+        prev = verbs[j - 1] if j else None
+        nxt = verbs[j] if j < len(verbs) else None
+        target = nxt if (prev is None or forward) and nxt is not None else prev
+        if target == prev and prev is not None:
+            rel = next((k for k in range(prev + 1, i) if kinds[k] == "rel"), None)
+            if rel is not None:
+                outer = verbs[j - 2] if j > 1 else None
+                head = outer if outer is not None and prev not in in_pp else nxt
+                if head is not None:
+                    owner[head].append(i)
+                    if any(kinds[k] == "noun" for k in range(prev + 1, rel)):
+                        continue  # the clause verb has its own object
+        if target is not None:
+            owner[target].append(i)
+    return verbs, owner
+
+
+def _kept(verbs: list[int], owner: dict[int, list[int]], kinds: list[str]) -> dict[int, list[int]]:
+    """The verbs that make an action, with their objects: a bare complement right after a verb (焯'过',
+    捞起'沥干') is none."""
+    out = {}
+    for j, v in enumerate(verbs):
+        objs = sorted(owner[v])
+        nxt = verbs[j + 1] if j + 1 < len(verbs) else len(kinds)
+        if j > 0 and not objs and nxt == v + 1 and kinds[v - 1] == "verb":
+            continue
+        out[v] = objs
+    return out
+
+
+def _extra_verb(word: str) -> str | None:
+    """The compound action a word is or starts with (醒发好 → 醒发), for words that are no glossary verb."""
+    for k in range(min(len(word), _MAX_EXTRA), 1, -1):
+        if word[:k] in EXTRA_VERBS:
+            return word[:k]
+    return word if word in EXTRA_VERBS else None
 
 
 Parser = RecipeParser | DependencyParser
@@ -351,6 +536,28 @@ def check_parser(parser) -> None:
         resolve_backend(None if name == "dep" else name)
 
 
+# The typed reading's word lists (``docs/typed-reading.md``).
+EXTRA_VERBS = frozenset(
+    "起锅 出锅 勾芡 醒发 静置 拍 铺 晾凉 放凉 摊凉 炝锅 挂糊 上浆 摊 烙 焗 酿 倒扣 脱模 筛 筛入 稀释 沥水 沥油 控油"
+    " 盛起 剔 拆 码 码放 撇去 滗 浸没 翻拌 抖散 拨散 滑散 划散 揪 撒匀 淋入 调入 拌入 卤 烩 烫熟 汆烫 擀开"
+    " 投入 注入 置 置于 上笼 上锅 上火 片成 移至 移入 摊开 松弛 剖 剖开 撕成 飞水 排放 排入 晾 垫底 配上 按扁 爆香"
+    " 醒 换水 上桌 摆盘".split()
+)
+_MAX_EXTRA = max(map(len, EXTRA_VERBS))
+_LIGHT_PREPS = {"用", "使用", "利用", "拿"}  # 用 X 切: X serves the verb after it
+_LIGHT_VERBS = {"准备", "备", "备用", "待用", "留用", "做", "制作", "制", "进行", "开始", "等待", "待", "分别", "取"}
+_STATE_WORDS = {"入味", "上色", "烫手", "沸腾", "变色", "变软", "成型", "凝固", "融化了", "出水", "起泡"}
+_BOILS = {"开", "沸", "滚", "沸腾", "开了"}  # 水开后: the water boils, nobody does it
+_ADDING = {"加入", "加水", "放水"}  # verb classes whose fused noun is what they add (加水: 水)
+_COMPLEMENTS = {"出", "出来", "开", "下", "好", "起", "起来", "上", "入", "进", "进去", "过", "去", "掉"}
+_UNTIL = {"至", "到", "直到", "直至", "至到"}  # 煮至沸腾: a state reached, not a step
+_NO_FOOD_VERBS = {"预热", "关", "开", "开火", "关火", "停"}  # steps on the heat or an appliance only
+_PARTS = {"皮", "籽", "子", "核", "蒂", "骨", "根", "壳", "鳞", "筋", "膜", "内脏", "头", "尾", "叶"}
+_FUSED_PARTS = {"焯水", "过水", "泡水", "放水", "加水", "过油"}  # the 水/油 of a fused compound
+_OBJ_ROLES = {"heat", "duration", "shape", "state"}  # nouns no glossary lists that still become typed objects
+_UNITS = {"分钟", "分", "小时", "秒", "秒钟", "度", "℃", "天", "晚"}  # jieba's 5/m 分钟/q
+_CRG_KIND = {"verb": "verb", "prep": "prep", "rel": "rel", "ingredient": "noun", "tool": "noun"}
+_TYPED_ONLY = ProtoAction("")  # marks, between the two passes, an action only the typed reading has
 _DURATION_POS = {"TIME", "t"}  # LAC / jieba time words
 _NUMERAL_PREFIX = re.compile(r"[0-9０-９.．~～\-一二三四五六七八九十百千万两半几数每]+")
 _WORD_MEMO = 200_000  # memo entries kept per parser (words, surface triples) before starting afresh

@@ -21,7 +21,7 @@ from dishgraph.errors import DishgraphError
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
 from dishgraph.ingest.glossary import Glossary
-from dishgraph.ingest.loader import ParsedRecipe, ParsedRows, RecipeRecord, mark_parsed, write_parsed
+from dishgraph.ingest.loader import ParsedRecipe, ParsedRows, RecipeRecord, mark_culinary, mark_parsed, write_parsed
 
 _WORKER_PARSER = None
 
@@ -187,6 +187,7 @@ def parse_and_load(
             loads.commit()
         finally:
             _stop_parsers(pool, pending)
+    mark_culinary(store, glossary)
     stats.seconds = time.perf_counter() - t0
     return stats
 

@@ -26,7 +26,7 @@ from the contributing dishes as ``MUST_PRECEDE {source: "composed"}``.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from dishgraph.actions import KEY_SEP, SET_SEP, ProtoAction
@@ -40,6 +40,7 @@ from dishgraph.knowledge.insert_ranker import (
 )
 from dishgraph.knowledge.insert_ranker import fit as fit_insert_ranker
 from dishgraph.knowledge.pivots import COMPOSED
+from dishgraph.knowledge.typed import hidden_actions
 
 KINDS = ("base", "action", "flavour", "food", "class", "own")
 # how a composed pair's insertions are chosen (``compose_pairs(inserts=...)``): the paper's rule, the ranker,
@@ -501,6 +502,7 @@ def compose_pairs(
     ranker_model: str = DEFAULT_MODEL,
     refresh_uses: bool = True,
     component_dishes: Sequence[str] | None = None,
+    all_actions: bool = False,
 ) -> ComposeReport:
     """Compose every pair's target (default: all DishPairs), store it, mine its pivots, transfer constraints.
 
@@ -511,7 +513,8 @@ def compose_pairs(
     whose ``MODELS`` ``ranker_model`` names) or ``rule+ranker`` (the rule's insertions and the ranker's). The
     removals stay the rule's; a corpus without pseudo-pairs keeps the rule's insertions, ``ranker`` empty.
     ``refresh_uses=False``: the caller has refreshed the USES that matter, ``component_dishes``: the only dishes
-    whose name components may be missing (both from ``derived.refresh_derived``, after an ingest)."""
+    whose name components may be missing (both from ``derived.refresh_derived``, after an ingest).
+    ``all_actions``: every proto-action may be a pivot, not only culinary ones (``ProtoAction.culinary``)."""
     if inserts not in INSERT_METHODS:
         raise ValueError(f"inserts must be one of {', '.join(INSERT_METHODS)}, not {inserts!r}")
     MODELS.lookup(ranker_model)  # a typo fails before any work, naming the known models
@@ -549,10 +552,20 @@ def compose_pairs(
         spec = pair_spec(store, key, diner_glossary, glossary)
         comp = compose_spec(store, spec, settings)
         write_composition(store, comp, min_freq=STORE_MIN_FREQ, recipes_now=now)
-        mined = mine_composed(store, key, thresholds, spec.new_cls)
+        mined = mine_composed(store, key, thresholds, spec.new_cls, all_actions=all_actions)
         if ranker is not None:
+            hidden = set() if all_actions else hidden_actions(store)
             mined = rank_inserts(
-                store, key, spec, comp, mined, ranker, rates, thresholds, keep_rule=inserts == RULE_AND_RANKER
+                store,
+                key,
+                spec,
+                comp,
+                mined,
+                ranker,
+                rates,
+                thresholds,
+                keep_rule=inserts == RULE_AND_RANKER,
+                hidden=hidden,
             )
         counts.update(p["kind"] for p in mined)
         if constraints:
@@ -649,6 +662,7 @@ def rank_inserts(
     thresholds: ComposedThresholds | None = None,
     *,
     keep_rule: bool = False,
+    hidden: Collection[str] = frozenset(),
 ) -> list[dict]:
     """Replace the rule's insert pivots of ``pair`` with the ranker's choice (its removals stay; ``keep_rule``:
     add the ranker's to the rule's insertions instead); returns the pair's composed pivots as ``mine_composed``
@@ -659,6 +673,7 @@ def rank_inserts(
     candidates = candidate_features(
         comp.sources, comp.freq, fb, rates, spec.new_cls, min_freq=STORE_MIN_FREQ, ratio=t.alpha
     )
+    candidates = [(a, x) for a, x in candidates if a not in hidden]
     chosen = choose_inserts(ranker, candidates, t.ranker_min_prob)
     removes = [p for p in mined if p["kind"] == "remove"]
     inserts = [p for p in mined if p["kind"] == "insert"] if keep_rule else []
@@ -678,7 +693,12 @@ def rank_inserts(
 
 
 def mine_composed(
-    store: GraphStore, pair: str, thresholds: ComposedThresholds | None = None, new_cls: str | None = None
+    store: GraphStore,
+    pair: str,
+    thresholds: ComposedThresholds | None = None,
+    new_cls: str | None = None,
+    *,
+    all_actions: bool = False,
 ) -> list[dict]:
     """Mine and store the pair's ``PIVOT {source: composed}`` edges from base USES and target COMPOSED_USES
     (``new_cls``: the new ingredient's class, whose own actions need only ``tau_new``)."""
@@ -694,6 +714,7 @@ def mine_composed(
         source=COMPOSED,
         new_cls=new_cls or "",
         tau_new=float(t.tau_new),
+        all_actions=all_actions,
     )
 
 

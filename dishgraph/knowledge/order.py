@@ -319,10 +319,18 @@ class OrderCheck:
 
 
 def check_actions(
-    store: GraphStore, dish: str, keys: Sequence[str], phrases: Sequence[str], source: str | None = None
+    store: GraphStore,
+    dish: str,
+    keys: Sequence[str],
+    phrases: Sequence[str],
+    source: str | None = None,
+    keep: Callable[[list[Constraint]], list[Constraint]] | None = None,
 ) -> OrderCheck:
-    """The dish's constraints (of ``source``) checked against an action sequence read from a recipe."""
+    """The dish's constraints (of ``source``; those ``keep`` keeps) checked against an action sequence read from
+    a recipe."""
     cons = dish_constraints(store, dish, source)
+    if keep is not None:
+        cons = keep(cons)
     note = "" if cons else why_none(store, dish, None, source)
     return OrderCheck(check_sequence(cons, keys, phrases), len(keys), len(cons), note)
 

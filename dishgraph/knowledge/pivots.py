@@ -139,10 +139,12 @@ def mine_pivots(
     *,
     refresh_frequencies: bool = True,
     create: bool = False,
+    all_actions: bool = False,
 ) -> MineResult:
     """Mine and store a pair's pivots (source "mined"), replacing earlier mined edges of that pair.
 
-    ``create``: make the DishPair first if the graph has none (both dishes need parsed recipes)."""
+    ``create``: make the DishPair first if the graph has none (both dishes need parsed recipes).
+    ``all_actions``: every proto-action may be a pivot, not only culinary ones (``ProtoAction.culinary``)."""
     key = ensure_pair(store, base, target) if create else pair_key(base, target)
     info = pair_info(store, key)
     if refresh_frequencies:
@@ -155,6 +157,7 @@ def mine_pivots(
         tau_r=float(thresholds.tau_r),
         tau_i=float(thresholds.tau_i),
         source=MINED,
+        all_actions=all_actions,
     )
     return MineResult(
         key,
@@ -167,7 +170,11 @@ def mine_pivots(
 
 
 def mine_all(
-    store: GraphStore, thresholds: PivotThresholds = PivotThresholds(), pairs: list[str] | None = None, progress=None
+    store: GraphStore,
+    thresholds: PivotThresholds = PivotThresholds(),
+    pairs: list[str] | None = None,
+    progress=None,
+    all_actions: bool = False,
 ) -> list[MineResult]:
     """Mine every DishPair (frequencies computed once for all dishes first)."""
     pairs = pairs if pairs is not None else all_pairs(store)
@@ -175,7 +182,7 @@ def mine_all(
     out = []
     for key in pairs:
         base, target = parse_pair(key)
-        out.append(mine_pivots(store, base, target, thresholds, refresh_frequencies=False))
+        out.append(mine_pivots(store, base, target, thresholds, refresh_frequencies=False, all_actions=all_actions))
         if progress:
             progress()
     return out

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from dishgraph.actions import Action, ProtoAction
+from dishgraph.actions import Action, ProtoAction, crg_actions
 from dishgraph.eval.l2 import INSERT, REMOVE, score_instance
 from dishgraph.eval.outputs import REPLACE, Instance
 from dishgraph.ingest.glossary import Glossary
@@ -216,7 +216,7 @@ class GraphEditor:
     # ---------------------------------------------------------------------------------------- parsing
     def parse(self, text: str) -> list[Action]:
         self.stats.parses += 1
-        return self.parser.parse(text)
+        return crg_actions(self.parser.parse(text))
 
     def _objective(self, inst, base_actions, text, pivots, pk) -> tuple[float, list[Action]]:
         """Hard L2 F1 of `text` against the pair's graph pivots (NaN, i.e. no change, counts as 0)."""

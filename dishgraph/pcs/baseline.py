@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dishgraph.actions import Action
+from dishgraph.actions import Action, crg_actions
 from dishgraph.pcs.tables import PCSRow, PCSTable
 
 # Glossary verb classes that move or handle food without transforming it (PCS keeps input = output).
@@ -80,4 +80,4 @@ def recipe_table(
             glossary = Glossary.load(config.data_dir() / "counterfactual" / "glossary.json")
         parser = RecipeParser(glossary, segmenter=segmenter)
     rec = found[0]
-    return baseline_table(parser.parse(rec["text"] or ""), recipe_id, rec["dish"] or "", track_state)
+    return baseline_table(crg_actions(parser.parse(rec["text"] or "")), recipe_id, rec["dish"] or "", track_state)
