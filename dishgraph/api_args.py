@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from dishgraph.errors import UsageError
@@ -36,7 +36,9 @@ def _is_path(v: Any) -> bool:
 
 
 def _seq_of(item: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, (list, tuple)) and all(item(x) for x in v)
+    """A collection of items (a list, tuple, set, dict keys, ...), never a str (a str is a sequence of
+    characters: ``frequencies("白灼菜心")`` would ask for four one-character dishes) nor a mapping."""
+    return lambda v: isinstance(v, Collection) and not isinstance(v, (str, bytes, Mapping)) and all(item(x) for x in v)
 
 
 # Annotation text -> (check, what it means in a message). Anything else is not checked here.

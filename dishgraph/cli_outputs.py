@@ -79,6 +79,13 @@ def _release_files(data: Any) -> list[Path]:
     return [root / s.dest for s in ALL_FILES]
 
 
+def _database_file(path: Path) -> Path:
+    """The file ``--db`` names (``DIR/db`` for a directory), as `graph.ladybug_store.database_file` says,
+    without importing the engine: commands of the GPU path (train, generate) run where it is not installed."""
+    p = Path(path).expanduser()
+    return p / "db" if p.is_dir() else p
+
+
 def guard(command: str, params: dict[str, Any]) -> None:
     """Check every output parameter of ``command`` (a key prefix of `OUTPUTS`) before the command runs;
     `outputs.OutputRefused` names the first output that may not be written."""
@@ -87,10 +94,9 @@ def guard(command: str, params: dict[str, Any]) -> None:
     if not any(params[n] is not None for n in outs):
         return
     from dishgraph import config
-    from dishgraph.graph.ladybug_store import database_file
 
     if "db" in params and not params.get("uri"):
-        outputs.protect_database(database_file(config.db_path(params["db"])))
+        outputs.protect_database(_database_file(config.db_path(params["db"])))
     for name, value in params.items():
         if name not in outs and name not in NOT_INPUTS:
             outputs.protect(_paths(value), f"an input of this command (--{name.replace('_', '-')})")

@@ -177,3 +177,25 @@ def test_the_rule_holds_however_the_cli_is_started(db, tmp_path):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "an input of this command" in p.stderr, p.stderr
     assert victim.read_text(encoding="utf-8") == "precious"
+
+
+def test_a_lock_file_that_is_a_link_is_refused_and_its_target_kept(tmp_path):
+    from dishgraph.errors import DatabaseError
+
+    db = tmp_path / "db"
+    LadybugStore(db).close()
+    victim = tmp_path / "victim"
+    victim.write_text("precious", encoding="utf-8")
+    Path(f"{db}.lock").unlink(missing_ok=True)
+    Path(f"{db}.lock").symlink_to(victim)
+    with pytest.raises(DatabaseError, match="lock file is a symbolic link"):
+        LadybugStore(db)
+    assert victim.read_text(encoding="utf-8") == "precious"
+
+
+def test_a_device_is_no_database():
+    from dishgraph.errors import DatabaseError
+
+    with pytest.raises(DatabaseError, match="not a regular file"):
+        LadybugStore("/dev/null", read_only=True)
+    assert not os.path.exists("/dev/null.lock")

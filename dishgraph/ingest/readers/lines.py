@@ -58,7 +58,7 @@ def check_input(path: Path) -> None:
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise OSError(errno.ELOOP, "a symbolic link loop (the link points back to itself)", str(path)) from None
-        raise
+        return  # missing, dangling, unreadable: the open that follows says which, naming the path
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         raise OSError(errno.EINVAL, "a device, not a file: give a file, a pipe or a FIFO", str(path))
 
