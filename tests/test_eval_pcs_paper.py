@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from dishgraph.eval import pcs_paper
 from dishgraph.eval.pcs_paper import bleu4, gold_rows, input_set, people_agreement, rouge_l, score, tokens
+from dishgraph.pcs.benchmark import markdown_table
 from dishgraph.pcs.tables import read_pcs
 
 RELEASE = Path(__file__).parent / "fixtures" / "pcs" / "release"
@@ -168,6 +169,14 @@ def test_random_split_keeps_sizes_and_annotations_together():
     assert random_split(tables, {"train": 4, "val": 1, "test": 2}, seed=3) == parts
 
 
+def test_docs_print_the_results_files_table():
+    """docs/pcs.md's table is the saved `pcs benchmark` run, row for row (the README's row comes from it)."""
+    root = Path(__file__).parent.parent
+    saved = json.loads((root / "benchmarks" / "results" / "pcs.json").read_text(encoding="utf-8"))
+    assert saved["test_rows"] == 2236 and saved["seconds"] < 120
+    assert markdown_table(saved) in (root / "docs" / "pcs.md").read_text(encoding="utf-8")
+
+
 def test_benchmark_and_agreement_cli_on_release_excerpts():
     from dishgraph.cli import app
 
@@ -179,6 +188,7 @@ def test_benchmark_and_agreement_cli_on_release_excerpts():
     assert ("tracker", "released", "chained") in systems and ("tracker", "random", "oracle") in systems
     assert any(s.startswith("people: annotator 2 vs 1 (2 recipes)") for s, _, _ in systems)
     assert any(s.startswith("paper: GPT-3.5") for s, _, _ in systems)
+    assert data["headline"].startswith("| tracker | released | chained | ") and data["headline"] in markdown_table(data)
     agree = CliRunner().invoke(app, ["pcs", "agreement", str(RELEASE / "train"), "--json"])
     assert agree.exit_code == 0 and json.loads(agree.output)["recipes"] == ["70f228d93a"]
     none = CliRunner().invoke(app, ["pcs", "agreement", str(RELEASE / "val")])

@@ -1,4 +1,4 @@
-"""Predicting PCS input/output cells from instructions: floors and the comestible tracker (#27 §3).
+"""Predicting PCS input/output cells from instructions: floors and the comestible tracker (docs/pcs.md §3).
 
 Every predictor fills, for each row of each table, the input set and the output of a step from the table's
 instructions, actions and the recipe's ingredient list. Two settings:
@@ -518,15 +518,19 @@ def predict_table(table: PCSTable, model: str, setting: str, tracker: Tracker | 
     return out
 
 
-def predict(tables: Sequence[PCSTable], model: str = "tracker", setting: str = "chained", train=None, **knobs):
-    """Prediction rows (recipe, annotator, row, instruction, action, input, output) for every gold row."""
+def predict(
+    tables: Sequence[PCSTable], model: str = "tracker", setting: str = "chained", train=None, learned=None, **knobs
+):
+    """Prediction rows (recipe, annotator, row, instruction, action, input, output) for every gold row;
+    ``learned`` (`learn` on the train tables) spares learning again for each setting."""
     if model.startswith("t5:"):
         predicted = _t5_tables(tables, model[3:], setting)
     else:
-        if model == "tracker" and not train:
+        if model == "tracker" and not train and learned is None:
             raise ValueError("the tracker learns from train tables: give --train")
-        learned = learn(train, selector=knobs.get("inputs") == "selector") if model == "tracker" else None
-        tracker = Tracker(learned, **knobs) if learned else None
+        if model == "tracker" and learned is None:
+            learned = learn(train, selector=knobs.get("inputs") == "selector")
+        tracker = Tracker(learned, **knobs) if model == "tracker" and learned else None
         predicted = [
             PCSTable(id=t.id, title=t.title, rows=predict_table(t, model, setting, tracker), annotator=t.annotator)
             for t in tables
