@@ -77,7 +77,6 @@ def test_composed_pivots_follow_the_paper_rule(graph):
     g, _, _, _ = graph
     t = ComposedThresholds()
     from dishgraph.actions import ProtoAction
-
     from dishgraph.knowledge.typed import hidden_actions
 
     fb = {r["action"]: r["freq"] for r in g.actions("白灼菜心", top=100_000)}
