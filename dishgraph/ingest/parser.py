@@ -262,10 +262,15 @@ class RecipeParser:
                 out.append("prep" if form in _LIGHT_PREPS else "verb")
             elif kind == "xverb":
                 out.append("verb")
-            elif prev is not None and prev[0] == "verb" and prev[3] == e and (
-                form in _PARTS
-                or prev[1] + form in _FUSED_PARTS
-                or (kind == "ingredient" and self._fused_food(prev, form, text))
+            elif (
+                prev is not None
+                and prev[0] == "verb"
+                and prev[3] == e
+                and (
+                    form in _PARTS
+                    or prev[1] + form in _FUSED_PARTS
+                    or (kind == "ingredient" and self._fused_food(prev, form, text))
+                )
             ):
                 out.append("other")  # a part fused into its verb
             else:
