@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 KEY_SEP = "|"
 SET_SEP = "+"
@@ -47,9 +48,9 @@ class ProtoAction:
         return f"{self.verb}({inner})"
 
 
-@dataclass(frozen=True)
-class TypedObject:
-    """An object the typed reading attaches to an action: its surface form, role (``ingest.roles``) and span."""
+class TypedObject(NamedTuple):
+    """An object the typed reading attaches to an action: its surface form, role (``ingest.roles``) and span
+    (a named tuple: parses make one per object, and a frozen dataclass costs several times more to build)."""
 
     form: str
     role: str

@@ -443,17 +443,27 @@ def mark_culinary(store: GraphStore, glossary: Glossary) -> int:
     rows = []
     for r in store.query("proto_all_keys"):
         ok, n = read.get(r["key"], (0, 0))
-        if n:
-            flag = 2 * ok > n
-        else:
-            p = ProtoAction.from_key(r["key"])
-            flag = p.verb not in NON_CULINARY_VERB_CLASSES and all(c in foods for c in p.ingredients)
+        flag = 2 * ok > n if n else culinary_by_classes(r["key"], foods)
         if r["culinary"] is not flag:
             rows.append({"key": r["key"], "culinary": flag})
     return store.write("proto_set_culinary", rows) if rows else 0
 
 
 NON_CULINARY_VERB_CLASSES = frozenset({"用", "准备", "做"})  # the release's classes of light verbs
+
+
+def culinary_by_classes(key: str, foods: set[str]) -> bool:
+    """The verdict on a proto-action no step of which was read: a culinary verb class and food classes only."""
+    p = ProtoAction.from_key(key)
+    return p.verb not in NON_CULINARY_VERB_CLASSES and all(c in foods for c in p.ingredients)
+
+
+def judge_unjudged(store: GraphStore, keys: Iterable[str], foods: set[str]) -> int:
+    """Flag the proto-actions among ``keys`` that have no culinary flag (composition creates class-swapped
+    ones no recipe has done: 准备|油菜| becomes 准备|洋葱|) by their classes (``culinary_by_classes``)."""
+    new = store.query("proto_unjudged", keys=sorted(keys))
+    rows = [{"key": r["key"], "culinary": culinary_by_classes(r["key"], foods)} for r in new]
+    return store.write("proto_set_culinary", rows) if rows else 0
 
 
 def food_classes(glossary: Glossary) -> set[str]:

@@ -41,6 +41,7 @@ class RecipeParser:
         self._any_verb = {**dict.fromkeys(EXTRA_VERBS, ""), **self._verbs}  # what makes a clause worth cutting
         self._max_any_verb = max((len(f) for f in self._any_verb), default=1)
         self._roles = object_roles()
+        self._role_memo: dict[tuple[str, str], str] = {}  # (form, kind) -> role
         self._words: dict[str, tuple] = {}  # word -> its glossary facts (``_word_facts``)
         self._protos: dict[tuple, ProtoAction] = {}  # surface triple -> proto-action (``proto``)
 
@@ -50,7 +51,7 @@ class RecipeParser:
 
     def __getstate__(self) -> dict:
         """Pickles (to parse workers) leave the memo tables behind: they refill in a few recipes."""
-        return {**self.__dict__, "_words": {}, "_protos": {}}
+        return {**self.__dict__, "_words": {}, "_protos": {}, "_role_memo": {}}
 
     # ------------------------------------------------------------ splitting
     def clauses(self, text: str) -> list[Clause]:
@@ -197,7 +198,10 @@ class RecipeParser:
         crg_kinds = _crg_kinds(items)
         crg_verbs, crg_owner = _owners(crg_kinds)
         typed_kinds, fused = self._typed_kinds(items, text)
-        typed_verbs, typed_owner = _owners(typed_kinds)
+        if typed_kinds == crg_kinds:  # the common clause: both readings attach alike
+            typed_verbs, typed_owner = crg_verbs, crg_owner
+        else:
+            typed_verbs, typed_owner = _owners(typed_kinds)
         if not crg_verbs and not typed_verbs:
             return []
         crg = _kept(crg_verbs, crg_owner, crg_kinds)
@@ -211,8 +215,8 @@ class RecipeParser:
             a, b = min(span), max(span)
             act = Action(
                 verb=form,
-                ingredients=_unique(items[o][1] for o in objs if items[o][0] == "ingredient"),
-                tools=_unique(items[o][1] for o in objs if items[o][0] == "tool"),
+                ingredients=list(dict.fromkeys([items[o][1] for o in objs if items[o][0] == "ingredient"])),
+                tools=list(dict.fromkeys([items[o][1] for o in objs if items[o][0] == "tool"])),
                 start=a,
                 end=b,
                 phrase=text[a:b],
@@ -238,14 +242,17 @@ class RecipeParser:
         compound action the segmenter split (起/锅 → 起锅), a number and its unit (5/分钟, 180/度)."""
         out: list[str] = []
         fused: dict[int, tuple] = {}
-        for i, (kind, form, s, e) in enumerate(items):
-            prev = items[i - 1] if i else None
+        prev: tuple | None = None
+        for i, item in enumerate(items):
+            kind, form, s, e = item
             joined = prev is not None and prev[3] == s
-            if joined and prev[0] == "other" and prev[1] + text[s:e] in EXTRA_VERBS and out[-1] == "other":
+            if joined and prev[1] in _EXTRA_HEADS and out[-1] == "other" and prev[1] + text[s:e] in EXTRA_VERBS:
                 fused[i - 1] = ("xverb", prev[1] + text[s:e], prev[2], e)
                 out[-1] = "verb"
                 out.append("other")
-            elif kind in ("verb", "ingredient", "obj") and text[s:e] in _UNITS:
+            elif kind == "other" or kind == "prep" or kind == "rel":
+                out.append("other" if kind == "other" else kind)
+            elif e - s <= 2 and kind != "tool" and kind != "xverb" and text[s:e] in _UNITS:
                 if joined and prev[0] == "other" and _NUMERAL_PREFIX.fullmatch(prev[1]):
                     fused[i] = ("obj", prev[1] + text[s:e], prev[2], e)
                 else:
@@ -255,16 +262,20 @@ class RecipeParser:
                 out.append("prep" if form in _LIGHT_PREPS else "verb")
             elif kind == "xverb":
                 out.append("verb")
-            elif kind in ("ingredient", "tool", "obj"):
-                fused_part = prev is not None and prev[0] == "verb" and prev[3] == e
-                part = fused_part and (
+            elif (
+                prev is not None
+                and prev[0] == "verb"
+                and prev[3] == e
+                and (
                     form in _PARTS
                     or prev[1] + form in _FUSED_PARTS
                     or (kind == "ingredient" and self._fused_food(prev, form, text))
                 )
-                out.append("other" if part else "noun")
+            ):
+                out.append("other")  # a part fused into its verb
             else:
-                out.append(kind)
+                out.append("noun")
+            prev = item
         return out, fused
 
     def _fused_food(self, verb_item: tuple, form: str, text: str) -> bool:
@@ -278,10 +289,8 @@ class RecipeParser:
     def _serve_complements(self, items, typed: dict[int, list[int]]) -> None:
         """A complement written right after a verb (炒'出'香味, 切'开', 拿'出来') is part of that action: its
         objects go to the verb it completes, and it is no action of its own."""
-        for v in sorted(typed):
+        for v in sorted(v for v in typed if v and items[v][1] in _COMPLEMENTS):
             kind, form, s, _ = items[v]
-            if form not in _COMPLEMENTS or v == 0:
-                continue
             p = v - 1
             if items[p][0] in ("verb", "xverb") and items[p][3] == s and p in typed and items[p][1] not in _LIGHT_PREPS:
                 typed[p].extend(typed.pop(v))
@@ -289,13 +298,16 @@ class RecipeParser:
     def _type(self, act: Action, items, v: int, objs: list[tuple], text: str) -> None:
         """The typed reading of one action: its objects (items) with their roles, its step properties, and
         whether it is a cooking step at all."""
-        roles = self._roles
+        memo = self._role_memo
         typed = []
         for kind, form, s, e in objs:
-            role = (rule_role(form) or "other") if kind == "obj" else role_of(form, kind, roles)
+            role = memo.get((form, kind))
+            if role is None:
+                role = (rule_role(form) or "other") if kind == "obj" else role_of(form, kind, self._roles)
+                memo[(form, kind)] = role
             typed.append(TypedObject(form, role, s, e))
         act.objects = typed
-        act.foods = _unique(t.form for t in typed if t.role == "food")
+        act.foods = list(dict.fromkeys([t.form for t in typed if t.role == "food"]))
         for t in typed:
             if t.role in ("heat", "duration", "shape") and not getattr(act, t.role):
                 setattr(act, t.role, t.form)
@@ -379,7 +391,7 @@ class RecipeParser:
     def _typed_key(self, a: Action) -> str:
         """The typed reading lifted to glossary classes, as a proto-action key: the verb's class, its foods'
         classes, its tool objects' classes (切丝 after 洋葱洗净: ``切|洋葱|``, where the CRG reading has ``切|丝|``)."""
-        tools = tuple(o.form for o in a.objects if o.role == "tool")
+        tools = tuple([o.form for o in a.objects if o.role == "tool"])
         triple = ("typed", a.verb, tuple(a.foods), tools)
         proto = self._protos.get(triple)
         if proto is None:
@@ -544,6 +556,7 @@ EXTRA_VERBS = frozenset(
     " 醒 换水 上桌 摆盘".split()
 )
 _MAX_EXTRA = max(map(len, EXTRA_VERBS))
+_EXTRA_HEADS = {v[:k] for v in EXTRA_VERBS for k in range(1, len(v))}  # what a split compound starts with
 _LIGHT_PREPS = {"用", "使用", "利用", "拿"}  # 用 X 切: X serves the verb after it
 _LIGHT_VERBS = {"准备", "备", "备用", "待用", "留用", "做", "制作", "制", "进行", "开始", "等待", "待", "分别", "取"}
 _STATE_WORDS = {"入味", "上色", "烫手", "沸腾", "变色", "变软", "成型", "凝固", "融化了", "出水", "起泡"}

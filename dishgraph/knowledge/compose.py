@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from dishgraph.actions import KEY_SEP, SET_SEP, ProtoAction
 from dishgraph.graph.base import GraphStore
+from dishgraph.ingest.loader import food_classes, judge_unjudged
 from dishgraph.knowledge.insert_ranker import (
     DEFAULT_MODEL,
     MODELS,
@@ -548,10 +549,12 @@ def compose_pairs(
             store, settings, thresholds, rates=rates, min_recipes=pseudo_min_recipes, model=ranker_model
         )
         rep.ranker = ranker.to_dict() if ranker else {}
+    foods = food_classes(glossary)
     for key in pairs:
         spec = pair_spec(store, key, diner_glossary, glossary)
         comp = compose_spec(store, spec, settings)
         write_composition(store, comp, min_freq=STORE_MIN_FREQ, recipes_now=now)
+        judge_unjudged(store, comp.freq, foods)
         mined = mine_composed(store, key, thresholds, spec.new_cls, all_actions=all_actions)
         if ranker is not None:
             hidden = set() if all_actions else hidden_actions(store)
