@@ -79,16 +79,18 @@ class Action:
     step: int = 0  # index of the numbered step / sentence
     clause: int = 0  # index of the clause in the recipe
     inherited: bool = False  # ingredients inherited from a previous action (omission)
-    culinary: bool = True  # a cooking step (not a light verb, complement, state or noun-phrase verb)
-    foods: list[str] = field(default_factory=list)  # surface forms of the food objects it works on
-    foods_inherited: bool = False  # ``foods`` come from the previous culinary action (none written here)
-    objects: list[TypedObject] = field(default_factory=list)  # every typed object attached, with its role
-    heat: str = ""  # step properties: the heat, duration and cut shape objects, as written
-    duration: str = ""
-    shape: str = ""
-    typed_key: str = ""  # the typed reading as a proto-action key (verb class|food classes|tool classes); "" if none
-    verb_start: int = 0  # the verb's own span (``start``/``end`` cover the whole phrase)
-    verb_end: int = 0
+    # The typed reading. Not compared: two actions are equal when their CRG readings are (what the graph keeps
+    # for evaluation, and what parses served from it must equal).
+    culinary: bool = field(default=True, compare=False)  # a cooking step (not a light verb, complement, state…)
+    foods: list[str] = field(default_factory=list, compare=False)  # surface forms of the food objects it works on
+    foods_inherited: bool = field(default=False, compare=False)  # ``foods`` come from the previous culinary action
+    objects: list[TypedObject] = field(default_factory=list, compare=False)  # every typed object, with its role
+    heat: str = field(default="", compare=False)  # step properties: heat, duration and cut shape, as written
+    duration: str = field(default="", compare=False)
+    shape: str = field(default="", compare=False)
+    typed_key: str = field(default="", compare=False)  # the typed reading's key (verb class|food classes|tools)
+    verb_start: int = field(default=0, compare=False)  # the verb's own span (``start``/``end``: the phrase)
+    verb_end: int = field(default=0, compare=False)
 
 
 def crg_actions(actions: list[Action]) -> list[Action]:

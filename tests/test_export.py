@@ -329,7 +329,8 @@ def test_hostile_values_of_every_type_survive_the_import_format(store, tmp_path,
 
 def test_an_array_item_holding_the_delimiter_is_refused(store, tmp_path):
     store.write(
-        sync.node_write_name("ProtoAction"), [{"key": "p", "verb": "切", "ingredients": ["盐;糖"], "tools": []}]
+        sync.node_write_name("ProtoAction"),
+        [{"key": "p", "verb": "切", "ingredients": ["盐;糖"], "tools": [], "culinary": True}],
     )
     with pytest.raises(export_neo4j.ExportError, match="array delimiter"):
         export_neo4j.export_neo4j_import(store, tmp_path / "out")
@@ -460,7 +461,7 @@ def test_post_import_fixups_pass_neos_own_cypher_linter():
     lists = {f"{n.label}.{p}": 1 for n in schema.NODES for p, t in n.props.items() if t.endswith("[]")}
     rep = export_neo4j.Neo4jExport("/import", [], 1.0, empty_lists=lists)
     stmts = [lint.Statement(f"fixup_{i}", text) for i, text in enumerate(rep.fixups())]
-    assert len(stmts) == len(lists) == 4  # ProtoAction ingredients/tools, Step ingredient_forms/tool_forms
+    assert len(stmts) == len(lists) == 5  # ProtoAction ingredients/tools, Step ingredient_forms/tool_forms/foods
     report = lint.lint_statements(stmts)
     assert not [(r.statement.text, d.message) for r in report.results for d in r.errors]
 
