@@ -209,7 +209,7 @@ def resolve_action(action: str | ProtoAction | Mapping) -> str:
 def check_source(source: str | None) -> None:
     """A --source that no writer uses would filter every constraint out: a usage error naming the sources."""
     if source is not None and source not in SOURCES:
-        raise UsageError(f"unknown source {source!r}: the order constraints' sources are {', '.join(SOURCES)}")
+        raise UsageError(f"unknown constraint source {source!r}: the order constraints' sources are {', '.join(SOURCES)}")
 
 
 def _constraints(rows: Iterable[dict], source: str | None) -> list[Constraint]:

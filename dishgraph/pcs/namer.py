@@ -60,9 +60,12 @@ def toks(text: str | None) -> list[str]:
 
 
 def regular_participle(verb: str) -> str:
+    """The participle annotators write: an irregular one (``rise`` → ``risen``), else by the suffix rules."""
+    return IRREGULAR.get(verb) or participle(verb)
+
+
+def participle(verb: str) -> str:
     """``bake`` → ``baked``, ``fry`` → ``fried``, ``top`` → ``topped``, ``heat`` → ``heated``."""
-    if verb in IRREGULAR:
-        return IRREGULAR[verb]
     if verb.endswith("e"):
         return verb + "d"
     if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":

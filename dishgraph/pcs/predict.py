@@ -27,7 +27,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dishgraph.pcs.namer import Namer, T, dish_name
+from dishgraph.pcs.namer import Namer, T, dish_name, participle
 from dishgraph.pcs.tables import PCSRow, PCSTable, format_input_cell, read_pcs, table_rows
 from dishgraph.pcs.words import STOP, content_words, singular
 
@@ -117,16 +117,6 @@ class Learned:
             return f"{participle(action)} {X}"
         found = self.templates.get(("", multi))
         return found.most_common(1)[0][0] if found else X
-
-
-def participle(verb: str) -> str:
-    if verb.endswith("e"):
-        return verb + "d"
-    if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
-        return verb[:-1] + "ied"
-    if len(verb) <= 4 and re.fullmatch(r".*[^aeiou][aeiou][bdgklmnprt]", verb):
-        return verb + verb[-1] + "ed"
-    return verb + "ed"
 
 
 def template_of(output: str, main: str, rest: str) -> str | None:
