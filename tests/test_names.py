@@ -136,9 +136,8 @@ def test_cli_unknown_source_is_a_usage_error_naming_the_sources(db):
     for args in (("order", "show", TARGET, "淋|蔬菜|"), ("order", "check", TARGET, "淋油，切洋葱。")):
         r = run(*args, "--source", "bogus", "--db", db)
         assert r.exit_code == 2, r.output
-        assert "unknown constraint source 'bogus': the order constraints' sources are estimated, composed, crg-release" in (
-            " ".join(r.output.split())
-        )
+        want = "unknown constraint source 'bogus': the order constraints' sources are estimated, composed, crg-release"
+        assert want in " ".join(r.output.split())
 
 
 def test_cli_check_of_text_without_an_action_is_an_error(db, graph):

@@ -209,7 +209,8 @@ def resolve_action(action: str | ProtoAction | Mapping) -> str:
 def check_source(source: str | None) -> None:
     """A --source that no writer uses would filter every constraint out: a usage error naming the sources."""
     if source is not None and source not in SOURCES:
-        raise UsageError(f"unknown constraint source {source!r}: the order constraints' sources are {', '.join(SOURCES)}")
+        names = ", ".join(SOURCES)
+        raise UsageError(f"unknown constraint source {source!r}: the order constraints' sources are {names}")
 
 
 def _constraints(rows: Iterable[dict], source: str | None) -> list[Constraint]:
