@@ -41,7 +41,6 @@ Row = dict[str, Any]
 
 # The sources a stored pivot or order constraint may carry (a filter on any other name is a UsageError).
 PIVOT_SOURCES = (pivots_mod.MINED, pivots_mod.COMPOSED, pivots_mod.ANNOTATED, pivots_mod.RELEASE)
-ORDER_SOURCES = (order.ESTIMATED, pivots_mod.COMPOSED, pivots_mod.RELEASE)
 # The longest recipe `check_order` parses, as ingest caps a recipe (a 600,000-character text took 30 s).
 MAX_CHECK_CHARS = 20_000
 MAX_CHECK_ACTIONS = 2_000
@@ -271,8 +270,7 @@ class DishGraph:
         action raises `UnknownName` with the closest names ("did you mean 切|油菜|?" for 切|菜心|); a known
         action without constraints gives two empty lists. Constraints with an action the typed reading hides
         are left out unless ``all_actions``."""
-        order.check_source(source)  # the message names the sources; one_of below keeps the API's own check
-        one_of(source, ORDER_SOURCES, "constraint source")
+        order.check_source(source)  # a UsageError naming the sources
         before, after = order.order_constraints(self._store, dish, action, source)
         if all_actions:
             return before, after
@@ -302,8 +300,7 @@ class DishGraph:
     ) -> order.OrderCheck:
         """`check_order` with how many actions were read and constraints checked, and a note when the dish
         has no constraint to check. Text in which no action is read raises `InputError`."""
-        order.check_source(source)  # the message names the sources; one_of below keeps the API's own check
-        one_of(source, ORDER_SOURCES, "constraint source")
+        order.check_source(source)  # a UsageError naming the sources
         _check_recipe_size(actions_or_text)
         names.require_dish(self._store, dish)
         keys, phrases = order.action_sequence(actions_or_text, self._make_parser)
