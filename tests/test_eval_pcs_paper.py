@@ -202,6 +202,7 @@ def test_a_split_name_reads_the_release_in_the_data_directory(tmp_path, monkeypa
     from dishgraph.pcs.tables import locate
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISHGRAPH_DATA", str(data_dir))  # the fixture's root, wherever the package was imported from
     assert locate("val") == data_dir / "pizzacommonsense" / "val" and locate("nope") == Path("nope")
     run = CliRunner().invoke(app, ["pcs", "predict", "val", "--model", "prev-output", "--out", "p.jsonl", "--json"])
     assert run.exit_code == 0, run.output
