@@ -40,7 +40,7 @@ Row = dict[str, Any]
 
 
 # The sources a stored pivot or order constraint may carry (a filter on any other name is a UsageError).
-PIVOT_SOURCES = (pivots_mod.MINED, pivots_mod.COMPOSED, pivots_mod.ANNOTATED, pivots_mod.RELEASE)
+PIVOT_SOURCES = (pivots_mod.MINED, pivots_mod.TYPED, pivots_mod.COMPOSED, pivots_mod.ANNOTATED, pivots_mod.RELEASE)
 # The longest recipe `check_order` parses, as ingest caps a recipe (a 600,000-character text took 30 s).
 MAX_CHECK_CHARS = 20_000
 MAX_CHECK_ACTIONS = 2_000
@@ -82,14 +82,15 @@ class DishGraph:
         self.close()
 
     # ---------------------------------------------------------------- frequencies and pivots
-    def actions(self, dish: str, top: int = 20, min_freq: float = 0.0) -> list[Row]:
-        """The dish's most frequent proto-actions: {action, verb, ingredients, tools, freq, n, total}. On a
-        read-only open nothing is computed: what the graph stores (a dish without stored frequencies gives
-        [] there, where a read-write open computes them)."""
-        rows = dish_actions(self._store, dish, top=top, min_freq=min_freq)
+    def actions(self, dish: str, top: int = 20, min_freq: float = 0.0, typed_keys: bool = False) -> list[Row]:
+        """The dish's most frequent proto-actions: {action, verb, ingredients, tools, freq, n, total}; with
+        ``typed_keys`` the typed reading's (切|洋葱| where recipes say 切丝 after 洋葱洗净). On a read-only open
+        nothing is computed: what the graph stores (a dish without stored frequencies gives [] there, where a
+        read-write open computes them)."""
+        rows = dish_actions(self._store, dish, top=top, min_freq=min_freq, typed_keys=typed_keys)
         if not rows and not getattr(self._store, "read_only", False):
             materialize_uses(self._store, [dish])
-            rows = dish_actions(self._store, dish, top=top, min_freq=min_freq)
+            rows = dish_actions(self._store, dish, top=top, min_freq=min_freq, typed_keys=typed_keys)
         return rows
 
     def frequencies(self, dishes: Sequence[str] | None = None) -> dict[str, int]:
@@ -126,10 +127,14 @@ class DishGraph:
         thresholds: PivotThresholds = PivotThresholds(),
         create: bool = False,
         all_actions: bool = False,
+        typed_keys: bool = False,
     ) -> MineResult:
         """Mine and store one pair's pivots; ``create`` makes the DishPair of two dishes with recipes;
-        ``all_actions``: any proto-action may be a pivot, not only the typed reading's culinary ones."""
-        return pivots_mod.mine_pivots(self._store, base, target, thresholds, create=create, all_actions=all_actions)
+        ``all_actions``: any proto-action may be a pivot, not only the typed reading's culinary ones;
+        ``typed_keys``: the typed reading's keys (切|洋葱| for 切丝 after 洋葱洗净), stored as source "typed"."""
+        return pivots_mod.mine_pivots(
+            self._store, base, target, thresholds, create=create, all_actions=all_actions, typed_keys=typed_keys
+        )
 
     def mine_all_pivots(
         self,
@@ -137,6 +142,7 @@ class DishGraph:
         progress: Callable[[], None] | None = None,
         pairs: Sequence[str] | None = None,
         all_actions: bool = False,
+        typed_keys: bool = False,
     ) -> list[MineResult]:
         """Mine every DishPair (or ``pairs``) from corpus frequencies (the targets' own recipes)."""
         return pivots_mod.mine_all(
@@ -145,6 +151,7 @@ class DishGraph:
             list(pairs) if pairs is not None else None,
             progress=progress,
             all_actions=all_actions,
+            typed_keys=typed_keys,
         )
 
     def pair_keys(self) -> list[str]:
@@ -161,13 +168,17 @@ class DishGraph:
         create: bool = False,
         progress: Callable[[], None] | None = None,
         all_actions: bool = False,
+        typed_keys: bool = False,
     ) -> list[MineResult]:
         """Mine and store the pivots of ``pairs`` ((base, target); None: every DishPair) from corpus frequencies,
-        the thresholds given replacing the defaults of `PivotThresholds`. ``create``: see `mine_pivots`."""
+        the thresholds given replacing the defaults of `PivotThresholds`. ``create``, ``typed_keys``: see
+        `mine_pivots`."""
         thr = _with(PivotThresholds(), alpha=alpha, tau_r=tau_r, tau_i=tau_i)
         if pairs is None:
-            return self.mine_all_pivots(thr, progress=progress, all_actions=all_actions)
-        return [self.mine_pivots(b, t, thr, create=create, all_actions=all_actions) for b, t in pairs]
+            return self.mine_all_pivots(thr, progress=progress, all_actions=all_actions, typed_keys=typed_keys)
+        return [
+            self.mine_pivots(b, t, thr, create=create, all_actions=all_actions, typed_keys=typed_keys) for b, t in pairs
+        ]
 
     def compose_pivots(
         self,

@@ -77,6 +77,12 @@ def mine(
     tau_i: float | None = TauIOpt,
     inserts: str | None = InsertsOpt,
     all_actions: bool = AllActionsOpt,
+    typed_keys: bool = typer.Option(
+        False,
+        "--typed-keys",
+        help="Mine the typed reading's keys (切|洋葱| where recipes say 切丝 after 洋葱洗净, which the CRG key "
+        "reads as 切|丝|), stored as source 'typed' beside the CRG-keyed pivots; corpus knowledge only.",
+    ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -84,6 +90,8 @@ def mine(
     """Mine pivots (remove / insert / manual) of one pair or of all pairs and store them as PIVOT edges."""
     if knowledge not in ("corpus", "composed"):
         raise UsageError(f"--knowledge must be corpus or composed, got {knowledge}")
+    if typed_keys and knowledge != "corpus":
+        raise UsageError("--typed-keys mines the corpus's typed frequencies: give it without --knowledge composed")
     if inserts is not None and knowledge != "composed":
         raise UsageError("--inserts chooses how composed knowledge inserts: give it with --knowledge composed")
     if inserts is not None and inserts not in INSERT_METHODS:
@@ -102,7 +110,7 @@ def mine(
         if knowledge == "composed":
             rep = g.compose_pivots(pairs, inserts=inserts, progress=lambda: bar.advance(task), **thr)
         else:
-            rep = g.mine_pairs(pairs, create=new_pair, progress=lambda: bar.advance(task), **thr)
+            rep = g.mine_pairs(pairs, create=new_pair, progress=lambda: bar.advance(task), typed_keys=typed_keys, **thr)
     if as_json:
         return emit_json(rep.to_dict() if knowledge == "composed" else [r.to_dict() for r in rep])
     if knowledge == "composed":
@@ -202,7 +210,7 @@ def show(
     edges = edge_count(rows)
     if edges != len(rows):
         more.append(f"{edges} pivot edges: one row per action here, one edge per source marking it in explore")
-    cols = ["action", "mined", "composed", "annotated", "release", "fb", "ft", "votes"]
+    cols = ["action", "mined", "typed", "composed", "annotated", "release", "fb", "ft", "votes"]
     console.print(rows_table(shown, f"pivots {b} -> {t} ({len(rows)} actions)", cols, notes=more))
 
 

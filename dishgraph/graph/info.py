@@ -18,7 +18,7 @@ def database_info(store: GraphStore) -> dict[str, Any]:
 
 def graph_stats(store: GraphStore, top: int = 5, all_actions: bool = False) -> dict[str, Any]:
     """Counts plus the action-graph figures (recipes with actions, steps and omissions); the top actions per
-    dish are the typed reading's cooking steps on foods unless ``all_actions`` (``ProtoAction.culinary``)."""
+    dish are the typed reading's keys of cooking steps (``Step.typed_action``), every CRG key with ``all_actions``."""
     counts = store.counts()
     recipes = store.query("stats_recipe_actions")
     n = len(recipes)
@@ -28,10 +28,8 @@ def graph_stats(store: GraphStore, top: int = 5, all_actions: bool = False) -> d
     dish_recipes = {r["dish"]: int(r["recipes"]) for r in store.query("uses_dishes_with_recipes")}
     ranked = sorted(dish_recipes, key=lambda d: (-dish_recipes[d], d))  # most recipes first: a reader's dishes
     found: dict[str, list[dict[str, Any]]] = {}
-    hidden = set() if all_actions else {r["key"] for r in store.query("proto_all_keys") if r["culinary"] is False}
-    for r in store.query("stats_top_actions_per_dish"):
-        if r["action"] in hidden:
-            continue
+    # Default: the typed keys of cooking steps (切|洋葱| where 切丝 follows 洋葱洗净); --all-actions: every CRG key.
+    for r in store.query("stats_top_actions_per_dish" if all_actions else "stats_top_typed_actions_per_dish"):
         lst = found.setdefault(r["dish"], [])
         if len(lst) < top:
             lst.append({"action": r["action"], "recipes": r["recipes"]})

@@ -149,6 +149,12 @@ RELS: tuple[RelType, ...] = (
     RelType("TARGET", (("DishPair", "Dish"),)),
     RelType("USES", (("Dish", "ProtoAction"),), {"freq": "DOUBLE", "n": "INT64", "total": "INT64"}),
     RelType(
+        "TYPED_USES",
+        (("Dish", "ProtoAction"),),
+        {"freq": "DOUBLE", "n": "INT64", "total": "INT64"},
+        "share of a dish's recipes with a cooking step whose typed reading is the action (Step.typed_action)",
+    ),
+    RelType(
         "COMPOSED_USES",
         (("Dish", "ProtoAction"),),
         {"freq": "DOUBLE", "weight": "DOUBLE", "source": "STRING", "corpus_recipes": "INT64"},

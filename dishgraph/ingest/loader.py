@@ -430,11 +430,15 @@ def mark_culinary(store: GraphStore, glossary: Glossary) -> int:
     object that is no food there). 切|丝| (切丝 after 洋葱洗净: the typed reading cuts the onion, 丝 is a shape),
     捞出|颜色| and 用||刀 are not; 捞出||锅 is (its key names no food, but nothing wrong). A proto-action with no
     step read (the release's reference pivots, a dependency parser's steps) is judged by its classes: a culinary
-    verb class and food classes only (``food_classes``). Returns how many flags changed."""
+    verb class and food classes only (``food_classes``), unless a cooking step is read as it (a typed key with a
+    node of its own, ``frequencies.materialize_typed_uses``). Returns how many flags changed."""
     read: dict[str, list[int]] = {}
+    typed_keys: set[str] = set()  # keys some cooking step is read as (切|洋葱| of 切丝 after 洋葱洗净)
     for r in store.query("proto_typed_agreement"):
         if not r["typed"]:
             continue
+        if r["culinary"]:
+            typed_keys.add(r["typed"])
         n = read.setdefault(r["key"], [0, 0])
         n[1] += r["n"]
         if r["culinary"] and ProtoAction.from_key(r["typed"]).ingredients >= ProtoAction.from_key(r["key"]).ingredients:
@@ -443,7 +447,7 @@ def mark_culinary(store: GraphStore, glossary: Glossary) -> int:
     rows = []
     for r in store.query("proto_all_keys"):
         ok, n = read.get(r["key"], (0, 0))
-        flag = 2 * ok > n if n else culinary_by_classes(r["key"], foods)
+        flag = 2 * ok > n if n else (r["key"] in typed_keys or culinary_by_classes(r["key"], foods))
         if r["culinary"] is not flag:
             rows.append({"key": r["key"], "culinary": flag})
     return store.write("proto_set_culinary", rows) if rows else 0

@@ -379,6 +379,8 @@ class RecipeParser:
                 prev = a.ingredients
                 a.proto = self.proto(a)
             if not a.culinary:
+                if a.foods:  # 将X分别切成丁, 准备X: foods a light verb names are the last named for what follows
+                    foods = a.foods
                 a.typed_key = self._typed_key(a)
                 continue
             if a.foods:  # the typed omission: a cooking step that names no food works on the last one named

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from dishgraph.actions import ProtoAction
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
 
@@ -37,7 +38,31 @@ def materialize_uses(store: GraphStore, dishes: Iterable[str] | None = None) -> 
         store.query("uses_clear", dishes=old)
         for row in store.query("uses_materialize", dishes=old):
             out[row["dish"]] = row["actions"]
+    materialize_typed_uses(store, names)
     return out
+
+
+def materialize_typed_uses(store: GraphStore, dishes: list[str]) -> None:
+    """(Re)compute the typed reading's frequencies ``(:Dish)-[:TYPED_USES {freq, n, total}]->(:ProtoAction)``
+    beside USES, for the same dishes and whenever USES is: a cook's 切|洋葱| is counted in every recipe that cuts
+    the onion, also where the CRG key is 切|丝| (切丝 after 洋葱洗净). Typed keys no recipe's CRG reading has get
+    their ProtoAction node (and its classes) first; they have no INSTANCE_OF step, so no CRG consumer sees them."""
+    from dishgraph.ingest import loader
+
+    for part in batched(dishes, LOOKUP_BATCH):
+        missing = [r["key"] for r in store.query("typed_keys_missing", dishes=part)]
+        if missing:
+            loader.load_proto_actions(store, [ProtoAction.from_key(k) for k in missing], mode="merge")
+            store.write("proto_set_culinary", [{"key": k, "culinary": True} for k in missing])  # read as cooking
+        new = sorted(r["dish"] for r in store.query("typed_uses_dishes_without", dishes=part))
+        if new:  # as for USES: one bulk write for dishes with no edge yet (a COPY after a DELETE crashes Ladybug)
+            store.bulk_load_rels_from_query(
+                "TYPED_USES", "Dish", "ProtoAction", "typed_uses_counts", probe="typed_uses_have_actions", dishes=new
+            )
+        old = sorted(set(part) - set(new))
+        if old:
+            store.query("typed_uses_clear", dishes=old)
+            store.query("typed_uses_materialize", dishes=old)
 
 
 LOOKUP_BATCH = 5000  # dish names per query
@@ -63,9 +88,13 @@ def _create_uses(store: GraphStore, dishes: list[str]) -> dict[str, int]:
     return {r["dish"]: r["actions"] for r in store.query("uses_action_counts", dishes=dishes)}
 
 
-def dish_actions(store: GraphStore, dish: str, *, top: int = 20, min_freq: float = 0.0) -> list[dict]:
-    """A dish's actions by frequency: rows {action, verb, ingredients, tools, freq, n, total}."""
-    return store.query("uses_dish_actions", dish=dish, min_freq=float(min_freq), top=int(top))
+def dish_actions(
+    store: GraphStore, dish: str, *, top: int = 20, min_freq: float = 0.0, typed_keys: bool = False
+) -> list[dict]:
+    """A dish's actions by frequency: rows {action, verb, ingredients, tools, freq, n, total}; the typed
+    reading's keys (TYPED_USES) with ``typed_keys``, else the CRG keys (USES)."""
+    name = "typed_uses_dish_actions" if typed_keys else "uses_dish_actions"
+    return store.query(name, dish=dish, min_freq=float(min_freq), top=int(top))
 
 
 def stale_uses_dishes(store: GraphStore) -> list[str]:

@@ -15,6 +15,7 @@ from dishgraph.knowledge import names
 from dishgraph.knowledge.frequencies import materialize_uses
 
 MINED = "mined"
+TYPED = "typed"  # mined from the typed reading's frequencies (TYPED_USES): keys such as 切|洋葱|
 COMPOSED = "composed"
 ANNOTATED = "annotated"
 RELEASE = crg.SOURCE  # kept as a name here: callers compare pivots against it
@@ -140,32 +141,32 @@ def mine_pivots(
     refresh_frequencies: bool = True,
     create: bool = False,
     all_actions: bool = False,
+    typed_keys: bool = False,
 ) -> MineResult:
     """Mine and store a pair's pivots (source "mined"), replacing earlier mined edges of that pair.
 
     ``create``: make the DishPair first if the graph has none (both dishes need parsed recipes).
-    ``all_actions``: every proto-action may be a pivot, not only culinary ones (``ProtoAction.culinary``)."""
+    ``all_actions``: every proto-action may be a pivot, not only culinary ones (``ProtoAction.culinary``).
+    ``typed_keys``: mine the typed reading's keys instead (TYPED_USES: 切|洋葱| where the recipes say 切丝 after
+    洋葱洗净), stored as source "typed" beside the CRG-keyed ones, which the release's pivots are compared with."""
     key = ensure_pair(store, base, target) if create else pair_key(base, target)
     info = pair_info(store, key)
     if refresh_frequencies:
         materialize_uses(store, [base, target])
-    store.query("pivot_clear", pair=key, source=MINED)
-    rows = store.query(
-        "pivot_mine",
-        pair=key,
-        alpha=float(thresholds.alpha),
-        tau_r=float(thresholds.tau_r),
-        tau_i=float(thresholds.tau_i),
-        source=MINED,
-        all_actions=all_actions,
-    )
+    source = TYPED if typed_keys else MINED
+    store.query("pivot_clear", pair=key, source=source)
+    thr = {"alpha": float(thresholds.alpha), "tau_r": float(thresholds.tau_r), "tau_i": float(thresholds.tau_i)}
+    if typed_keys:
+        rows = store.query("pivot_mine_typed", pair=key, source=source, **thr)
+    else:
+        rows = store.query("pivot_mine", pair=key, source=source, all_actions=all_actions, **thr)
     return MineResult(
         key,
         info["base"],
         info["target"],
         info["base_recipes"],
         info["target_recipes"],
-        [Pivot(r["action"], r["kind"], r["fb"], r["ft"]) for r in rows],
+        [Pivot(r["action"], r["kind"], r["fb"], r["ft"], source) for r in rows],
     )
 
 
@@ -175,6 +176,7 @@ def mine_all(
     pairs: list[str] | None = None,
     progress=None,
     all_actions: bool = False,
+    typed_keys: bool = False,
 ) -> list[MineResult]:
     """Mine every DishPair (frequencies computed once for all dishes first)."""
     pairs = pairs if pairs is not None else all_pairs(store)
@@ -182,7 +184,17 @@ def mine_all(
     out = []
     for key in pairs:
         base, target = parse_pair(key)
-        out.append(mine_pivots(store, base, target, thresholds, refresh_frequencies=False, all_actions=all_actions))
+        out.append(
+            mine_pivots(
+                store,
+                base,
+                target,
+                thresholds,
+                refresh_frequencies=False,
+                all_actions=all_actions,
+                typed_keys=typed_keys,
+            )
+        )
         if progress:
             progress()
     return out
@@ -212,7 +224,7 @@ def side_by_side(store: GraphStore, base: str, target: str) -> list[dict]:
     return sorted(rows, key=_telling)
 
 
-SIDE_SOURCES = ("mined", "composed", "annotated", "release")  # the kind columns of a `side_by_side` row
+SIDE_SOURCES = ("mined", "typed", "composed", "annotated", "release")  # the kind columns of a `side_by_side` row
 
 
 def edge_count(rows: list[dict]) -> int:
