@@ -80,8 +80,8 @@ def mine(
     typed_keys: bool = typer.Option(
         False,
         "--typed-keys",
-        help="Mine the typed reading's keys (切|洋葱| where recipes say 切丝 after 洋葱洗净, which the CRG key "
-        "reads as 切|丝|), stored as source 'typed' beside the CRG-keyed pivots; corpus knowledge only.",
+        help="Mine the typed reading's keys instead of the CRG keys (a cook's cut onion, not a cut shape), "
+        "stored as source 'typed'; corpus knowledge only.",
     ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
