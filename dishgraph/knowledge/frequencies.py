@@ -50,12 +50,13 @@ def materialize_typed_uses(store: GraphStore, dishes: list[str]) -> None:
     from dishgraph.ingest import loader
 
     for part in batched(dishes, LOOKUP_BATCH):
-        missing = [r["key"] for r in store.query("typed_keys_missing", dishes=part)]
+        keys = store.query("typed_keys_of_dishes", dishes=part)
+        missing = [r["key"] for r in keys if not r["known"]]
         if missing:
-            loader.load_proto_actions(store, [ProtoAction.from_key(k) for k in missing], mode="merge")
+            loader.load_proto_actions(store, [ProtoAction.from_key(k) for k in missing])
             store.write("proto_set_culinary", [{"key": k, "culinary": True} for k in missing])  # read as cooking
         new = sorted(r["dish"] for r in store.query("typed_uses_dishes_without", dishes=part))
-        if new:  # as for USES: one bulk write for dishes with no edge yet (a COPY after a DELETE crashes Ladybug)
+        if new and keys:  # as for USES: one bulk write for dishes with no edge yet (COPY after DELETE crashed)
             store.bulk_load_rels_from_query(
                 "TYPED_USES", "Dish", "ProtoAction", "typed_uses_counts", probe="typed_uses_have_actions", dishes=new
             )
