@@ -335,6 +335,9 @@ JS = r"""
     var xs = nodes.map(function (n) { return n.x; }), ys = nodes.map(function (n) { return n.y; });
     var minX = Math.min.apply(null, xs.concat([0])), maxX = Math.max.apply(null, xs.concat([W - 120])) + 120;
     var minY = 0, maxY = Math.max.apply(null, ys.concat([H / 2])) + 30;
+    var bb = null;  // what is drawn, labels included: a long label (秋葵 (class 洋葱)) must fit too
+    try { bb = viewport.getBBox(); } catch (err) { bb = null; }
+    if (bb && bb.width) { minX = Math.min(minX, bb.x); maxX = Math.max(maxX, bb.x + bb.width + 4); }
     var k = Math.min((box.width || W) / (maxX - minX), (box.height || H) / (maxY - minY));
     view = {k: k, x: -minX * k, y: -minY * k};
     fitted = true;

@@ -17,15 +17,31 @@ from dishgraph.actions import ProtoAction
 from dishgraph.knowledge import annotation, names, order
 from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dishes_with_recipes
-from dishgraph.knowledge.typed import hidden_actions
+from dishgraph.knowledge.typed import form_with_class, hidden_actions
 
 N_EXAMPLES = 3
 ALL = 1_000_000  # "every action" for the top-N queries
 
 
-def action_label(key: str) -> str:
-    """``切(洋葱; 刀)`` for the key ``切|洋葱|刀``."""
-    return str(ProtoAction.from_key(key))
+def action_label(key: str, shown_as: dict[str, str] | None = None) -> str:
+    """``切(洋葱; 刀)`` for the key ``切|洋葱|刀``; ``shown_as`` names classes by a surface form instead
+    (``{"洋葱": "秋葵 (class 洋葱)"}`` on the okra side of 白灼菜心->白灼秋葵)."""
+    pa = ProtoAction.from_key(key)
+    if not shown_as or not pa.ingredients & shown_as.keys():
+        return str(pa)
+    inner = ",".join(shown_as.get(c, c) for c in sorted(pa.ingredients))
+    return f"{pa.verb}({inner}; {','.join(sorted(pa.tools))})" if pa.tools else f"{pa.verb}({inner})"
+
+
+def changed_form(store, info: list[dict]) -> dict[str, str]:
+    """The pair's new ingredient under its glossary class, where the class is another word: 白灼秋葵's 秋葵 is
+    in the class 洋葱, so the target's actions on 洋葱 are shown on ``秋葵 (class 洋葱)``, not on onions."""
+    form = (info[0].get("change_to") or "") if info else ""
+    if not form:
+        return {}
+    rows = store.query("names_form_classes", keys=[f"ingredient:{form}"])
+    cls = rows[0]["class"] if rows else None
+    return {cls: form_with_class(form, cls)} if cls and cls != form else {}
 
 
 def complete_pair(g, base: str, target: str) -> list[str]:
@@ -108,6 +124,10 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False
         constraints[dish] = [c.to_dict() for c in cons]
 
     shown = _shown_pivots(pivots, top)
+    changed = changed_form(store, info)
+    if changed:
+        ((cls, label),) = changed.items()
+        notes.append(f"actions only {target} has on the class {cls} are shown on {label}.")
     keys = {r["action"] for rows in actions.values() for r in rows} | {p.action for p in shown}
     for dish in (base, target):
         if not actions[dish]:  # a dish known only by reference: its constraints bring their own actions
@@ -125,7 +145,7 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False
         "pivots_total": len(pivots),  # edges: one per (action, source), as `DishGraph.pivots` lists them
         "pivot_actions_total": len({p.action for p in pivots}),  # the rows of `dishgraph pivots show`
         "constraints": {"base": constraints[base], "target": constraints[target]},
-        "nodes": _nodes(keys, freqs[base], freqs[target], shown, examples),
+        "nodes": _nodes(keys, freqs[base], freqs[target], shown, examples, changed),
         "computed": computed,
         "notes": notes,
         "composed_from": _composed_summary(composed_from),
@@ -182,7 +202,9 @@ def _shown_pivots(pivots, top: int) -> list:
     return fixed + mined[:top]
 
 
-def _nodes(keys: set[str], fb: dict[str, float], ft: dict[str, float], pivots, examples: dict) -> list[dict]:
+def _nodes(
+    keys: set[str], fb: dict[str, float], ft: dict[str, float], pivots, examples: dict, changed: dict[str, str]
+) -> list[dict]:
     kinds: dict[str, dict[str, str]] = {}
     for p in pivots:
         kinds.setdefault(p.action, {})[p.source] = p.kind
@@ -192,7 +214,7 @@ def _nodes(keys: set[str], fb: dict[str, float], ft: dict[str, float], pivots, e
         out.append(
             {
                 "id": k,
-                "label": action_label(k),
+                "label": action_label(k, changed if k not in fb else None),  # the target's own: its new form
                 "verb": pa.verb,
                 "ingredients": sorted(pa.ingredients),
                 "tools": sorted(pa.tools),
