@@ -196,41 +196,48 @@ class RecipeParser:
         ``_owners``) and, beside them on the same verb occurrences, the typed reading's (``_typed_kinds``);
         an action only the typed reading has comes with ``proto`` None and is marked for ``_actions``."""
         crg_kinds = _crg_kinds(items)
-        crg_verbs, crg_owner = _owners(crg_kinds)
         typed_kinds, fused = self._typed_kinds(items, text)
+        if "verb" not in crg_kinds and "verb" not in typed_kinds:
+            return []
+        crg_verbs, crg_owner = _owners(crg_kinds)
         if typed_kinds == crg_kinds:  # the common clause: both readings attach alike
             typed_verbs, typed_owner = crg_verbs, crg_owner
         else:
             typed_verbs, typed_owner = _owners(typed_kinds)
-        if not crg_verbs and not typed_verbs:
-            return []
         crg = _kept(crg_verbs, crg_owner, crg_kinds)
         typed = {v: sorted(typed_owner[v]) for v in typed_verbs}
         self._serve_complements(items, typed)
         out = []
         for v in sorted(crg.keys() | typed.keys()):
-            objs = crg.get(v, typed.get(v, []))
-            _, form, s, e = items[v] if v in crg else fused.get(v, items[v])
-            span = [s, e] + [p for o in objs for p in items[o][2:4]]
-            a, b = min(span), max(span)
-            act = Action(
-                verb=form,
-                ingredients=list(dict.fromkeys([items[o][1] for o in objs if items[o][0] == "ingredient"])),
-                tools=list(dict.fromkeys([items[o][1] for o in objs if items[o][0] == "tool"])),
-                start=a,
-                end=b,
-                phrase=text[a:b],
-                step=cl.step,
-                clause=cl.index,
-                verb_start=s,
-                verb_end=e,
-            )
-            act.proto = None if v in crg else _TYPED_ONLY
+            in_crg = v in crg
+            _, form, s, e = items[v] if in_crg else fused.get(v, items[v])
+            a, b, ingredients, tools = _crg_objects(items, crg[v] if in_crg else typed[v], s, e)
             if v in typed:
-                self._type(act, items, v, [fused.get(o, items[o]) for o in typed[v]], text)
+                objects, foods, heat, duration, shape = self._typed_objects(items, fused, typed[v])
+                culinary = self._culinary(items, v, text)
             else:
-                act.culinary = False
-            out.append(act)
+                objects, foods, heat, duration, shape, culinary = [], [], "", "", "", False
+            out.append(
+                Action(
+                    verb=form,
+                    ingredients=ingredients,
+                    tools=tools,
+                    proto=None if in_crg else _TYPED_ONLY,
+                    start=a,
+                    end=b,
+                    phrase=text[a:b],
+                    step=cl.step,
+                    clause=cl.index,
+                    culinary=culinary,
+                    foods=foods,
+                    objects=objects,
+                    heat=heat,
+                    duration=duration,
+                    shape=shape,
+                    verb_start=s,
+                    verb_end=e,
+                )
+            )
         return out
 
     def _typed_kinds(self, items, text: str) -> tuple[list[str], dict[int, tuple]]:
@@ -295,23 +302,31 @@ class RecipeParser:
             if items[p][0] in ("verb", "xverb") and items[p][3] == s and p in typed and items[p][1] not in _LIGHT_PREPS:
                 typed[p].extend(typed.pop(v))
 
-    def _type(self, act: Action, items, v: int, objs: list[tuple], text: str) -> None:
-        """The typed reading of one action: its objects (items) with their roles, its step properties, and
-        whether it is a cooking step at all."""
+    def _typed_objects(self, items, fused: dict[int, tuple], objs: list[int]) -> tuple:
+        """The typed reading of one action's objects (item indices; ``fused`` items read as one word): the
+        objects with their roles, its foods, and its heat, duration and shape (the first of each), in one walk,
+        so that the Action is built whole, with no list made only to be replaced."""
         memo = self._role_memo
-        typed = []
-        for kind, form, s, e in objs:
+        objects: list[TypedObject] = []
+        foods: list[str] = []
+        heat = duration = shape = ""
+        for o in objs:
+            kind, form, s, e = fused.get(o) or items[o]
             role = memo.get((form, kind))
             if role is None:
                 role = (rule_role(form) or "other") if kind == "obj" else role_of(form, kind, self._roles)
                 memo[(form, kind)] = role
-            typed.append(TypedObject(form, role, s, e))
-        act.objects = typed
-        act.foods = list(dict.fromkeys([t.form for t in typed if t.role == "food"]))
-        for t in typed:
-            if t.role in ("heat", "duration", "shape") and not getattr(act, t.role):
-                setattr(act, t.role, t.form)
-        act.culinary = self._culinary(items, v, text)
+            objects.append(TypedObject(form, role, s, e))
+            if role == "food":
+                if form not in foods:
+                    foods.append(form)
+            elif role == "heat":
+                heat = heat or form
+            elif role == "duration":
+                duration = duration or form
+            elif role == "shape":
+                shape = shape or form
+        return objects, foods, heat, duration, shape
 
     def _culinary(self, items, v: int, text: str) -> bool:
         """Not a cooking step: a light verb (准备, 备用, 做 as "make"; asked of the word as written, since the
@@ -466,6 +481,25 @@ def _owners(kinds: list[str]) -> tuple[list[int], dict[int, list[int]]]:
         if target is not None:
             owner[target].append(i)
     return verbs, owner
+
+
+def _crg_objects(items, objs: list[int], start: int, end: int) -> tuple[int, int, list[str], list[str]]:
+    """The CRG reading of one action's objects (item indices): the span of the verb at ``start``-``end`` and
+    its objects, and its ingredient and tool forms, each once, in the order written (one walk over them)."""
+    ingredients: list[str] = []
+    tools: list[str] = []
+    for o in objs:
+        kind, form, s, e = items[o]
+        if s < start:
+            start = s
+        if e > end:
+            end = e
+        if kind == "ingredient":
+            if form not in ingredients:
+                ingredients.append(form)
+        elif kind == "tool" and form not in tools:
+            tools.append(form)
+    return start, end, ingredients, tools
 
 
 def _kept(verbs: list[int], owner: dict[int, list[int]], kinds: list[str]) -> dict[int, list[int]]:
