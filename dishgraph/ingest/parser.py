@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from operator import itemgetter
 from collections.abc import Callable
 
 from dishgraph.actions import Action, ProtoAction, TypedObject
@@ -40,6 +41,7 @@ class RecipeParser:
         self._max_verb = max((len(f) for f in self._verbs), default=1)
         self._any_verb = {**dict.fromkeys(EXTRA_VERBS, ""), **self._verbs}  # what makes a clause worth cutting
         self._max_any_verb = max((len(f) for f in self._any_verb), default=1)
+        self._any_verb_heads = frozenset(f[0] for f in self._any_verb if f)
         self._roles = object_roles()
         self._role_memo: dict[tuple[str, str], str] = {}  # (form, kind) -> role
         self._words: dict[str, tuple] = {}  # word -> its glossary facts (``_word_facts``)
@@ -71,8 +73,10 @@ class RecipeParser:
 
     def _has_verb_form(self, text: str) -> bool:
         """Whether some verb form (glossary or ``EXTRA_VERBS``) occurs in ``text`` (else it has no action)."""
-        verbs, longest = self._any_verb, self._max_any_verb
-        for i in range(len(text)):
+        verbs, longest, heads = self._any_verb, self._max_any_verb, self._any_verb_heads
+        for i, ch in enumerate(text):
+            if ch not in heads:  # no verb form starts here: most characters
+                continue
             for k in range(1, min(longest, len(text) - i) + 1):
                 if text[i : i + k] in verbs:
                     return True
@@ -144,20 +148,20 @@ class RecipeParser:
         as heat, duration, shape or state (5分钟, 180度, 金黄色).
         """
         items = []
+        words, facts_of = self._words, self._word_facts  # the memo asked first: most words are met before
         rel = False  # only a verb and its one-character complements (好/熟/过/了/出) since the last item
-        for t in _merge_adverbial_verbs(tokens):
-            start = t.start + base
-            if start in hidden or t.pos == "w" or not t.word.strip():
+        for w, pos, start in _merge_adverbial_verbs(tokens):
+            start += base
+            if start in hidden or pos == "w" or not w.strip():
                 continue
-            if rel and t.word == "的":
-                items.append(("rel", t.word, start, start + 1))
+            if rel and w == "的":
+                items.append(("rel", w, start, start + 1))
                 rel = False
                 continue
             first = len(items)
-            w, nounish = t.word, t.pos in _NOUN_POS
             end = start + len(w)
-            verb, exact_noun, obj, is_verb, parts, xverb, role = self._word_facts(w)
-            if verb and not (nounish and (exact_noun or not is_verb)):
+            verb, exact_noun, obj, is_verb, parts, xverb, role = words.get(w) or facts_of(w)
+            if verb and not (pos in _NOUN_POS and (exact_noun or not is_verb)):
                 items.append(("verb", verb, start, end))
                 if obj:  # verb-object compounds: 去皮 → 去皮(皮), 切丝 → 切(丝)
                     items.append(("ingredient", obj, end - len(obj), end))
@@ -165,9 +169,9 @@ class RecipeParser:
                 items.append((exact_noun, w, start, end))
             elif w in _FORWARD_PREPS and not is_verb:
                 items.append(("prep", w, start, end))
-            elif t.pos in _DURATION_POS and (unit := self._unit_noun(w)):
+            elif pos in _DURATION_POS and (unit := self._unit_noun(w)):
                 items.append((unit[1], unit[0], end - len(unit[0]), end))
-            elif parts and not t.pos.startswith("v"):
+            elif parts and not pos.startswith("v"):
                 items.extend((kind, form, start + s, start + s + len(form)) for form, kind, s in parts)
             elif xverb:
                 items.append(("xverb", xverb, start, end))
@@ -177,7 +181,7 @@ class RecipeParser:
                 items.append(("other", w, start, end))
             kind = items[first][0]
             kind = "other" if kind in ("xverb", "obj") else kind  # the CRG reading's view
-            rel = kind == "verb" or (rel and kind == "other" and len(w) == 1 and t.pos[:1] in "auv")
+            rel = kind == "verb" or (rel and kind == "other" and len(w) == 1 and pos[:1] in "auv")
         return items
 
     def _unit_noun(self, word: str) -> tuple[str, str] | None:
@@ -612,6 +616,7 @@ _NOUN_POS = {"n", "nz", "nr", "ns", "nt", "nw", "PER", "LOC", "ORG", "ng", "nrt"
 _LOCATIVES = "中里内上下边底"
 _FORWARD_PREPS = {"把", "将", "在", "往", "向", "于", "从", "给", "用", "拿", "以", "按", "根据", "对", "让", "被"}
 _BRACKETS = {"(": ")", "（": "）", "【": "】", "[": "]"}
+_POS = itemgetter(1)  # a token's part of speech
 
 
 def _check_text(text) -> None:
@@ -620,7 +625,11 @@ def _check_text(text) -> None:
 
 
 def _merge_adverbial_verbs(tokens: list[Token]) -> list[Token]:
-    """LAC splits 翻炒 into 翻/vd + 炒/v; LTP (which CRG used) keeps one word, i.e. one action 翻."""
+    """LAC splits 翻炒 into 翻/vd + 炒/v; LTP (which CRG used) keeps one word, i.e. one action 翻.
+
+    Most clauses have no adverbial verb: they are returned as they are (the test runs in C)."""
+    if "vd" not in map(_POS, tokens):
+        return tokens
     out: list[Token] = []
     for t in tokens:
         if out and out[-1].pos == "vd" and t.pos == "v" and out[-1].end == t.start:
@@ -639,7 +648,10 @@ def _unique(xs) -> list[str]:
 
 def _parenthesised(text: str) -> set[int]:
     """Character positions inside brackets: asides (``(我个人很喜欢蒜)``) hold no actions (CRG skips them)."""
-    hidden, depth = set(), 0
+    hidden: set[int] = set()
+    if not any(ch in text for ch in _BRACKETS):  # most recipes have no aside: no walk over their characters
+        return hidden
+    depth = 0
     closers = set(_BRACKETS.values())
     for i, ch in enumerate(text):
         if ch in "。！？!?\n":  # an unclosed bracket hides at most the rest of its sentence
