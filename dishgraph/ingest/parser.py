@@ -46,6 +46,9 @@ class RecipeParser:
         self._role_memo: dict[tuple[str, str], str] = {}  # (form, kind) -> role
         self._words: dict[str, tuple] = {}  # word -> its glossary facts (``_word_facts``)
         self._protos: dict[tuple, ProtoAction] = {}  # surface triple -> proto-action (``proto``)
+        # typed surface triple -> key (``_typed_key``). Only the key is kept: a memo of proto-actions, each
+        # with two frozensets and a dict, held as many objects again as the CRG one for the collector to walk.
+        self._typed_keys: dict[tuple, str] = {}
 
     @property
     def name(self) -> str:
@@ -53,7 +56,7 @@ class RecipeParser:
 
     def __getstate__(self) -> dict:
         """Pickles (to parse workers) leave the memo tables behind: they refill in a few recipes."""
-        return {**self.__dict__, "_words": {}, "_protos": {}, "_role_memo": {}}
+        return {**self.__dict__, "_words": {}, "_protos": {}, "_typed_keys": {}, "_role_memo": {}}
 
     # ------------------------------------------------------------ splitting
     def clauses(self, text: str) -> list[Clause]:
@@ -411,16 +414,18 @@ class RecipeParser:
         """The typed reading lifted to glossary classes, as a proto-action key: the verb's class, its foods'
         classes, its tool objects' classes (切丝 after 洋葱洗净: ``切|洋葱|``, where the CRG reading has ``切|丝|``)."""
         tools = tuple([o.form for o in a.objects if o.role == "tool"])
-        triple = ("typed", a.verb, tuple(a.foods), tools)
-        proto = self._protos.get(triple)
-        if proto is None:
-            proto = ProtoAction(
+        triple = (a.verb, tuple(a.foods), tools)
+        key = self._typed_keys.get(triple)
+        if key is None:
+            if len(self._typed_keys) >= _WORD_MEMO:
+                self._typed_keys.clear()
+            key = ProtoAction(
                 self._verbs.get(a.verb, a.verb),
                 frozenset(self._ingr[f] for f in a.foods if f in self._ingr),
                 frozenset(self._tools[t] for t in tools if t in self._tools),
-            )
-            self._protos[triple] = proto
-        return proto.key
+            ).key
+            self._typed_keys[triple] = key
+        return key
 
     def proto(self, a: Action) -> ProtoAction:
         """Lift surface forms to glossary classes (memoised: the same surface triples recur)."""
