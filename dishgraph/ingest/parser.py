@@ -13,10 +13,12 @@ typed reading also reads compound actions the glossary lacks, lets light verbs (
 
 from __future__ import annotations
 
+import gc
 import re
 from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from operator import itemgetter
-from collections.abc import Callable
 
 from dishgraph.actions import Action, ProtoAction, TypedObject
 from dishgraph.ingest.clauses import Clause, split_clauses
@@ -360,8 +362,9 @@ class RecipeParser:
     def parse(self, text: str) -> list[Action]:
         """All actions in ``text`` in reading order; ``proto`` is set for every action (glossary classes)."""
         _check_text(text)
-        clauses = self.clauses(text)
-        return self._actions(text, clauses, [self.segmenter.cut(cl.text) for cl in clauses])
+        with _collector_paused():
+            clauses = self.clauses(text)
+            return self._actions(text, clauses, [self.segmenter.cut(cl.text) for cl in clauses])
 
     def parse_many(self, texts: list[str]) -> list[list[Action]]:
         """``parse`` for many recipes, segmenting all their clauses in one call (LAC batches them: the
@@ -371,6 +374,11 @@ class RecipeParser:
         cut_many = getattr(self.segmenter, "cut_many", None)
         if cut_many is None:
             return [self.parse(t) for t in texts]
+        with _collector_paused():
+            return self._parse_batch(texts, cut_many)
+
+    def _parse_batch(self, texts: list[str], cut_many: Callable) -> list[list[Action]]:
+        """``parse_many`` with a segmenter that cuts many clauses in one call."""
         per_text = [self.clauses(t) for t in texts]
         flat = [cl.text for cls in per_text for cl in cls]
         # Segment each distinct clause once, and only clauses that can hold an action: a verb is always a
@@ -622,6 +630,23 @@ _LOCATIVES = "中里内上下边底"
 _FORWARD_PREPS = {"把", "将", "在", "往", "向", "于", "从", "给", "用", "拿", "以", "按", "根据", "对", "让", "被"}
 _BRACKETS = {"(": ")", "（": "）", "【": "】", "[": "]"}
 _POS = itemgetter(1)  # a token's part of speech
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a parse runs. A parse makes many small containers (tokens, items,
+    actions and their lists) and no reference cycles, so every one of them is freed by reference counting;
+    the collector, triggered by the count of containers made, would instead walk every live object again and
+    again (the glossary, the memos, the batch's actions so far), 10-15% of a parse, collecting nothing.
+    Where the caller already turned it off, it stays off."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _check_text(text) -> None:
