@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def action_fields(a) -> dict:
@@ -44,30 +43,33 @@ def recipe_line(label: str, i: int, actions: list) -> str:
     return json.dumps({"r": f"{label}#{i}", "actions": [action_fields(a) for a in actions]}, ensure_ascii=False)
 
 
-def read_texts(data: Path, xcf: int, classic: int) -> dict[str, list[str]]:
-    """The sample's recipe texts by corpus (the first ``xcf`` / ``classic`` lines, every CRG base recipe)."""
+def read_texts(data: Path, xcf: int, classic: int, crg: int | None = None) -> dict[str, list[str]]:
+    """The sample's recipe texts by corpus (the first ``xcf`` / ``classic`` lines, the first ``crg`` CRG base
+    recipes, all by default)."""
     from dishgraph.eval.parse_recall import read_base_recipes
 
     def head(path: Path, n: int) -> list[str]:
         with open(path, encoding="utf-8") as fh:
             return [json.loads(line)["text"] for line, _ in zip(fh, range(n))]
 
-    crg = data / "counterfactual"
+    base = [t for ts in read_base_recipes(data / "counterfactual").values() for t in ts]
     return {
         "xiachufang": head(data / "xiachufang" / "recipes.jsonl", xcf),
         "classic": head(data / "classic" / "recipes.jsonl", classic),
-        "crg": [t for ts in read_base_recipes(crg).values() for t in ts],
+        "crg": base[:crg],
     }
 
 
-def fingerprint_lines(data: Path, xcf: int, classic: int, jieba_share: int, single: int) -> Iterator[str]:
+def fingerprint_lines(
+    data: Path, xcf: int, classic: int, jieba_share: int, single: int, crg: int | None = None
+) -> Iterator[str]:
     """The sample's lines: every corpus with LAC (``parse_many`` in chunks of 250, as ingest runs it), every
     ``jieba_share``-th recipe with jieba, and the first ``single`` of each corpus through ``parse``."""
     from dishgraph.ingest.glossary import Glossary
     from dishgraph.ingest.parser import RecipeParser
 
     glossary = Glossary.load(data / "counterfactual" / "glossary.json")
-    texts = read_texts(data, xcf, classic)
+    texts = read_texts(data, xcf, classic, crg)
     for seg in ("lac", "jieba"):
         parser = RecipeParser(glossary, segmenter=seg)
         for corpus, ts in texts.items():
@@ -78,6 +80,14 @@ def fingerprint_lines(data: Path, xcf: int, classic: int, jieba_share: int, sing
                     yield recipe_line(f"{seg}/many/{corpus}", i, acts)
             for i, t in enumerate(ts[:single]):
                 yield recipe_line(f"{seg}/one/{corpus}", i, parser.parse(t))
+
+
+def digest(lines: Iterator[str]) -> str:
+    """sha256 of the lines, each ended by a newline (what ``main`` prints for its file)."""
+    h = hashlib.sha256()
+    for line in lines:
+        h.update(line.encode("utf-8") + b"\n")
+    return h.hexdigest()
 
 
 def compare(ours: Path, theirs: Path) -> int:
@@ -109,8 +119,7 @@ def main() -> int:
     ap.add_argument("--jieba-share", type=int, default=4, help="every Nth recipe also with jieba")
     ap.add_argument("--single", type=int, default=300, help="first N of each corpus also through parse()")
     args = ap.parse_args()
-    sys.path.insert(0, str(ROOT))
-    from dishgraph import config
+    from dishgraph import config  # the package PYTHONPATH names: another tree's parser can be fingerprinted
 
     data = config.data_dir(args.data)
     digest = hashlib.sha256()
