@@ -170,3 +170,29 @@ def test_parse_many_segments_each_clause_that_can_hold_an_action_once(parser):
         (a.verb, a.ingredients) for a in parser.parse("热锅，倒油，放入姜片炒香。")
     ]
     assert out[2] == []
+
+
+def test_parsing_leaves_the_cycle_collector_as_it_found_it(parser):
+    """Parses pause the cycle collector while they run (speed) and give it back as it was, also on an error."""
+    import gc
+
+    def failing_cut(text):
+        raise RuntimeError("segmenter down")
+
+    assert gc.isenabled()
+    parser.parse("洗净油菜，切段。")
+    parser.parse_many(["洗净油菜，切段。", "热锅，倒油。"])
+    assert gc.isenabled()
+    parser.segmenter.cut = failing_cut
+    try:
+        with pytest.raises(RuntimeError):
+            parser.parse("洗净油菜，切段。")
+    finally:
+        del parser.segmenter.cut
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parser.parse("洗净油菜，切段。")
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()

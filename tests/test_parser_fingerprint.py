@@ -1,0 +1,24 @@
+"""The rule parser's output on a fixed sample of real recipes, every Action field of both readings (CRG and
+typed), against the digest recorded when it last changed on purpose (``benchmarks/parse_fingerprint.py``).
+
+A change meant only to make parsing faster must leave this digest alone. A change meant to alter parses updates
+it, after a look at the differences: fingerprint the sample before and after with the benchmark script
+(``--against``), which prints the first differing recipe and field.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from parse_fingerprint import digest, fingerprint_lines  # noqa: E402
+
+# 100 XiaChuFang, 100 classic and 100 CRG base recipes through parse_many, the first 20 of each also through
+# parse, with LAC and with jieba.
+SAMPLE = {"xcf": 100, "classic": 100, "crg": 100, "jieba_share": 1, "single": 20}
+DIGEST = "e0260de146f44d1e452ba41de2460dcfbbb880ec5867dfafa4bce9018ee86e29"
+
+
+def test_parses_of_the_sample_are_unchanged(data_dir):
+    assert digest(fingerprint_lines(data_dir, **SAMPLE)) == DIGEST
