@@ -38,6 +38,7 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z_\-']*")
 X, R = "{X}", "{R}"
 FOOD_SHARE = 0.5  # a word is food when rows naming it list it in their input at least this often
 NONFOOD_SHARE = 0.15  # ... and never food (even in an ingredient line: oven, degrees) below this
+NONFOOD_ROWS = 5  # ... among at least this many rows naming it (3 and shares up to 0.45: the same on val)
 MAX_REST = 3  # other inputs written out in an output  # template slots: the main comestible, the other inputs joined
 
 
@@ -138,7 +139,7 @@ def template_of(output: str, main: str, rest: str) -> str | None:
     return " ".join(toks)
 
 
-def learn(tables: Sequence[PCSTable], selector: bool = False, **namer_knobs) -> Learned:
+def learn(tables: Sequence[PCSTable], selector: bool | str = False, **namer_knobs) -> Learned:
     lr = Learned()
     named_rows = []  # (action, inputs, output, main, title) for the namer, main picked as the tracker does
     item_words: Counter = Counter()  # instruction word -> rows where it is also a word of an input item
@@ -175,11 +176,15 @@ def learn(tables: Sequence[PCSTable], selector: bool = False, **namer_knobs) -> 
             if row.output:
                 produced.add(_key(row.output))
     lr.foods = {w for w, n in seen_words.items() if n >= 3 and item_words[w] / n >= FOOD_SHARE}
-    lr.nonfood = {w for w, n in seen_words.items() if n >= 5 and item_words[w] / n < NONFOOD_SHARE}
+    lr.nonfood = {w for w, n in seen_words.items() if n >= NONFOOD_ROWS and item_words[w] / n < NONFOOD_SHARE}
     lr.namer = Namer.learn(named_rows, **namer_knobs)
     lr.no_food = NoFood.learn(tables, lr)
     lr.renamed = renames(tables)
-    if selector:
+    if selector == "chained":  # learned on our own chained history (the rules tracker's), not the gold one
+        method, lr.namer.method = lr.namer.method, "mode"  # the mode words alike and is 10 times faster
+        lr.selector = Selector.learn(selector_examples(tables, lr, tracker=Tracker(lr)))
+        lr.namer.method = method
+    elif selector:
         lr.selector = Selector.learn(selector_examples(tables, lr))
     return lr
 
@@ -282,6 +287,7 @@ def candidates(row: PCSRow, kitchen: Kitchen, named: Sequence[str], na_rate: flo
     the live comestible it resolves to, the previous output and a few earlier ones (`Selector` decides)."""
     a = action_key(row.action)
     words = set(_key(row.instruction).split())
+    instr = set(content_words(row.instruction))
     shared = {
         "action=" + a: 1,
         "named": min(len(named), 4),
@@ -304,6 +310,14 @@ def candidates(row: PCSRow, kitchen: Kitchen, named: Sequence[str], na_rate: flo
         f["used"] = item in kitchen.used
         f["produced"] = _key(item) in kitchen.produced
         f["length"] = min(len(_key(item).split()), 6)
+        mine = content_words(item)
+        if mine:  # how much of the candidate the instruction names (``sauce`` in ``spread the sauce``)
+            share = sum(w in instr for w in mine) / len(mine)
+            f["overlap"] = share
+            f[f"kind*overlap={kind}|{round(2 * share)}"] = 1
+            f["head_named"] = mine[-1] in instr
+        f["last_output"] = item == kitchen.prev
+        f["step"] = min(kitchen.step_no, 12) / 12
         out.append((item, group, f))
 
     for i, m in enumerate(named):
@@ -359,19 +373,34 @@ class Selector:
         return out
 
 
-def selector_examples(tables: Sequence[PCSTable], learned: Learned, merge: bool = False) -> list[tuple[dict, bool]]:
-    """Candidates of every train row, read with the gold earlier outputs, labelled by the gold input set."""
+def selector_examples(
+    tables: Sequence[PCSTable], learned: Learned, merge: bool = False, tracker: Tracker | None = None
+) -> list[tuple[dict, bool]]:
+    """Candidates of every train row, labelled by the gold input set. Read with the gold earlier outputs,
+    or, given a ``tracker``, with that tracker's own chained outputs (the history the selector meets at
+    prediction time): a candidate that is our output of step j is then an input when the annotator's input
+    holds *their* output of step j (which comestible it is, not how we worded it)."""
     out = []
     for t in tables:
         kitchen = Kitchen()
         ingredient_words = {w for line in t.ingredients for w in content_words(line)}
         foods = learned.foods | (ingredient_words - learned.nonfood)
-        for row in t.rows:
+        source: dict[str, int] = {}  # an output in the kitchen -> the step that made it
+        for k, row in enumerate(t.rows):
             gold = {_key(x) for x in row.inputs}
             named = mentions(row.instruction, foods, merge=merge)
             na = learned.rate(learned.na, learned.rows, action_key(row.action), 0.1)
-            out += [(f, _key(item) in gold) for item, _, f in candidates(row, kitchen, named, na)]
-            kitchen.update(row.inputs, row.output)
+            for item, _, f in candidates(row, kitchen, named, na):
+                j = source.get(item)
+                made = j is not None and bool(t.rows[j].output) and _key(t.rows[j].output or "") in gold
+                out.append((f, _key(item) in gold or made))
+            if tracker is None:
+                inputs, output = row.inputs, row.output
+            else:
+                inputs, output = tracker.step(row, kitchen, ingredient_words, t.title)
+            kitchen.update(inputs, output)
+            if kitchen.history and output:
+                source[kitchen.history[-1]] = k
     return out
 
 
@@ -468,7 +497,8 @@ class Tracker:
         if self.wording == "namer":
             name = main if len(_key(main).split()) <= self.full_name else kitchen.short(main)
             rest = [x if len(_key(x).split()) <= self.full_name else kitchen.short(x) for x in inputs if x != main]
-            output = self.learned.namer.name(a, inputs, name, rest, title)
+            also = (kitchen.short(main), self.learned.namer.bare(main)) if self.learned.namer.hedge_share else ()
+            output = self.learned.namer.name(a, inputs, name, rest, title, also=also)
             if self.chain_by and output:  # later steps take the step's likeliest exact name as their input
                 kitchen.next_name = self.learned.namer.name(a, inputs, name, rest, title, self.chain_by)
             return inputs, output
