@@ -139,7 +139,7 @@ def template_of(output: str, main: str, rest: str) -> str | None:
     return " ".join(toks)
 
 
-def learn(tables: Sequence[PCSTable], selector: bool | str = False, **namer_knobs) -> Learned:
+def learn(tables: Sequence[PCSTable], selector: bool | str = True, **namer_knobs) -> Learned:
     lr = Learned()
     named_rows = []  # (action, inputs, output, main, title) for the namer, main picked as the tracker does
     item_words: Counter = Counter()  # instruction word -> rows where it is also a word of an input item
@@ -150,7 +150,7 @@ def learn(tables: Sequence[PCSTable], selector: bool | str = False, **namer_knob
         for k, row in enumerate(t.rows):
             a = action_key(row.action)
             if row.inputs:
-                named_rows.append((a, row.inputs, row.output, kitchen.main(row.inputs), t.title))
+                named_rows.append((a, row.inputs, row.output, kitchen.main(row.inputs), t.title, row.instruction))
             kitchen.update(row.inputs, row.output)
             lr.rows[a] += 1
             lr.rows[""] += 1
@@ -183,6 +183,12 @@ def learn(tables: Sequence[PCSTable], selector: bool | str = False, **namer_knob
     if selector == "chained":  # learned on our own chained history (the rules tracker's), not the gold one
         method, lr.namer.method = lr.namer.method, "mode"  # the mode words alike and is 10 times faster
         lr.selector = Selector.learn(selector_examples(tables, lr, tracker=Tracker(lr)))
+        lr.namer.method = method
+    elif selector == "dagger":  # the gold history's examples plus those of the gold-trained selector's own
+        gold = selector_examples(tables, lr)
+        lr.selector = Selector.learn(gold)
+        method, lr.namer.method = lr.namer.method, "mode"
+        lr.selector = Selector.learn(gold + selector_examples(tables, lr, tracker=Tracker(lr, inputs="selector")))
         lr.namer.method = method
     elif selector:
         lr.selector = Selector.learn(selector_examples(tables, lr))
@@ -413,6 +419,7 @@ class NoFood:
 
     vectorizer: object = None
     model: object = None
+    _known: dict = field(default_factory=dict)  # step text -> probability
 
     @staticmethod
     def text(row: PCSRow, step_no: int, named: bool) -> str:
@@ -434,9 +441,18 @@ class NoFood:
         model = LogisticRegression(C=1.0, max_iter=2000).fit(vec.fit_transform(texts), labels)
         return cls(vectorizer=vec, model=model)
 
+    def prime(self, texts: Sequence[str]) -> None:
+        """Probabilities of many steps (`text`) at once, kept for `probability` (one call per table)."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._known]
+        if todo:
+            probs = self.model.predict_proba(self.vectorizer.transform(todo))[:, 1]  # type: ignore[attr-defined]
+            self._known.update(zip(todo, map(float, probs)))
+
     def probability(self, row: PCSRow, step_no: int, named: bool) -> float:
-        x = self.vectorizer.transform([self.text(row, step_no, named)])  # type: ignore[attr-defined]
-        return float(self.model.predict_proba(x)[0, 1])  # type: ignore[attr-defined]
+        text = self.text(row, step_no, named)
+        if text not in self._known:
+            self.prime([text])
+        return self._known[text]
 
 
 @dataclass
@@ -447,11 +463,26 @@ class Tracker:
     na_strong: float = 0.5  # an action this often without food (preheat) takes none even when words match
     full_name: int = 5  # a main input this short is named in full in the output (else its core name; val)
     merge: bool = False  # adjacent food words as one item (tuned on val: off)
-    inputs: str = "rules"  # rules (named foods, else the previous output) | selector (learned; lost on val)
+    inputs: str = "selector"  # selector (learned: `Selector`; val) | rules (named foods, else the previous output)
     rename: bool = False  # (lost on val) name a step's input afresh where annotators mostly did (`renames`)
     na_p: float = 0.15  # no input when the no-food classifier says this likely (1: the per-action rates instead)
     chain_by: str = ""  # the name later steps take: "" the output cell's | mode (likeliest exact wording)
     wording: str = "namer"  # namer (`dishgraph.pcs.namer`) | template (the action's most frequent template)
+
+    def prime(self, table: PCSTable) -> None:
+        """What a table's steps need that does not depend on the chain (the no-food probabilities, the
+        namer's nearest train rows), computed for all its steps at once: per-step model calls were most of
+        the benchmark's time."""
+        ingredient_words = {w for line in table.ingredients for w in content_words(line)}
+        foods = self.learned.foods | (ingredient_words - self.learned.nonfood)
+        if self.learned.no_food is not None and self.na_p < 1:
+            self.learned.no_food.prime(
+                [
+                    NoFood.text(row, k, bool(mentions(row.instruction, foods, merge=self.merge)))
+                    for k, row in enumerate(table.rows)
+                ]
+            )
+        self.learned.namer.prime([(action_key(row.action), row.instruction) for row in table.rows])
 
     def step(
         self, row: PCSRow, kitchen: Kitchen, ingredient_words: set[str], title: str = ""
@@ -498,7 +529,7 @@ class Tracker:
             name = main if len(_key(main).split()) <= self.full_name else kitchen.short(main)
             rest = [x if len(_key(x).split()) <= self.full_name else kitchen.short(x) for x in inputs if x != main]
             also = (kitchen.short(main), self.learned.namer.bare(main)) if self.learned.namer.hedge_share else ()
-            output = self.learned.namer.name(a, inputs, name, rest, title, also=also)
+            output = self.learned.namer.name(a, inputs, name, rest, title, also=also, instruction=row.instruction)
             if self.chain_by and output:  # later steps take the step's likeliest exact name as their input
                 kitchen.next_name = self.learned.namer.name(a, inputs, name, rest, title, self.chain_by)
             return inputs, output
@@ -517,6 +548,8 @@ def predict_table(table: PCSTable, model: str, setting: str, tracker: Tracker | 
     kitchen = Kitchen()
     ingredient_words = {w for line in table.ingredients for w in content_words(line)}
     foods = (tracker.learned.foods if tracker else set()) | ingredient_words  # the floor knows no train words
+    if tracker is not None and model == "tracker":
+        tracker.prime(table)
     out = []
     for row in table.rows:
         if model == "prev-output":
@@ -549,7 +582,7 @@ def predict(
         if model == "tracker" and not train and learned is None:
             raise ValueError("the tracker learns from train tables: give --train")
         if model == "tracker" and learned is None:
-            learned = learn(train, selector=knobs.get("inputs") == "selector")
+            learned = learn(train, selector=knobs.get("inputs", "selector") == "selector")
         tracker = Tracker(learned, **knobs) if model == "tracker" and learned else None
         predicted = [
             PCSTable(id=t.id, title=t.title, rows=predict_table(t, model, setting, tracker), annotator=t.annotator)
