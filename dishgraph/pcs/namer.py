@@ -21,6 +21,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 X, R, T, V = "{X}", "{R}", "{T}", "{V}"
 SLOTS = (X, R, T, V)
@@ -56,7 +57,12 @@ DISH_NOISE = frozenset({"recipe", "recipes", "easy", "best", "my", "the", "homem
 
 def toks(text: str | None) -> list[str]:
     """The scorer's tokens (lower case, any non-alphanumeric a separator): ``Pizza_Crust`` = ``pizza crust``."""
-    return [w for w in _NON_ALNUM.sub(" ", (text or "").lower()).split() if w]
+    return list(_toks(text or ""))
+
+
+@lru_cache(maxsize=1 << 16)
+def _toks(text: str) -> tuple[str, ...]:  # the same few thousand names are split over and over
+    return tuple(w for w in _NON_ALNUM.sub(" ", text.lower()).split() if w)
 
 
 def regular_participle(verb: str) -> str:
@@ -348,9 +354,22 @@ def mbr(weighted: Counter, hypotheses: int = 0, evidence_top: int = 0) -> str:
     ``hypotheses`` likeliest are tried (0: all), the ``evidence_top`` likeliest counting as evidence (0: all)."""
     items = [(text, toks(text), w) for text, w in weighted.most_common()]
     evidence = [(_masks(tt), len(tt), w) for _, tt, w in items[: evidence_top or len(items)]]
+    tried = hypotheses or len(items)
+    known: dict[tuple[int, int], int] = {}  # LCS is symmetric: a pair of tried candidates is computed once
+
+    def common(i: int, tt: list[str], j: int, masks: dict[str, int], n: int) -> int:
+        if j >= tried:
+            return _lcs_bits(tt, masks, n)
+        key = (i, j) if i < j else (j, i)
+        if key not in known:
+            known[key] = _lcs_bits(tt, masks, n)
+        return known[key]
+
     best, best_gain = items[0][0], -1.0
-    for text, tt, _ in items[: hypotheses or len(items)]:
-        gain = sum(w * 2 * _lcs_bits(tt, masks, n) / (len(tt) + n) for masks, n, w in evidence if n and tt)
+    for i, (text, tt, _) in enumerate(items[:tried]):
+        gain = sum(
+            w * 2 * common(i, tt, j, masks, n) / (len(tt) + n) for j, (masks, n, w) in enumerate(evidence) if n and tt
+        )
         if gain > best_gain:
             best, best_gain = text, gain
     return best

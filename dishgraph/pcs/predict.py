@@ -25,6 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from dishgraph.pcs.namer import Namer, T, dish_name, participle
@@ -42,7 +43,8 @@ NONFOOD_ROWS = 5  # ... among at least this many rows naming it (3 and shares up
 MAX_REST = 3  # other inputs written out in an output  # template slots: the main comestible, the other inputs joined
 
 
-def _key(text: str) -> str:
+@lru_cache(maxsize=1 << 16)
+def _key(text: str) -> str:  # cached: the selector's examples ask for the same names many times
     return " ".join(w for w in re.split(r"[^a-z0-9]+", text.lower()) if w)
 
 
