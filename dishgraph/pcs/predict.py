@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from dishgraph.pcs.namer import Namer, T, dish_name, participle
 from dishgraph.pcs.tables import PCSRow, PCSTable, format_input_cell, read_pcs, table_rows
 from dishgraph.pcs.words import STOP, content_words, singular
@@ -365,7 +367,7 @@ class Selector:
         """The likely candidates, one per group (a named food or the comestible it resolves to)."""
         if not cands:
             return []
-        probs = self.model.predict_proba(self.vectorizer.transform([f for _, _, f in cands]))[:, 1]  # type: ignore[attr-defined]
+        probs = _positive(self.model, self.vectorizer.transform([f for _, _, f in cands]))  # type: ignore[attr-defined]
         best: dict[str, tuple[float, int]] = {}
         for k, ((_, group, _), p) in enumerate(zip(cands, probs)):
             if p >= self.threshold and p > best.get(group, (-1.0, 0))[0]:
@@ -379,6 +381,15 @@ class Selector:
             if k in chosen and item not in out:
                 out.append(item)
         return out
+
+
+def _positive(model, x):
+    """``model.predict_proba(x)[:, 1]`` of a binary logistic regression, computed as sklearn does (the
+    logistic of ``x @ coef.T + intercept``) without its per-call input checks: called once per step, those
+    checks were a sixth of the benchmark's time."""
+    from scipy.special import expit
+
+    return expit(np.asarray(x @ model.coef_.T).ravel() + model.intercept_[0])
 
 
 def selector_examples(
