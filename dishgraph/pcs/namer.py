@@ -10,9 +10,11 @@ spell it), so that one template serves every recipe: ``{V} {X}``, ``{X} topped w
 Templates are counted per action and input shape (one item or several), with the whole train set as the
 back-off for rare actions. A step's output is then chosen among the filled templates of its action by
 **minimum Bayes risk** under ROUGE-L: the candidate with the highest expected ROUGE-L against the others,
-weighted by how often each was written (and, optionally, by how similar the instruction is to the train
-rows that wrote it). The mode (most frequent template) and the instruction-weighted neighbours are kept as
-alternatives (`Namer.mode`, ``neighbours``) because the choice between them was made on val.
+weighted by how often each was written, mixed with the templates of the train rows whose instruction is most
+like the step's (`Namer.near`). Because our own chained name of the comestible worked on is often not the
+annotator's, the templates are also filled with its bare and core names (`Namer.hedge`), and a participle
+template drops the name's own leading participles (`Namer.bare`). The mode (most frequent template) is kept
+as an alternative (``method="mode"``) because the choice between them was made on val.
 """
 
 from __future__ import annotations

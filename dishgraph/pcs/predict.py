@@ -10,8 +10,9 @@ instructions, actions and the recipe's ingredient list. Two settings:
 
 Floors: ``prev-output`` (input = the previous step's output, output = input unchanged), ``mentions`` (input
 = the food words the instruction names, output = input unchanged). The tracker (`Tracker`) keeps a kitchen
-state (which comestible each food word now lives in) and learns from the train tables how often an action
-takes no food, how often it carries the previous output along; the output is worded by `Namer`
+state (which comestible each food word now lives in) and learns from the train tables whether a step takes
+no food (`NoFood`) and which of its candidates (named foods, their live comestibles, recent outputs) are its
+inputs (`Selector`); the output is worded by `Namer`
 (`dishgraph.pcs.namer`), the annotators' templates learned from train, and the next steps take that wording
 as their input, as the annotators reused their own earlier outputs.
 """
