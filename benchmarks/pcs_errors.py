@@ -36,7 +36,12 @@ KINDS = (
     "comestible extra",
     "other comestibles",
 )
-BEFORE = {"wording": "template", "full_name": 3, "na_p": 1.0}  # the tracker as the first analysis read it
+BEFORE = {
+    "wording": "template",
+    "full_name": 3,
+    "na_p": 1.0,
+    "inputs": "rules",
+}  # the tracker as the first analysis read it
 
 
 def identities(rows: list[dict]) -> list[set]:

@@ -68,3 +68,48 @@ def test_chained_inputs_carry_the_namers_wording_and_beat_the_previous_tracker_o
     same_inputs = score(predict(val, "tracker", "chained", train, wording="template", full_name=3), gold)
     assert new["output_rouge_l"] > same_inputs["output_rouge_l"] + 2  # the namer's share of the gain
     assert new["output_bleu"] > same_inputs["output_bleu"] + 2
+
+
+def test_a_participle_template_replaces_the_main_inputs_participles(namer):
+    # annotators write `spread dough` after `kneaded dough` more often than `spread kneaded dough`
+    assert namer.bare("kneaded made pizza dough") == "pizza dough" and namer.bare("kneaded") == "kneaded"
+    assert namer.fill(f"{V} {X}", "spread", "kneaded dough", [], "t") == "spread dough"
+    assert namer.fill(f"{X} {V} with {R}", "top", "kneaded dough", ["sauce"], "t") == "kneaded dough topped with sauce"
+
+
+def test_hedging_spreads_weight_over_the_main_inputs_other_names(namer):
+    hedged = namer.hedge("kneaded pizza dough", ["dough", "pizza dough", "Kneaded Pizza_Dough"])
+    assert hedged == [("kneaded pizza dough", 0.5), ("dough", 0.25), ("pizza dough", 0.25)]
+    assert namer.hedge("dough", ["dough"]) == [("dough", 1.0)]
+
+
+def test_mbr_evidence_can_be_capped():
+    weighted = Counter({"baked pizza": 1.2, "baked chicken pizza": 1.0, "chicken pizza": 1.2})
+    assert mbr(weighted, evidence_top=1) == "baked pizza"  # only the likeliest is evidence: it wins
+
+
+def test_selector_probabilities_equal_sklearns():
+    import numpy as np
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from dishgraph.pcs.predict import _positive
+
+    rows = [{"a": 1, "b": k % 3} for k in range(30)] + [{"c": 1, "b": k % 2} for k in range(30)]
+    vec = DictVectorizer()
+    x = vec.fit_transform(rows)
+    model = LogisticRegression().fit(x, [1] * 30 + [0] * 30)
+    assert np.array_equal(_positive(model, x), model.predict_proba(x)[:, 1])
+
+
+def test_the_second_rounds_choice_beats_the_first_on_val(release):
+    """The learned selector with the namer's strip, hedge and neighbours (the defaults) against the first
+    round's choice (rules inputs, the namer without them), both chained on val (docs/pcs.md)."""
+    train, val = release
+    gold = gold_rows(val)
+    new = score(predict(val, "tracker", "chained", train), gold)
+    first = learn(train, selector=False, neighbours=0)
+    first.namer.strip, first.namer.hedge_share, first.namer.evidence = False, 0.0, 0
+    old = score(predict(val, "tracker", "chained", train, first, inputs="rules"), gold)
+    assert round(old["input_ema"], 1) == 19.8 and round(old["output_rouge_l"], 1) == 42.6
+    assert round(new["input_ema"], 1) == 22.6 and round(new["output_rouge_l"], 1) == 46.4

@@ -183,6 +183,7 @@ def agreement(
 def benchmark(
     data: Path = typer.Argument(..., help="The release directory (train/, val/, test/)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random split."),
+    workers: int = typer.Option(2, "--workers", min=1, help="Processes: the two splits at once (1: in turn)."),
     as_json: bool = JsonOpt,
     json_out: Path | None = JsonOutOpt,
 ):
@@ -191,7 +192,7 @@ def benchmark(
     from dishgraph.pcs.tables import PCSFormatError
 
     with exit_on(PCSFormatError, ValueError, FileNotFoundError, code=1):
-        res = run(data, seed)
+        res = run(data, seed, workers)
     if as_json or json_out:
         emit_json(res, json_out)
         if as_json:

@@ -10,9 +10,11 @@ spell it), so that one template serves every recipe: ``{V} {X}``, ``{X} topped w
 Templates are counted per action and input shape (one item or several), with the whole train set as the
 back-off for rare actions. A step's output is then chosen among the filled templates of its action by
 **minimum Bayes risk** under ROUGE-L: the candidate with the highest expected ROUGE-L against the others,
-weighted by how often each was written (and, optionally, by how similar the instruction is to the train
-rows that wrote it). The mode (most frequent template) and the instruction-weighted neighbours are kept as
-alternatives (`Namer.mode`, ``neighbours``) because the choice between them was made on val.
+weighted by how often each was written, mixed with the templates of the train rows whose instruction is most
+like the step's (`Namer.near`). Because our own chained name of the comestible worked on is often not the
+annotator's, the templates are also filled with its bare and core names (`Namer.hedge`), and a participle
+template drops the name's own leading participles (`Namer.bare`). The mode (most frequent template) is kept
+as an alternative (``method="mode"``) because the choice between them was made on val.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 X, R, T, V = "{X}", "{R}", "{T}", "{V}"
 SLOTS = (X, R, T, V)
@@ -56,7 +59,12 @@ DISH_NOISE = frozenset({"recipe", "recipes", "easy", "best", "my", "the", "homem
 
 def toks(text: str | None) -> list[str]:
     """The scorer's tokens (lower case, any non-alphanumeric a separator): ``Pizza_Crust`` = ``pizza crust``."""
-    return [w for w in _NON_ALNUM.sub(" ", (text or "").lower()).split() if w]
+    return list(_toks(text or ""))
+
+
+@lru_cache(maxsize=1 << 16)
+def _toks(text: str) -> tuple[str, ...]:  # the same few thousand names are split over and over
+    return tuple(w for w in _NON_ALNUM.sub(" ", text.lower()).split() if w)
 
 
 def regular_participle(verb: str) -> str:
@@ -138,9 +146,18 @@ class Namer:
     backoff: float = 1.0  # weight of the pooled (all actions) templates beside the action's own (val)
     min_rows: int = 5  # below this many rows of its own, an action leans on the pool
     top: int = 25  # candidates (most frequent templates) considered per step
+    evidence: int = 40  # the likeliest this many candidates are `mbr`'s evidence (0: all; 40: -0.1 on val, 40% faster)
     mbr_top: int = 25  # of which the likeliest this many are tried by `mbr` (all are its evidence)
     by_head: dict = field(default_factory=lambda: defaultdict(Counter))  # (action, several, head word) -> Counter
     head_rows: float = 10.0  # rows of an input's head word that count as much as the action's own (0: off)
+    neighbours: int = 10  # train rows with the most similar instruction whose templates join the evidence (0: off; val)
+    nn_share: float = 0.6  # their share of the weight (val)
+    nn_vectorizer: object = None
+    nn_matrix: object = None
+    nn_templates: list = field(default_factory=list)  # (several, template) per row of `nn_matrix`
+    _nearest: dict = field(default_factory=dict)  # step text -> [(row of `nn_matrix`, cosine)], best first
+    hedge_share: float = 0.5  # weight of the main input's other names (`hedge`; 0: off; val)
+    strip: bool = True  # a participle template replaces the main input's leading participles (see `bare`)
 
     # ------------------------------------------------------------------------------------------ learning
     @classmethod
@@ -150,7 +167,7 @@ class Namer:
         like the verb (``rise`` → ``risen``, ``cut`` → ``cut``), else the regular form."""
         namer = cls(**knobs)
         starts: dict[str, Counter] = defaultdict(Counter)
-        for action, inputs, output, _main, _title in rows:
+        for action, inputs, output, _main, _title, *_ in rows:
             out = toks(output)
             in_words = {w for x in inputs for w in toks(x)}
             for w in out:
@@ -160,7 +177,8 @@ class Namer:
         for action, found in starts.items():
             word, n = found.most_common(1)[0]
             namer.participles[action] = word if n >= 2 else regular_participle(action)
-        for action, inputs, output, main, title in rows:
+        texts, found = [], []
+        for action, inputs, output, main, title, *instruction in rows:
             if not inputs:
                 continue
             namer.rows[action] += 1
@@ -171,6 +189,15 @@ class Namer:
             namer.templates[("", several)][tpl] += 1
             for h in sorted(heads(inputs)):
                 namer.by_head[(action, several, h)][tpl] += 1
+            if instruction:
+                texts.append(f"__{action} {instruction[0]}")
+                found.append((several, tpl))
+        if texts and namer.neighbours:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+
+            namer.nn_vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=1, sublinear_tf=True, token_pattern=r"\S+")
+            namer.nn_matrix = namer.nn_vectorizer.fit_transform([" ".join(toks(x)) for x in texts])
+            namer.nn_templates = found
         return namer
 
     def participle(self, action: str) -> str:
@@ -225,39 +252,126 @@ class Namer:
             out[tpl] += share * c / n
         return out
 
+    def bare(self, name: str) -> str:
+        """The name without its leading participles (``kneaded dough`` → ``dough``): annotators replace the
+        previous participle more often than they stack a new one on it (374 against 227 train rows)."""
+        words = toks(name)
+        done = set(self.participles.values()) | set(IRREGULAR.values())
+        k = 0
+        while k < len(words) - 1 and words[k] in done:
+            k += 1
+        return " ".join(words[k:])
+
     def fill(self, template: str, action: str, main: str, rest: Sequence[str], title: str) -> str:
         others = " and ".join(" ".join(toks(x)) for x in rest) or ""
         dish = " ".join(dish_name(title)) or "pizza"
+        if self.strip and V + " " + X in template:
+            template = template.replace(V + " " + X, V + " " + self.bare(main))
         text = template.replace(X, " ".join(toks(main)) or main).replace(R, others)
         text = text.replace(T, dish).replace(V, self.participle(action))
         return re.sub(r"\s+", " ", text).strip()
 
     def name(
-        self, action: str, inputs: Sequence[str], main: str, rest: Sequence[str], title: str, method: str = ""
+        self,
+        action: str,
+        inputs: Sequence[str],
+        main: str,
+        rest: Sequence[str],
+        title: str,
+        method: str = "",
+        also: Sequence[str] = (),
+        instruction: str = "",
     ) -> str | None:
         """The output of a step that works on ``main`` (with ``rest``) — None (``NA``) only when the
         annotators of this action wrote NA more often than anything. ``method`` overrides `method`."""
         weights = self.weights(action, inputs)
+        if instruction and self.neighbours and self.nn_vectorizer is not None:
+            weights = self.near(weights, action, len(inputs) > 1, instruction)
         if not weights:
             return main
         filled: Counter = Counter()
-        for tpl, w in weights.items():
-            filled[self.fill(tpl, action, main, rest, title) if tpl != "NA" else "NA"] += w
+        mains = self.hedge(main, also) if also else [(main, 1.0)]
+        for variant, share in mains:
+            for tpl, w in weights.items():
+                filled[self.fill(tpl, action, variant, rest, title) if tpl != "NA" else "NA"] += share * w
         if (method or self.method) == "mode" or len(filled) == 1:
             best = filled.most_common(1)[0][0]
         else:
-            best = mbr(filled, self.mbr_top)
+            best = mbr(filled, self.mbr_top, self.evidence)
         return None if best == "NA" else best
 
+    def prime(self, steps: Sequence[tuple[str, str]]) -> None:
+        """The nearest train rows of many (action, instruction) steps at once (one sparse product for a whole
+        table instead of one per step: the benchmark's time), kept for `near`."""
+        if not self.neighbours or self.nn_vectorizer is None:
+            return
+        texts = list(dict.fromkeys(t for a, i in steps if (t := " ".join(toks(f"__{a} {i}"))) not in self._nearest))
+        if not texts:
+            return
+        sims = (self.nn_matrix @ self.nn_vectorizer.transform(texts).T).toarray()  # type: ignore[attr-defined]
+        for col, text in enumerate(texts):
+            column = sims[:, col]
+            order = column.argsort()[::-1][: 4 * self.neighbours]
+            self._nearest[text] = [(int(k), float(column[k])) for k in order if column[k] > 0]
 
-def mbr(weighted: Counter, hypotheses: int = 0) -> str:
+    def near(self, weights: Counter, action: str, several: bool, instruction: str) -> Counter:
+        """``weights`` mixed (`nn_share`) with the templates of the `neighbours` train rows of the same input
+        shape whose action and instruction are most like this one's (TF-IDF cosine, words and word pairs):
+        ``bake until the crust is golden`` is worded like the bake rows that said so, not like bake at large."""
+        text = " ".join(toks(f"__{action} {instruction}"))
+        if text not in self._nearest:
+            self.prime([(action, instruction)])
+        found: Counter = Counter()
+        used = 0
+        for k, sim in self._nearest[text]:
+            if used >= self.neighbours:
+                break
+            several_k, tpl = self.nn_templates[k]
+            if several_k == several:
+                found[tpl] += sim
+                used += 1
+        total = sum(found.values())
+        if not total:
+            return weights
+        out: Counter = Counter({tpl: (1 - self.nn_share) * w for tpl, w in weights.items()})
+        for tpl, w in found.items():
+            out[tpl] += self.nn_share * w / total
+        return out
+
+    def hedge(self, main: str, also: Sequence[str]) -> list[tuple[str, float]]:
+        """The names the main comestible may go by, with their weights: ``main`` and each of ``also`` (its
+        bare and core names, distinct), ``hedge_share`` of the weight spread over the others. Our own chained
+        name of a comestible is often not the annotator's; MBR over the templates filled with every name
+        picks the wording that is least wrong whichever it is."""
+        others = [
+            x for x in dict.fromkeys(toks(a) and " ".join(toks(a)) for a in also) if x and x != " ".join(toks(main))
+        ]
+        if not others:
+            return [(main, 1.0)]
+        return [(main, 1 - self.hedge_share), *((x, self.hedge_share / len(others)) for x in others)]
+
+
+def mbr(weighted: Counter, hypotheses: int = 0, evidence_top: int = 0) -> str:
     """The candidate with the highest weighted ROUGE-L against all candidates (itself included); only the
-    ``hypotheses`` likeliest are tried (0: all), every candidate counting as evidence."""
+    ``hypotheses`` likeliest are tried (0: all), the ``evidence_top`` likeliest counting as evidence (0: all)."""
     items = [(text, toks(text), w) for text, w in weighted.most_common()]
-    evidence = [(_masks(tt), len(tt), w) for _, tt, w in items]
+    evidence = [(_masks(tt), len(tt), w) for _, tt, w in items[: evidence_top or len(items)]]
+    tried = hypotheses or len(items)
+    known: dict[tuple[int, int], int] = {}  # LCS is symmetric: a pair of tried candidates is computed once
+
+    def common(i: int, tt: list[str], j: int, masks: dict[str, int], n: int) -> int:
+        if j >= tried:
+            return _lcs_bits(tt, masks, n)
+        key = (i, j) if i < j else (j, i)
+        if key not in known:
+            known[key] = _lcs_bits(tt, masks, n)
+        return known[key]
+
     best, best_gain = items[0][0], -1.0
-    for text, tt, _ in items[: hypotheses or len(items)]:
-        gain = sum(w * 2 * _lcs_bits(tt, masks, n) / (len(tt) + n) for masks, n, w in evidence if n and tt)
+    for i, (text, tt, _) in enumerate(items[:tried]):
+        gain = sum(
+            w * 2 * common(i, tt, j, masks, n) / (len(tt) + n) for j, (masks, n, w) in enumerate(evidence) if n and tt
+        )
         if gain > best_gain:
             best, best_gain = text, gain
     return best

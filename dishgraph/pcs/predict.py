@@ -10,8 +10,9 @@ instructions, actions and the recipe's ingredient list. Two settings:
 
 Floors: ``prev-output`` (input = the previous step's output, output = input unchanged), ``mentions`` (input
 = the food words the instruction names, output = input unchanged). The tracker (`Tracker`) keeps a kitchen
-state (which comestible each food word now lives in) and learns from the train tables how often an action
-takes no food, how often it carries the previous output along; the output is worded by `Namer`
+state (which comestible each food word now lives in) and learns from the train tables whether a step takes
+no food (`NoFood`) and which of its candidates (named foods, their live comestibles, recent outputs) are its
+inputs (`Selector`); the output is worded by `Namer`
 (`dishgraph.pcs.namer`), the annotators' templates learned from train, and the next steps take that wording
 as their input, as the annotators reused their own earlier outputs.
 """
@@ -25,7 +26,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 from dishgraph.pcs.namer import Namer, T, dish_name, participle
 from dishgraph.pcs.tables import PCSRow, PCSTable, format_input_cell, read_pcs, table_rows
@@ -38,10 +42,12 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z_\-']*")
 X, R = "{X}", "{R}"
 FOOD_SHARE = 0.5  # a word is food when rows naming it list it in their input at least this often
 NONFOOD_SHARE = 0.15  # ... and never food (even in an ingredient line: oven, degrees) below this
+NONFOOD_ROWS = 5  # ... among at least this many rows naming it (3 and shares up to 0.45: the same on val)
 MAX_REST = 3  # other inputs written out in an output  # template slots: the main comestible, the other inputs joined
 
 
-def _key(text: str) -> str:
+@lru_cache(maxsize=1 << 16)
+def _key(text: str) -> str:  # cached: the selector's examples ask for the same names many times
     return " ".join(w for w in re.split(r"[^a-z0-9]+", text.lower()) if w)
 
 
@@ -138,7 +144,7 @@ def template_of(output: str, main: str, rest: str) -> str | None:
     return " ".join(toks)
 
 
-def learn(tables: Sequence[PCSTable], selector: bool = False, **namer_knobs) -> Learned:
+def learn(tables: Sequence[PCSTable], selector: bool | str = True, **namer_knobs) -> Learned:
     lr = Learned()
     named_rows = []  # (action, inputs, output, main, title) for the namer, main picked as the tracker does
     item_words: Counter = Counter()  # instruction word -> rows where it is also a word of an input item
@@ -149,7 +155,7 @@ def learn(tables: Sequence[PCSTable], selector: bool = False, **namer_knobs) -> 
         for k, row in enumerate(t.rows):
             a = action_key(row.action)
             if row.inputs:
-                named_rows.append((a, row.inputs, row.output, kitchen.main(row.inputs), t.title))
+                named_rows.append((a, row.inputs, row.output, kitchen.main(row.inputs), t.title, row.instruction))
             kitchen.update(row.inputs, row.output)
             lr.rows[a] += 1
             lr.rows[""] += 1
@@ -175,11 +181,21 @@ def learn(tables: Sequence[PCSTable], selector: bool = False, **namer_knobs) -> 
             if row.output:
                 produced.add(_key(row.output))
     lr.foods = {w for w, n in seen_words.items() if n >= 3 and item_words[w] / n >= FOOD_SHARE}
-    lr.nonfood = {w for w, n in seen_words.items() if n >= 5 and item_words[w] / n < NONFOOD_SHARE}
+    lr.nonfood = {w for w, n in seen_words.items() if n >= NONFOOD_ROWS and item_words[w] / n < NONFOOD_SHARE}
     lr.namer = Namer.learn(named_rows, **namer_knobs)
     lr.no_food = NoFood.learn(tables, lr)
     lr.renamed = renames(tables)
-    if selector:
+    if selector == "chained":  # learned on our own chained history (the rules tracker's), not the gold one
+        method, lr.namer.method = lr.namer.method, "mode"  # the mode words alike and is 10 times faster
+        lr.selector = Selector.learn(selector_examples(tables, lr, tracker=Tracker(lr)))
+        lr.namer.method = method
+    elif selector == "dagger":  # the gold history's examples plus those of the gold-trained selector's own
+        gold = selector_examples(tables, lr)
+        lr.selector = Selector.learn(gold)
+        method, lr.namer.method = lr.namer.method, "mode"
+        lr.selector = Selector.learn(gold + selector_examples(tables, lr, tracker=Tracker(lr, inputs="selector")))
+        lr.namer.method = method
+    elif selector:
         lr.selector = Selector.learn(selector_examples(tables, lr))
     return lr
 
@@ -282,6 +298,7 @@ def candidates(row: PCSRow, kitchen: Kitchen, named: Sequence[str], na_rate: flo
     the live comestible it resolves to, the previous output and a few earlier ones (`Selector` decides)."""
     a = action_key(row.action)
     words = set(_key(row.instruction).split())
+    instr = set(content_words(row.instruction))
     shared = {
         "action=" + a: 1,
         "named": min(len(named), 4),
@@ -304,6 +321,14 @@ def candidates(row: PCSRow, kitchen: Kitchen, named: Sequence[str], na_rate: flo
         f["used"] = item in kitchen.used
         f["produced"] = _key(item) in kitchen.produced
         f["length"] = min(len(_key(item).split()), 6)
+        mine = content_words(item)
+        if mine:  # how much of the candidate the instruction names (``sauce`` in ``spread the sauce``)
+            share = sum(w in instr for w in mine) / len(mine)
+            f["overlap"] = share
+            f[f"kind*overlap={kind}|{round(2 * share)}"] = 1
+            f["head_named"] = mine[-1] in instr
+        f["last_output"] = item == kitchen.prev
+        f["step"] = min(kitchen.step_no, 12) / 12
         out.append((item, group, f))
 
     for i, m in enumerate(named):
@@ -343,7 +368,7 @@ class Selector:
         """The likely candidates, one per group (a named food or the comestible it resolves to)."""
         if not cands:
             return []
-        probs = self.model.predict_proba(self.vectorizer.transform([f for _, _, f in cands]))[:, 1]  # type: ignore[attr-defined]
+        probs = _positive(self.model, self.vectorizer.transform([f for _, _, f in cands]))  # type: ignore[attr-defined]
         best: dict[str, tuple[float, int]] = {}
         for k, ((_, group, _), p) in enumerate(zip(cands, probs)):
             if p >= self.threshold and p > best.get(group, (-1.0, 0))[0]:
@@ -359,19 +384,43 @@ class Selector:
         return out
 
 
-def selector_examples(tables: Sequence[PCSTable], learned: Learned, merge: bool = False) -> list[tuple[dict, bool]]:
-    """Candidates of every train row, read with the gold earlier outputs, labelled by the gold input set."""
+def _positive(model, x):
+    """``model.predict_proba(x)[:, 1]`` of a binary logistic regression, computed as sklearn does (the
+    logistic of ``x @ coef.T + intercept``) without its per-call input checks: called once per step, those
+    checks were a sixth of the benchmark's time."""
+    from scipy.special import expit
+
+    return expit(np.asarray(x @ model.coef_.T).ravel() + model.intercept_[0])
+
+
+def selector_examples(
+    tables: Sequence[PCSTable], learned: Learned, merge: bool = False, tracker: Tracker | None = None
+) -> list[tuple[dict, bool]]:
+    """Candidates of every train row, labelled by the gold input set. Read with the gold earlier outputs,
+    or, given a ``tracker``, with that tracker's own chained outputs (the history the selector meets at
+    prediction time): a candidate that is our output of step j is then an input when the annotator's input
+    holds *their* output of step j (which comestible it is, not how we worded it)."""
     out = []
     for t in tables:
         kitchen = Kitchen()
         ingredient_words = {w for line in t.ingredients for w in content_words(line)}
         foods = learned.foods | (ingredient_words - learned.nonfood)
-        for row in t.rows:
+        source: dict[str, int] = {}  # an output in the kitchen -> the step that made it
+        for k, row in enumerate(t.rows):
             gold = {_key(x) for x in row.inputs}
             named = mentions(row.instruction, foods, merge=merge)
             na = learned.rate(learned.na, learned.rows, action_key(row.action), 0.1)
-            out += [(f, _key(item) in gold) for item, _, f in candidates(row, kitchen, named, na)]
-            kitchen.update(row.inputs, row.output)
+            for item, _, f in candidates(row, kitchen, named, na):
+                j = source.get(item)
+                made = j is not None and bool(t.rows[j].output) and _key(t.rows[j].output or "") in gold
+                out.append((f, _key(item) in gold or made))
+            if tracker is None:
+                inputs, output = row.inputs, row.output
+            else:
+                inputs, output = tracker.step(row, kitchen, ingredient_words, t.title)
+            kitchen.update(inputs, output)
+            if kitchen.history and output:
+                source[kitchen.history[-1]] = k
     return out
 
 
@@ -384,6 +433,7 @@ class NoFood:
 
     vectorizer: object = None
     model: object = None
+    _known: dict = field(default_factory=dict)  # step text -> probability
 
     @staticmethod
     def text(row: PCSRow, step_no: int, named: bool) -> str:
@@ -405,9 +455,18 @@ class NoFood:
         model = LogisticRegression(C=1.0, max_iter=2000).fit(vec.fit_transform(texts), labels)
         return cls(vectorizer=vec, model=model)
 
+    def prime(self, texts: Sequence[str]) -> None:
+        """Probabilities of many steps (`text`) at once, kept for `probability` (one call per table)."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._known]
+        if todo:
+            probs = self.model.predict_proba(self.vectorizer.transform(todo))[:, 1]  # type: ignore[attr-defined]
+            self._known.update(zip(todo, map(float, probs)))
+
     def probability(self, row: PCSRow, step_no: int, named: bool) -> float:
-        x = self.vectorizer.transform([self.text(row, step_no, named)])  # type: ignore[attr-defined]
-        return float(self.model.predict_proba(x)[0, 1])  # type: ignore[attr-defined]
+        text = self.text(row, step_no, named)
+        if text not in self._known:
+            self.prime([text])
+        return self._known[text]
 
 
 @dataclass
@@ -418,11 +477,26 @@ class Tracker:
     na_strong: float = 0.5  # an action this often without food (preheat) takes none even when words match
     full_name: int = 5  # a main input this short is named in full in the output (else its core name; val)
     merge: bool = False  # adjacent food words as one item (tuned on val: off)
-    inputs: str = "rules"  # rules (named foods, else the previous output) | selector (learned; lost on val)
+    inputs: str = "selector"  # selector (learned: `Selector`; val) | rules (named foods, else the previous output)
     rename: bool = False  # (lost on val) name a step's input afresh where annotators mostly did (`renames`)
     na_p: float = 0.15  # no input when the no-food classifier says this likely (1: the per-action rates instead)
     chain_by: str = ""  # the name later steps take: "" the output cell's | mode (likeliest exact wording)
     wording: str = "namer"  # namer (`dishgraph.pcs.namer`) | template (the action's most frequent template)
+
+    def prime(self, table: PCSTable) -> None:
+        """What a table's steps need that does not depend on the chain (the no-food probabilities, the
+        namer's nearest train rows), computed for all its steps at once: per-step model calls were most of
+        the benchmark's time."""
+        ingredient_words = {w for line in table.ingredients for w in content_words(line)}
+        foods = self.learned.foods | (ingredient_words - self.learned.nonfood)
+        if self.learned.no_food is not None and self.na_p < 1:
+            self.learned.no_food.prime(
+                [
+                    NoFood.text(row, k, bool(mentions(row.instruction, foods, merge=self.merge)))
+                    for k, row in enumerate(table.rows)
+                ]
+            )
+        self.learned.namer.prime([(action_key(row.action), row.instruction) for row in table.rows])
 
     def step(
         self, row: PCSRow, kitchen: Kitchen, ingredient_words: set[str], title: str = ""
@@ -468,7 +542,8 @@ class Tracker:
         if self.wording == "namer":
             name = main if len(_key(main).split()) <= self.full_name else kitchen.short(main)
             rest = [x if len(_key(x).split()) <= self.full_name else kitchen.short(x) for x in inputs if x != main]
-            output = self.learned.namer.name(a, inputs, name, rest, title)
+            also = (kitchen.short(main), self.learned.namer.bare(main)) if self.learned.namer.hedge_share else ()
+            output = self.learned.namer.name(a, inputs, name, rest, title, also=also, instruction=row.instruction)
             if self.chain_by and output:  # later steps take the step's likeliest exact name as their input
                 kitchen.next_name = self.learned.namer.name(a, inputs, name, rest, title, self.chain_by)
             return inputs, output
@@ -487,6 +562,8 @@ def predict_table(table: PCSTable, model: str, setting: str, tracker: Tracker | 
     kitchen = Kitchen()
     ingredient_words = {w for line in table.ingredients for w in content_words(line)}
     foods = (tracker.learned.foods if tracker else set()) | ingredient_words  # the floor knows no train words
+    if tracker is not None and model == "tracker":
+        tracker.prime(table)
     out = []
     for row in table.rows:
         if model == "prev-output":
@@ -519,7 +596,7 @@ def predict(
         if model == "tracker" and not train and learned is None:
             raise ValueError("the tracker learns from train tables: give --train")
         if model == "tracker" and learned is None:
-            learned = learn(train, selector=knobs.get("inputs") == "selector")
+            learned = learn(train, selector=knobs.get("inputs", "selector") == "selector")
         tracker = Tracker(learned, **knobs) if model == "tracker" and learned else None
         predicted = [
             PCSTable(id=t.id, title=t.title, rows=predict_table(t, model, setting, tracker), annotator=t.annotator)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 _WORD = re.compile(r"[a-z]+")
 UNITS = frozenset(
@@ -46,7 +47,12 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """Words minus quantities, units and preparation words (what names the food)."""
-    return [w for w in words(text) if w not in STOP and len(w) > 1]
+    return list(_content_words(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _content_words(text: str) -> tuple[str, ...]:  # the tracker asks for the same names many times
+    return tuple(w for w in words(text) if w not in STOP and len(w) > 1)
 
 
 def match_ingredient(name: str, lines: Sequence[str]) -> int | None:
