@@ -9,11 +9,11 @@ culinary flags). The derived-data refresh that a plain ``ingest corpus`` runs af
 the load average, so a busy machine shows next to its numbers.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_ingest_ratio.py [--corpus xiachufang|N] [--runs 3]
-        [--breakdown] [--save KEY]
+        [--save KEY]
 
-``--corpus N`` is the synthetic corpus of N recipes (``synth_corpus.py``, seed 0). ``--breakdown`` also
-runs ``profile_ingest.py`` once (the loading process's wall and CPU per phase). ``--save KEY`` merges the
-runs into ``benchmarks/results/ingest.json`` under ``ratio_KEY``.
+``--corpus N`` is the synthetic corpus of N recipes (``synth_corpus.py``, seed 0). ``--save KEY`` merges the
+runs into ``benchmarks/results/ingest.json`` under ``ratio_KEY``; ``profile_ingest.py`` gives the loading
+process's time per phase.
 """
 
 from __future__ import annotations
@@ -189,20 +189,11 @@ def one_run(path: Path, workers: int, work: Path, i: int, pool_limit: int | None
     }
 
 
-def breakdown(path: Path, workers: int, work: Path) -> dict:
-    """``profile_ingest.py`` once (its own process): the loading process's wall and CPU per phase."""
-    cmd = [sys.executable, str(ROOT / "benchmarks/profile_ingest.py"), "--workers", str(workers)]
-    cmd += ["--corpus", str(path), "--db", str(work / "profile"), "--no-refresh"]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=True)
-    return json.loads(out.stdout)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="xiachufang", help="xiachufang, or a synthetic corpus size")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--breakdown", action="store_true", help="also run profile_ingest.py once")
     ap.add_argument("--work", type=Path, default=None, help="scratch dir (default: a temp dir)")
     ap.add_argument("--save", default=None, help="merge into benchmarks/results/ingest.json as ratio_KEY")
     ap.add_argument("--note", default="", help="a line saved with the runs (the code measured, the machine)")
@@ -231,8 +222,6 @@ def main() -> None:
         "measured": time.strftime("%Y-%m-%d %H:%M"),
         **({"note": a.note} if a.note else {}),
     }
-    if a.breakdown:
-        res["breakdown"] = breakdown(path, a.workers, work)
     print(json.dumps({k: v for k, v in res.items() if k != "runs"}, indent=1, ensure_ascii=False))
     if a.save:
         out = ROOT / "benchmarks/results/ingest.json"
