@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from operator import itemgetter
 
@@ -429,13 +429,18 @@ class RecipeParser:
         if key is None:
             if len(self._typed_keys) >= _WORD_MEMO:
                 self._typed_keys.clear()
-            key = ProtoAction(
-                self._verbs.get(a.verb, a.verb),
-                frozenset(self._ingr[f] for f in a.foods if f in self._ingr),
-                frozenset(self._tools[t] for t in tools if t in self._tools),
-            ).key
+            key = self._lifted(a.verb, a.foods, tools).key
             self._typed_keys[triple] = key
         return key
+
+    def _lifted(self, verb: str, ingredients: Iterable[str], tools: Iterable[str]) -> ProtoAction:
+        """Surface forms lifted to their glossary classes (forms outside the glossary drop out), for both
+        readings' keys; the callers memoise it per surface triple."""
+        return ProtoAction(
+            self._verbs.get(verb, verb),
+            frozenset(self._ingr[i] for i in ingredients if i in self._ingr),
+            frozenset(self._tools[t] for t in tools if t in self._tools),
+        )
 
     def proto(self, a: Action) -> ProtoAction:
         """Lift surface forms to glossary classes (memoised: the same surface triples recur)."""
@@ -444,11 +449,7 @@ class RecipeParser:
         if proto is None:
             if len(self._protos) >= _WORD_MEMO:
                 self._protos.clear()
-            proto = ProtoAction(
-                self._verbs.get(a.verb, a.verb),
-                frozenset(self._ingr[i] for i in a.ingredients if i in self._ingr),
-                frozenset(self._tools[t] for t in a.tools if t in self._tools),
-            )
+            proto = self._lifted(a.verb, a.ingredients, a.tools)
             self._protos[triple] = proto
         return proto
 

@@ -7,6 +7,7 @@ these edges, so they are computed once in Cypher (``uses_materialize``) rather t
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from dishgraph.actions import ProtoAction
 from dishgraph.graph.base import GraphStore
@@ -18,26 +19,47 @@ def dishes_with_recipes(store: GraphStore) -> dict[str, int]:
     return {r["dish"]: r["recipes"] for r in store.query("uses_dishes_with_recipes")}
 
 
+@dataclass(frozen=True)
+class _FrequencyQueries:
+    """The named queries that (re)write one kind of dish→action frequency edge: USES (the CRG keys) and
+    TYPED_USES (the typed reading's keys) are written the same way."""
+
+    rel: str
+    without: str  # which of the dishes have no such edge yet
+    counts: str  # the edges' rows, for the bulk write
+    probe: str  # whether counts has a row (no COPY from an empty subquery)
+    clear: str  # delete the dishes' edges
+    materialize: str  # count and MERGE them
+
+
+USES_QUERIES = _FrequencyQueries(
+    "USES", "uses_dishes_without_uses", "uses_counts", "uses_have_actions", "uses_clear", "uses_materialize"
+)
+TYPED_USES_QUERIES = _FrequencyQueries(
+    "TYPED_USES",
+    "typed_uses_dishes_without",
+    "typed_uses_counts",
+    "typed_uses_have_actions",
+    "typed_uses_clear",
+    "typed_uses_materialize",
+)
+
+
 def materialize_uses(store: GraphStore, dishes: Iterable[str] | None = None) -> dict[str, int]:
-    """(Re)compute USES edges for ``dishes`` (default: every dish with parsed recipes); dish -> #actions.
+    """(Re)compute USES edges for ``dishes`` (default: every dish with parsed recipes), and TYPED_USES beside
+    them (`materialize_typed_uses`); dish -> #actions (USES).
 
     Old edges of those dishes are deleted first, so an action no longer used leaves no stale frequency;
-    dishes without any edge yet (new in an ingest) get theirs in one bulk write (``_create_uses``).
+    dishes without any edge yet (new in an ingest) get theirs in one bulk write (`_rewrite`).
     """
     names = sorted(set(dishes)) if dishes is not None else sorted(dishes_with_recipes(store))
     if not names:
         return {}
     out = {n: 0 for n in names}
-    new = {
-        r["dish"] for part in batched(names, LOOKUP_BATCH) for r in store.query("uses_dishes_without_uses", dishes=part)
-    }
+    new, merged = _rewrite(store, USES_QUERIES, names)
     if new:
-        out.update(_create_uses(store, sorted(new)))
-    old = [n for n in names if n not in new]
-    if old:
-        store.query("uses_clear", dishes=old)
-        for row in store.query("uses_materialize", dishes=old):
-            out[row["dish"]] = row["actions"]
+        out.update({r["dish"]: r["actions"] for r in store.query("uses_action_counts", dishes=new)})
+    out.update({r["dish"]: r["actions"] for r in merged})
     materialize_typed_uses(store, names)
     return out
 
@@ -50,43 +72,38 @@ def materialize_typed_uses(store: GraphStore, dishes: list[str]) -> None:
     from dishgraph.ingest import loader
 
     for part in batched(dishes, LOOKUP_BATCH):
-        keys = store.query("typed_keys_of_dishes", dishes=part)
-        missing = [r["key"] for r in keys if not r["known"]]
+        missing = [r["key"] for r in store.query("typed_keys_of_dishes", dishes=part) if not r["known"]]
         if missing:
             loader.load_proto_actions(store, [ProtoAction.from_key(k) for k in missing])
             store.write("proto_set_culinary", [{"key": k, "culinary": True} for k in missing])  # read as cooking
-        new = sorted(r["dish"] for r in store.query("typed_uses_dishes_without", dishes=part))
-        if new and keys:  # as for USES: one bulk write for dishes with no edge yet (COPY after DELETE crashed)
-            store.bulk_load_rels_from_query(
-                "TYPED_USES", "Dish", "ProtoAction", "typed_uses_counts", probe="typed_uses_have_actions", dishes=new
-            )
-        old = sorted(set(part) - set(new))
-        if old:
-            store.query("typed_uses_clear", dishes=old)
-            store.query("typed_uses_materialize", dishes=old)
+    _rewrite(store, TYPED_USES_QUERIES, dishes)
 
 
 LOOKUP_BATCH = 5000  # dish names per query
-USES_ROW_BYTES = 100  # one USES row as CSV, generously: dish name, proto-action key, freq, n, total
+USES_ROW_BYTES = 100  # one frequency row as CSV, generously: dish name, proto-action key, freq, n, total
 
 
-def _create_uses(store: GraphStore, dishes: list[str]) -> dict[str, int]:
-    """USES of dishes that have none, created in one bulk write from the counting query's rows.
+def _rewrite(store: GraphStore, q: _FrequencyQueries, names: list[str]) -> tuple[list[str], list[dict]]:
+    """Write ``q.rel`` edges of ``names``: dishes without any get theirs in one bulk write from the counting
+    query's rows, the others have theirs deleted and MERGEd again (a COPY after a DELETE of the same table's
+    edges crashed Ladybug). Returns the bulk-written dishes and the MERGE query's rows.
 
     An ingest that adds thousands of dishes (7.7k for the XiaChuFang sample: 200k edges) spent 9 s MERGEing
-    the edges one at a time; on Ladybug the same rows now go from the query into the table in one COPY.
+    the edges one at a time; on Ladybug the same rows now go from the query into the table in one COPY, after
+    the disk is checked for room (a bound: one edge per action of the dishes' parsed recipes).
     """
-    bound = store.query("uses_actions_bound", dishes=dishes)[0]["actions"] or 0
-    store.bulk_load_rels_from_query(
-        "USES",
-        "Dish",
-        "ProtoAction",
-        "uses_counts",
-        probe="uses_have_actions",
-        dishes=dishes,
-        reserve_bytes=bound * USES_ROW_BYTES,
-    )
-    return {r["dish"]: r["actions"] for r in store.query("uses_action_counts", dishes=dishes)}
+    new = sorted({r["dish"] for part in batched(names, LOOKUP_BATCH) for r in store.query(q.without, dishes=part)})
+    if new:
+        bound = store.query("uses_actions_bound", dishes=new)[0]["actions"] or 0
+        store.bulk_load_rels_from_query(
+            q.rel, "Dish", "ProtoAction", q.counts, probe=q.probe, dishes=new, reserve_bytes=bound * USES_ROW_BYTES
+        )
+    fresh = set(new)
+    old = [n for n in names if n not in fresh]
+    if not old:
+        return new, []
+    store.query(q.clear, dishes=old)
+    return new, store.query(q.materialize, dishes=old)
 
 
 def dish_actions(
