@@ -77,7 +77,8 @@ else
   # LARGE_STEPS fixes the base run's length (the H200's 2-minute box made 640 steps), so that a later lease
   # trains the same recipe again and its slices of DeLorean/EduCat come from a comparable model
   LARGE="--preset base --max-length 1024 --batch-size 32 --lr 6e-4 --warmup-steps 100 --epochs ${LARGE_EPOCHS:-12} --eval-every 40${LARGE_STEPS:+ --max-steps $LARGE_STEPS}"
-  MLM="--preset mini --max-length 256 --batch-size 128 --lr 1e-3 --warmup-steps 50 --epochs ${MLM_EPOCHS:-10} --eval-every 40"
+  # MLM_ARGS replaces the masked LM's recipe (a lease that trains it past the unigram plateau, ~6.0 nats)
+  MLM="${MLM_ARGS:---preset mini --max-length 256 --batch-size 128 --lr 1e-3 --warmup-steps 50 --epochs ${MLM_EPOCHS:-10} --eval-every 40}"
   SMALL_MIN="${SMALL_MIN:-2}"; LARGE_MIN="${LARGE_MIN:-4}"; MLM_MIN="${MLM_MIN:-1}"
   # the paper's (reference implementations') hyper-parameters; --max-minutes time-boxes each generator:
   # gpt2-d and gpt2-dr get fixed boxes, delorean and educat whatever is left of their stage's budget

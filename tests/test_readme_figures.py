@@ -57,6 +57,7 @@ BOTH = _BOTH[str(_BOTH["chosen_on_even"])]  # the rule's insertions and the rank
 FAIR = _load("generators_fair.json")["rows"]
 GPU = {r["model"].split(",")[0]: r for r in _load("generators_gpu.json")["scores"]}
 GPU_2 = {r["model"].split(",")[0]: r for r in _load("generators_gpu_2.json")["scores"]}  # the second lease
+GPU_3 = {r["model"].split(",")[0]: r for r in _load("generators_gpu_3.json")["scores"]}  # the third lease
 TABLE_COLUMNS = [
     "n",
     "coi_added",
@@ -102,6 +103,7 @@ def _table_row(label: str) -> dict:
         ("Delorean, same model", GPU["DeLorean"]),
         ("Delorean, second lease", GPU_2["DeLorean"]),
         ("EduCat, second lease", GPU_2["EduCat"]),
+        ("EduCat, third lease", GPU_3["EduCat"]),
     ],
 )
 def test_results_table_rows_match_their_files(label, row):
