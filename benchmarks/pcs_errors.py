@@ -1,4 +1,4 @@
-"""Errors by kind of the PCS tracker, before and after the output namer, on the same 50 test rows.
+"""Errors by kind of the PCS tracker, before the output namer and after (the default), on the same 50 test rows.
 
 The rows are drawn with ``random.Random(27).sample`` over the test split's 2,236 gold rows (the draw of the
 first error analysis in docs/pcs.md). Both predictors run chained, learning from train. Each row is counted
