@@ -39,6 +39,7 @@ SETTINGS = ("chained", "oracle")
 MODELS = ("tracker", "prev-output", "mentions")
 ANAPHORA = frozenset("it them mixture everything all remaining rest this these".split())
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z_\-']*")
+_TOKEN_OR_PUNCT = re.compile(r"[A-Za-z][A-Za-z_\-']*|[,;:.()]")
 X, R = "{X}", "{R}"
 FOOD_SHARE = 0.5  # a word is food when rows naming it list it in their input at least this often
 NONFOOD_SHARE = 0.15  # ... and never food (even in an ingredient line: oven, degrees) below this
@@ -58,12 +59,17 @@ def action_key(action: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- mentions
 def mentions(
-    instruction: str, foods: AbstractSet[str], modifiers: AbstractSet[str] = frozenset(), merge: bool = True
+    instruction: str,
+    foods: AbstractSet[str],
+    modifiers: AbstractSet[str] = frozenset(),
+    merge: bool = True,
+    punct: bool = False,
 ) -> list[str]:
     """The food phrases an instruction names, in order: ``_``-joined ingredient words as written (the
     release joins an ingredient's words with ``_``) and runs of words ending in a food word (``foods``,
     singular) with the ``modifiers`` before it (``whole wheat flour``, ``brown sugar``); without ``merge``
-    every food word is an item of its own."""
+    every food word is an item of its own. With ``punct`` a run also ends at punctuation (``salt , pepper``
+    are two items, ``lowfat milk`` one); without it punctuation is skipped (the `mentions` floor's reading)."""
     out: list[str] = []
     run: list[str] = []
 
@@ -74,7 +80,10 @@ def mentions(
             out.append(" ".join(run))
         run.clear()
 
-    for tok in _TOKEN.findall(instruction):
+    for tok in (_TOKEN_OR_PUNCT if punct else _TOKEN).findall(instruction):
+        if not tok[0].isalpha():  # punctuation (only found with ``punct``)
+            close()
+            continue
         tok = tok.strip("_-'")
         if "_" in tok:
             close()
@@ -108,6 +117,7 @@ class Learned:
     selector: Selector | None = None  # which candidates are a step's inputs
     no_food: NoFood | None = None  # whether a step takes no comestible at all (``NA``)
     renamed: dict[str, str] = field(default_factory=dict)  # action -> the input annotators name afresh
+    merge: bool = True  # named foods read as phrases (`mentions` with ``merge`` and ``punct``; val), selector too
 
     def rate(self, num: Counter, den: Counter, key, prior: float, weight: float = 2.0) -> float:
         """A smoothed rate: ``prior`` counts as ``weight`` pseudo-rows (rare actions lean on it)."""
@@ -144,8 +154,10 @@ def template_of(output: str, main: str, rest: str) -> str | None:
     return " ".join(toks)
 
 
-def learn(tables: Sequence[PCSTable], selector: bool | str = True, **namer_knobs) -> Learned:
-    lr = Learned()
+def learn(tables: Sequence[PCSTable], selector: bool | str = True, merge: bool = True, **namer_knobs) -> Learned:
+    """Everything the tracker learns from ``tables``; ``merge``: named foods read as phrases (the selector
+    learns from the candidates the tracker will meet, so the reading is fixed here)."""
+    lr = Learned(merge=merge)
     named_rows = []  # (action, inputs, output, main, title) for the namer, main picked as the tracker does
     item_words: Counter = Counter()  # instruction word -> rows where it is also a word of an input item
     seen_words: Counter = Counter()  # instruction word -> rows
@@ -187,16 +199,18 @@ def learn(tables: Sequence[PCSTable], selector: bool | str = True, **namer_knobs
     lr.renamed = renames(tables)
     if selector == "chained":  # learned on our own chained history (the rules tracker's), not the gold one
         method, lr.namer.method = lr.namer.method, "mode"  # the mode words alike and is 10 times faster
-        lr.selector = Selector.learn(selector_examples(tables, lr, tracker=Tracker(lr)))
+        lr.selector = Selector.learn(selector_examples(tables, lr, merge=merge, tracker=Tracker(lr)))
         lr.namer.method = method
     elif selector == "dagger":  # the gold history's examples plus those of the gold-trained selector's own
-        gold = selector_examples(tables, lr)
+        gold = selector_examples(tables, lr, merge=merge)
         lr.selector = Selector.learn(gold)
         method, lr.namer.method = lr.namer.method, "mode"
-        lr.selector = Selector.learn(gold + selector_examples(tables, lr, tracker=Tracker(lr, inputs="selector")))
+        lr.selector = Selector.learn(
+            gold + selector_examples(tables, lr, merge=merge, tracker=Tracker(lr, inputs="selector"))
+        )
         lr.namer.method = method
     elif selector:
-        lr.selector = Selector.learn(selector_examples(tables, lr))
+        lr.selector = Selector.learn(selector_examples(tables, lr, merge=merge))
     return lr
 
 
@@ -408,7 +422,7 @@ def selector_examples(
         source: dict[str, int] = {}  # an output in the kitchen -> the step that made it
         for k, row in enumerate(t.rows):
             gold = {_key(x) for x in row.inputs}
-            named = mentions(row.instruction, foods, merge=merge)
+            named = mentions(row.instruction, foods, merge=merge, punct=True)
             na = learned.rate(learned.na, learned.rows, action_key(row.action), 0.1)
             for item, _, f in candidates(row, kitchen, named, na):
                 j = source.get(item)
@@ -476,12 +490,16 @@ class Tracker:
     carry_threshold: float = 1.01  # carry the previous output beside named foods at this rate (> 1: never; val)
     na_strong: float = 0.5  # an action this often without food (preheat) takes none even when words match
     full_name: int = 5  # a main input this short is named in full in the output (else its core name; val)
-    merge: bool = False  # adjacent food words as one item (tuned on val: off)
+    merge: bool | None = None  # adjacent food words up to punctuation as one item (None: as learned, `learn`; val)
     inputs: str = "selector"  # selector (learned: `Selector`; val) | rules (named foods, else the previous output)
     rename: bool = False  # (lost on val) name a step's input afresh where annotators mostly did (`renames`)
     na_p: float = 0.15  # no input when the no-food classifier says this likely (1: the per-action rates instead)
     chain_by: str = ""  # the name later steps take: "" the output cell's | mode (likeliest exact wording)
     wording: str = "namer"  # namer (`dishgraph.pcs.namer`) | template (the action's most frequent template)
+
+    @property
+    def _merge(self) -> bool:
+        return self.learned.merge if self.merge is None else self.merge
 
     def prime(self, table: PCSTable) -> None:
         """What a table's steps need that does not depend on the chain (the no-food probabilities, the
@@ -492,7 +510,7 @@ class Tracker:
         if self.learned.no_food is not None and self.na_p < 1:
             self.learned.no_food.prime(
                 [
-                    NoFood.text(row, k, bool(mentions(row.instruction, foods, merge=self.merge)))
+                    NoFood.text(row, k, bool(mentions(row.instruction, foods, merge=self._merge, punct=True)))
                     for k, row in enumerate(table.rows)
                 ]
             )
@@ -504,7 +522,10 @@ class Tracker:
         a = action_key(row.action)
         na = self.learned.rate(self.learned.na, self.learned.rows, a, 0.1)
         named = mentions(
-            row.instruction, self.learned.foods | (ingredient_words - self.learned.nonfood), merge=self.merge
+            row.instruction,
+            self.learned.foods | (ingredient_words - self.learned.nonfood),
+            merge=self._merge,
+            punct=True,
         )
         words = set(_key(row.instruction).split())
         if self.na_p < 1 and self.learned.no_food is not None:
@@ -596,7 +617,8 @@ def predict(
         if model == "tracker" and not train and learned is None:
             raise ValueError("the tracker learns from train tables: give --train")
         if model == "tracker" and learned is None:
-            learned = learn(train, selector=knobs.get("inputs", "selector") == "selector")
+            merge = knobs.get("merge")
+            learned = learn(train, selector=knobs.get("inputs", "selector") == "selector", merge=merge is not False)
         tracker = Tracker(learned, **knobs) if model == "tracker" and learned else None
         predicted = [
             PCSTable(id=t.id, title=t.title, rows=predict_table(t, model, setting, tracker), annotator=t.annotator)
