@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -54,6 +54,8 @@ IRREGULAR = {
     "bring": "brought",
     "leave": "left",
 }
+# Words that follow a participle as part of the verb (``punched down dough``): stripped with it (`Namer.bare`).
+PARTICLES = frozenset({"down", "out", "up", "off", "over", "back", "together", "apart"})
 DISH_NOISE = frozenset({"recipe", "recipes", "easy", "best", "my", "the", "homemade", "quick", "simple", "s"})
 
 
@@ -158,6 +160,11 @@ class Namer:
     _nearest: dict = field(default_factory=dict)  # step text -> [(row of `nn_matrix`, cosine)], best first
     hedge_share: float = 0.5  # weight of the main input's other names (`hedge`; 0: off; val)
     strip: bool = True  # a participle template replaces the main input's leading participles (see `bare`)
+    particles: bool = False  # `bare` also drops the particle after a stripped participle (``punched down``; val)
+    min_titles: int = 0  # a literal template word in fewer train dishes' templates is `rare` (0: off)
+    rare: frozenset = frozenset()  # those words: a candidate with one the step does not name is not chosen by MBR
+    listing: str = ""  # three or more other inputs joined `a<listing>b and c` ("": `a and b and c`)
+    where_cut: tuple = ()  # `bare` also ends the name before the first of these (where it sits; val)
 
     # ------------------------------------------------------------------------------------------ learning
     @classmethod
@@ -178,6 +185,14 @@ class Namer:
             word, n = found.most_common(1)[0]
             namer.participles[action] = word if n >= 2 else regular_participle(action)
         texts, found = [], []
+        if namer.min_titles:
+            dishes: dict[str, set[str]] = defaultdict(set)  # literal template word -> train titles using it
+            for action, inputs, output, main, title, *_ in rows:
+                if inputs:
+                    for w in namer.template_of(action, inputs, output, main, title).split():
+                        if w not in SLOTS:
+                            dishes[w].add(title)
+            namer.rare = frozenset(w for w, t in dishes.items() if len(t) < namer.min_titles)
         for action, inputs, output, main, title, *instruction in rows:
             if not inputs:
                 continue
@@ -254,16 +269,28 @@ class Namer:
 
     def bare(self, name: str) -> str:
         """The name without its leading participles (``kneaded dough`` → ``dough``): annotators replace the
-        previous participle more often than they stack a new one on it (374 against 227 train rows)."""
+        previous participle more often than they stack a new one on it (374 against 227 train rows). With
+        `particles`, a particle goes with its participle (``punched down dough`` → ``dough``, not ``down
+        dough``); with `where_cut`, the name ends before ``in``/``into`` (``kneaded dough in bowl`` → ``dough``)."""
         words = toks(name)
         done = set(self.participles.values()) | set(IRREGULAR.values())
         k = 0
         while k < len(words) - 1 and words[k] in done:
             k += 1
-        return " ".join(words[k:])
+            if self.particles and k < len(words) - 1 and words[k] in PARTICLES:
+                k += 1
+        words = words[k:]
+        if self.where_cut:  # `dough in bowl` → `dough`: where a comestible sits is not its name
+            at = next((i for i, w in enumerate(words) if i and w in self.where_cut), len(words))
+            words = words[:at]
+        return " ".join(words)
 
     def fill(self, template: str, action: str, main: str, rest: Sequence[str], title: str) -> str:
-        others = " and ".join(" ".join(toks(x)) for x in rest) or ""
+        names = [" ".join(toks(x)) for x in rest]
+        if self.listing and len(names) > 2:  # `a, b and c` as annotators list (commas are not tokens)
+            others = self.listing.join(names[:-1]) + " and " + names[-1]
+        else:
+            others = " and ".join(names)
         dish = " ".join(dish_name(title)) or "pizza"
         if self.strip and V + " " + X in template:
             template = template.replace(V + " " + X, V + " " + self.bare(main))
@@ -290,14 +317,19 @@ class Namer:
         if not weights:
             return main
         filled: Counter = Counter()
+        leaky: set[str] = set()  # candidates with a rare literal word of another dish's template, not named here
+        context = {w for x in (*inputs, main, *rest, *also, instruction) for w in toks(x)} if self.rare else ()
         mains = self.hedge(main, also) if also else [(main, 1.0)]
         for variant, share in mains:
             for tpl, w in weights.items():
-                filled[self.fill(tpl, action, variant, rest, title) if tpl != "NA" else "NA"] += share * w
+                text = self.fill(tpl, action, variant, rest, title) if tpl != "NA" else "NA"
+                filled[text] += share * w
+                if self.rare and any(x in self.rare and x not in context for x in tpl.split()):
+                    leaky.add(text)
         if (method or self.method) == "mode" or len(filled) == 1:
-            best = filled.most_common(1)[0][0]
+            best = next((t for t, _ in filled.most_common() if t not in leaky), filled.most_common(1)[0][0])
         else:
-            best = mbr(filled, self.mbr_top, self.evidence)
+            best = mbr(filled, self.mbr_top, self.evidence, leaky)
         return None if best == "NA" else best
 
     def prime(self, steps: Sequence[tuple[str, str]]) -> None:
@@ -351,9 +383,10 @@ class Namer:
         return [(main, 1 - self.hedge_share), *((x, self.hedge_share / len(others)) for x in others)]
 
 
-def mbr(weighted: Counter, hypotheses: int = 0, evidence_top: int = 0) -> str:
+def mbr(weighted: Counter, hypotheses: int = 0, evidence_top: int = 0, barred: Collection[str] = ()) -> str:
     """The candidate with the highest weighted ROUGE-L against all candidates (itself included); only the
-    ``hypotheses`` likeliest are tried (0: all), the ``evidence_top`` likeliest counting as evidence (0: all)."""
+    ``hypotheses`` likeliest are tried (0: all), the ``evidence_top`` likeliest counting as evidence (0: all);
+    ``barred`` candidates count as evidence but are not chosen (unless all are barred)."""
     items = [(text, toks(text), w) for text, w in weighted.most_common()]
     evidence = [(_masks(tt), len(tt), w) for _, tt, w in items[: evidence_top or len(items)]]
     tried = hypotheses or len(items)
@@ -369,6 +402,8 @@ def mbr(weighted: Counter, hypotheses: int = 0, evidence_top: int = 0) -> str:
 
     best, best_gain = items[0][0], -1.0
     for i, (text, tt, _) in enumerate(items[:tried]):
+        if text in barred:
+            continue
         gain = sum(
             w * 2 * common(i, tt, j, masks, n) / (len(tt) + n) for j, (masks, n, w) in enumerate(evidence) if n and tt
         )
