@@ -44,6 +44,7 @@ BEFORE = {
     "merge": False,
 }  # the tracker as the first analysis read it
 AFTER = {"merge": False}  # the second round's choice (the default before named foods were read as phrases)
+AFTER_NAMER = {"particles": False, "where_cut": ()}  # and its namer's bare names (before the fourth round)
 
 
 def identities(rows: list[dict]) -> list[set]:
@@ -82,14 +83,14 @@ def main() -> None:
 
     from dishgraph.eval.pcs_paper import gold_rows, input_set
     from dishgraph.pcs.namer import rouge_l_f, toks
-    from dishgraph.pcs.predict import predict
+    from dishgraph.pcs.predict import learn, predict
     from dishgraph.pcs.tables import read_pcs
 
     train, test = read_pcs(os.path.join(args.data, "train")), read_pcs(os.path.join(args.data, "test"))
     gold = gold_rows(test)
     runs = {
         "before": predict(test, "tracker", "chained", train, **BEFORE),
-        "after": predict(test, "tracker", "chained", train, **AFTER),
+        "after": predict(test, "tracker", "chained", train, learn(train, merge=False, **AFTER_NAMER), **AFTER),
     }
     drawn = sorted(random.Random(args.seed).sample(range(len(gold)), args.n))
     tables: dict[tuple, list[int]] = {}

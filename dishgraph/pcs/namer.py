@@ -160,11 +160,11 @@ class Namer:
     _nearest: dict = field(default_factory=dict)  # step text -> [(row of `nn_matrix`, cosine)], best first
     hedge_share: float = 0.5  # weight of the main input's other names (`hedge`; 0: off; val)
     strip: bool = True  # a participle template replaces the main input's leading participles (see `bare`)
-    particles: bool = False  # `bare` also drops the particle after a stripped participle (``punched down``; val)
+    particles: bool = True  # `bare` also drops the particle after a stripped participle (``punched down``; val)
     min_titles: int = 0  # a literal template word in fewer train dishes' templates is `rare` (0: off)
     rare: frozenset = frozenset()  # those words: a candidate with one the step does not name is not chosen by MBR
     listing: str = ""  # three or more other inputs joined `a<listing>b and c` ("": `a and b and c`)
-    where_cut: tuple = ()  # `bare` also ends the name before the first of these (where it sits; val)
+    where_cut: tuple = ("in", "into")  # `bare` also ends the name before the first of these (where it sits; val)
 
     # ------------------------------------------------------------------------------------------ learning
     @classmethod
