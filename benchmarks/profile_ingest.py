@@ -26,7 +26,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TIMES: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0])
+TIMES: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0, -1.0, 0.0])
+T0 = time.perf_counter()  # the timeline's zero: first and last seconds of each part are counted from here
 
 
 def timed(owner, name: str, label: str | None = None) -> None:
@@ -41,6 +42,8 @@ def timed(owner, name: str, label: str | None = None) -> None:
             return f(*a, **k)
         finally:
             t = TIMES[label]
+            t[3] = w0 - T0 if t[3] < 0 else t[3]
+            t[4] = time.perf_counter() - T0
             t[0] += time.perf_counter() - w0
             t[1] += time.process_time() - c0
             t[2] += 1
@@ -67,6 +70,23 @@ def instrument() -> None:
     timed(ladybug_store.LadybugStore, "_copy")
     timed(ladybug_store.LadybugStore, "_checkpoint")
     timed(frequencies, "refresh_stale_uses")
+    timed(loader, "copy_proto_actions")
+    timed(loader, "_proto_rows")
+    timed(loader, "mark_culinary")
+    pipeline.mark_culinary = loader.mark_culinary
+    timed(ladybug_store, "_write_csv")
+    from dishgraph.graph import arrow_copy
+
+    timed(arrow_copy, "write_table_parquet")
+    ladybug_store.write_table_parquet = arrow_copy.write_table_parquet
+    timed(ladybug_store.LadybugStore, "_copy_frame")
+    timed(ladybug_store.LadybugStore, "write", "store.write (logged)")
+    timed(ladybug_store.LadybugStore, "query", "store.query")
+    timed(pipeline, "_start_parsers")
+    timed(pipeline, "worker_context")
+    from dishgraph.ingest import corpus
+
+    timed(corpus._CorpusLoad, "without_duplicates")
 
 
 def main() -> None:
@@ -75,6 +95,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--corpus", type=Path, default=config.data_dir() / "xiachufang" / "recipes.jsonl")
+    ap.add_argument("--load-batch", type=int, default=None, help="parsed recipes per load (default: the ingest's)")
+    ap.add_argument("--no-refresh", action="store_true", help="the ingest alone, as `ingest corpus --no-refresh`")
     ap.add_argument("--db", type=Path, default=None, help="directory for the database (default: a temp dir)")
     a = ap.parse_args()
     instrument()
@@ -89,10 +111,14 @@ def main() -> None:
     where.mkdir(parents=True)
     load0 = os.getloadavg()[0]
     w0, c0 = time.perf_counter(), time.process_time()
+    print(f"start at {w0 - T0:.2f} s", file=sys.stderr)
     with LadybugStore(where / "db") as store:
-        rep = corpus.ingest_corpus(store, a.corpus, glossary, workers=a.workers, show_progress=False)
+        rep = corpus.ingest_corpus(
+            store, a.corpus, glossary, workers=a.workers, show_progress=False, load_batch=a.load_batch
+        )
         w1 = time.perf_counter()
-        refresh_derived(store)
+        if not a.no_refresh:
+            refresh_derived(store)
     wall = time.perf_counter() - w0
     out = {
         "workers": a.workers,
@@ -105,6 +131,10 @@ def main() -> None:
         "loadavg": [round(load0, 2), round(os.getloadavg()[0], 2)],
         "parts_wall_cpu_calls": {
             k: [round(v[0], 2), round(v[1], 2), v[2]] for k, v in sorted(TIMES.items(), key=lambda kv: -kv[1][0])
+        },
+        # seconds from the start of the script: when each part first began and last ended
+        "timeline_first_last": {
+            k: [round(v[3], 2), round(v[4], 2)] for k, v in sorted(TIMES.items(), key=lambda kv: kv[1][3])
         },
     }
     print(json.dumps(out, indent=1, ensure_ascii=False))

@@ -54,7 +54,7 @@ def write_table_parquet(path: Path, types: dict[str, str], table: Any) -> None:
     import pyarrow.parquet as pq
 
     try:
-        pq.write_table(schema_table(types, table), str(path), compression="none")
+        pq.write_table(schema_table(types, table), str(path), compression="none", row_group_size=16384)
     except OSError as e:
         if e.filename is not None:
             raise

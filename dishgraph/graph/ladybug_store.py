@@ -160,6 +160,24 @@ class LadybugStore(GraphStore):
         """Rows of ``cypher``. ``timeout`` (seconds; else the store's ``query_timeout``): the engine stops the
         statement after that long (`QueryTimeout`); with a timeout, Ctrl-C interrupts it too (see
         `_interruptible`)."""
+        rows: list[dict[str, Any]] = []
+        for res in self._results(cypher, params, timeout):  # a multi-statement text: one result per statement
+            cols = res.get_column_names()
+            rows = []
+            while res.has_next():
+                rows.append({c: plain(v) for c, v in zip(cols, res.get_next())})
+        return rows
+
+    def query_columns(self, name: str, **params: Any) -> dict[str, list[Any]]:
+        """The named query's result by column, read through Arrow (about twice as fast as rows for ~100k
+        rows of plain values: ``loader.mark_culinary`` reads every proto-action's step readings)."""
+        q = self._named(name, params)
+        res = self._results(q.text, {k: param(v) for k, v in params.items() if k in q.params}, None)[-1]
+        table = res.get_as_arrow()
+        return {c: [plain(v) for v in table[c].to_pylist()] for c in res.get_column_names()}
+
+    def _results(self, cypher: str, params: dict[str, Any] | None, timeout: float | None) -> list[Any]:
+        """The engine's result of each statement of ``cypher``, after the checks every statement passes."""
         if self._conn is None:
             raise DatabaseError(f"{self.path}: the store is closed")
         check_shape(cypher)  # a statement the engine's parser would crash or hang on never reaches it
@@ -176,14 +194,7 @@ class LadybugStore(GraphStore):
             result = self._execute_bounded(cypher, params or {}, timeout)
         else:
             result = self._conn.execute(cypher, params or {})
-        results = result if isinstance(result, list) else [result]
-        rows: list[dict[str, Any]] = []
-        for res in results:  # a multi-statement text returns one result per statement
-            cols = res.get_column_names()
-            rows = []
-            while res.has_next():
-                rows.append({c: plain(v) for c, v in zip(cols, res.get_next())})
-        return rows
+        return result if isinstance(result, list) else [result]
 
     def _execute_bounded(self, cypher: str, params: dict[str, Any], timeout: float | None) -> Any:
         """One statement under the engine's query timeout, in a worker thread so that Ctrl-C reaches us:

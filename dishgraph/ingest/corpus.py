@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +106,9 @@ def ingest_corpus(
         encoding=encoding,
     )
     job = _CorpusLoad(store, path, source or path.name, read, report if report is not None else ReadReport())
-    loader.load_glossary(store, glossary)
+    # Written as reading starts (``_CorpusLoad.loaded``), once the parse workers are starting (they load their
+    # models meanwhile), and before any COPY (a logged write after one would force an early checkpoint).
+    job.before_first = partial(loader.load_glossary, store, glossary)
     if parse:
         total = estimate_records(path, fmt) if show_progress else None  # the bar's total and ETA
         stats = parse_and_load(
@@ -165,6 +168,18 @@ def _corpus_file(path: str | Path) -> Path:
     return path
 
 
+FIRST_CHUNK = 2_000  # records read and written before the first parse batch goes out (one batch)
+
+
+def growing_batches(rows: Iterable[Any], first: int, size: int) -> Iterator[list[Any]]:
+    """``rows`` in lists: the first of ``first`` rows, the others of ``size`` (the last one shorter)."""
+    it = iter(rows)
+    head = list(islice(it, first))
+    if head:
+        yield head
+        yield from batched(it, size)
+
+
 @dataclass
 class _CorpusLoad:
     """One ingest's running state: what is read (``read`` is the reader, called once, lazily), the dishes
@@ -178,6 +193,7 @@ class _CorpusLoad:
     rep: CorpusReport = field(default_factory=CorpusReport)
     seen_dishes: set[str] = field(default_factory=set)
     junk_messages: list[str] = field(default_factory=list)
+    before_first: Callable[[], None] | None = None  # run once, as reading starts
 
     def recipes(self) -> Iterator[loader.RecipeRecord]:
         """The reader's records as recipe records; junk texts are counted by kind and left out."""
@@ -193,8 +209,11 @@ class _CorpusLoad:
             )
 
     def loaded(self, chunk_size: int, mode: str) -> Iterator[loader.RecipeRecord]:
-        """Records after their chunk is written: the parser consumes this lazily, so memory stays flat."""
-        for chunk in batched(self.recipes(), chunk_size):
+        """Records after their chunk is written: the parser consumes this lazily, so memory stays flat. The
+        first chunk is short (``FIRST_CHUNK``): parsing starts once it is written, not after the first
+        ``chunk_size`` records are read and written with the parse workers idle."""
+        self._run_before_first()
+        for chunk in growing_batches(self.recipes(), min(chunk_size, FIRST_CHUNK), chunk_size):
             chunk = self.without_duplicates(chunk)
             new = [r.dish for r in chunk if r.dish not in self.seen_dishes]
             self.seen_dishes.update(new)
@@ -202,6 +221,11 @@ class _CorpusLoad:
             loader.load_recipes(self.store, chunk, batch_size=chunk_size, mode=mode)
             self.rep.recipes += len(chunk)
             yield from chunk
+
+    def _run_before_first(self) -> None:
+        if self.before_first is not None:
+            self.before_first()
+            self.before_first = None
 
     def without_duplicates(self, chunk: list[loader.RecipeRecord]) -> list[loader.RecipeRecord]:
         """The chunk less exact duplicates (same id: same source, dish and text), counted as ``duplicates``.

@@ -23,11 +23,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dishgraph.actions import Action, ProtoAction
+from dishgraph.actions import KEY_SEP, SET_SEP, Action, ProtoAction
 from dishgraph.graph import schema
 from dishgraph.graph.arrow_copy import arrow_type
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
+from dishgraph.ingest.culinary import CulinaryTally, culinary_by_classes
 from dishgraph.ingest.glossary import KINDS, Glossary
 from dishgraph.ingest.roles import object_roles, role_of
 
@@ -172,32 +173,96 @@ def load_proto_actions(store: GraphStore, protos: Iterable[ProtoAction], mode: s
     if mode == "merge":
         _merge_protos(store, protos)
         return len(protos)
-    found = {
-        r["key"]: r["verbs"] for r in _lookup(store, "load_existing_proto_actions", "keys", [p.key for p in protos])
-    }
-    _merge_protos(store, [p for p in protos if p.key in found and not found[p.key]])  # half-written
-    new = [p for p in protos if p.key not in found]
-    if not new:
-        return len(protos)
+    return load_proto_keys(store, [p.key for p in protos], mode=mode)
+
+
+def load_proto_keys(store: GraphStore, keys: Any, mode: str = "auto", culinary: dict[str, bool] | None = None) -> int:
+    """Proto-actions given by their keys (a key spells out its proto-action, ``ProtoAction.key``), with their
+    VERB, INGREDIENT and TOOL edges; returns how many distinct keys were given.
+
+    Keys, not objects: the loader's proto-actions are the distinct ``action`` keys of its step table, so parse
+    workers send none, and the rows are split from the keys by Arrow (``proto_table``), not built per row in
+    the one process that loads. ``culinary`` (key -> flag) gives new proto-actions a flag as they are
+    written (see ``write_parsed``), so that ``mark_culinary`` finds little to change."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keys = pc.unique(_string_array(keys))
+    if not len(keys):
+        return 0
+    if mode == "merge":
+        _merge_protos(store, [ProtoAction.from_key(k) for k in keys.to_pylist()])
+        return len(keys)
+    key_list = keys.to_pylist()
+    found = {r["key"]: r["verbs"] for r in _lookup(store, "load_existing_proto_actions", "keys", key_list)}
+    _merge_protos(store, [ProtoAction.from_key(k) for k in key_list if k in found and not found[k]])  # half-written
+    if found:
+        keys = keys.filter(pc.invert(pc.is_in(keys, value_set=pa.array(list(found), pa.string()))))
+    if not len(keys):
+        return len(key_list)
+    table = proto_table(keys, culinary)
     _ensure_classes(
         store,
         {
-            "verb": {p.verb for p in new},
-            "ingredient": {c for p in new for c in p.ingredients},
-            "tool": {c for p in new for c in p.tools},
+            "verb": set(pc.unique(table["verb"]).to_pylist()),
+            "ingredient": set(pc.unique(pc.list_flatten(table["ingredients"])).to_pylist()),
+            "tool": set(pc.unique(pc.list_flatten(table["tools"])).to_pylist()),
         },
     )
     # VERB last: its presence is what marks a proto-action complete for the delta check.
-    if use_copy(store, len(new), mode):
-        copy_proto_actions(store, new)
+    if use_copy(store, table.num_rows, mode):
+        copy_proto_actions(store, table)
     else:
+        new = [ProtoAction.from_key(k) for k in table["key"].to_pylist()]
         nodes, ingr, tools = _proto_rows(new)
         verbs = [{"key": p.key, "name": p.verb} for p in new]
-        store.write("load_proto_actions_create", nodes)
+        store.write("load_proto_actions_create", [{**n, "culinary": (culinary or {}).get(n["key"])} for n in nodes])
         store.write("load_proto_ingredients_create", ingr)
         store.write("load_proto_tools_create", tools)
         store.write("load_proto_verbs_create", verbs)
-    return len(protos)
+    return len(key_list)
+
+
+def _string_array(values: Any) -> Any:
+    """``values`` as one Arrow string array (a list, an array or a chunked column)."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    return values if isinstance(values, pa.Array) else pa.array(list(values), pa.string())
+
+
+def proto_table(keys: Any, culinary: dict[str, bool] | None = None) -> Any:
+    """ProtoAction rows (``key``, ``verb``, ``ingredients``, ``tools`` and, given flags, ``culinary``) of
+    distinct keys, split from the keys by Arrow: ``verb|a+b|t`` gives verb, [a, b], [t]."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keys = _string_array(keys)
+    parts = pc.split_pattern(keys, KEY_SEP)
+    cols = {
+        "key": keys,
+        "verb": pc.list_element(parts, 0),
+        "ingredients": _class_lists(pc.list_element(parts, 1)),
+        "tools": _class_lists(pc.list_element(parts, 2)),
+    }
+    if culinary is not None:
+        cols["culinary"] = pa.array([culinary.get(k) for k in keys.to_pylist()], pa.bool_())
+    return pa.table(cols)
+
+
+def _class_lists(joined: Any) -> Any:
+    """``a+b`` -> [a, b] and ``""`` -> [] (a key's class sets, joined by ``SET_SEP`` in sorted order)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    split = pc.split_pattern(joined, SET_SEP)
+    flat, parents = pc.list_flatten(split), pc.list_parent_indices(split)
+    keep = pc.not_equal(flat, "")
+    counts = np.bincount(parents.filter(keep).to_numpy(), minlength=len(joined))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), flat.filter(keep))
 
 
 def _ensure_classes(store: GraphStore, named: dict[str, set[str]]) -> None:
@@ -311,15 +376,19 @@ def copy_recipes(store: GraphStore, rows: list[dict]) -> None:
     store.bulk_load_rels("HAS_RECIPE", "Dish", "Recipe", [{"from": r["dish"], "to": r["id"]} for r in rows])
 
 
-def copy_proto_actions(store: GraphStore, protos: Sequence[ProtoAction]) -> None:
-    """Proto-actions and their class edges (the classes must exist); VERB last: it marks one complete."""
-    nodes, ingr, tools = _proto_rows(protos)
-    store.bulk_load_nodes("ProtoAction", nodes)
-    store.bulk_load_rels(
-        "INGREDIENT", "ProtoAction", "IngredientClass", [{"from": r["key"], "to": r["name"]} for r in ingr]
-    )
-    store.bulk_load_rels("TOOL", "ProtoAction", "ToolClass", [{"from": r["key"], "to": r["name"]} for r in tools])
-    store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", [{"from": p.key, "to": p.verb} for p in protos])
+def copy_proto_actions(store: GraphStore, protos: Any) -> None:
+    """Proto-actions (a ``proto_table``, or ProtoAction objects) and their class edges (the classes must
+    exist); VERB last: it marks one complete."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = protos if hasattr(protos, "num_rows") else proto_table([p.key for p in dict.fromkeys(protos)])
+    store.bulk_load_nodes("ProtoAction", table)
+    for rel, col, dst in (("INGREDIENT", "ingredients", "IngredientClass"), ("TOOL", "tools", "ToolClass")):
+        lists = table[col].combine_chunks()
+        edges = pa.table({"from": pc.take(table["key"], pc.list_parent_indices(lists)), "to": pc.list_flatten(lists)})
+        store.bulk_load_rels(rel, "ProtoAction", dst, edges)
+    store.bulk_load_rels("VERB", "ProtoAction", "VerbClass", pa.table({"from": table["key"], "to": table["verb"]}))
 
 
 def copy_steps(store: GraphStore, steps: Any, nexts: Any) -> None:
@@ -350,7 +419,6 @@ class ParsedRows:
 
     steps: Any = None  # pyarrow.Table of STEP_COLUMNS
     nexts: Any = None  # pyarrow.Table: src, dst, recipe
-    protos: dict[str, ProtoAction] = field(default_factory=dict)  # key -> proto-action, once each
     marks: list[dict] = field(default_factory=list)  # {"id", "n"}: n actions became steps
     truncated: list[tuple[str, int]] = field(default_factory=list)  # (id, actions parsed) cut to a cap
 
@@ -362,9 +430,8 @@ class ParsedRows:
     def of(cls, parsed: Sequence[ParsedRecipe]) -> ParsedRows:
         parsed = _unique(parsed, lambda p: p.id)
         steps, nexts = step_tables(parsed)
-        protos = {a.proto.key: a.proto for pr in parsed for a in pr.actions if a.proto is not None}
         marks = [{"id": pr.id, "n": sum(a.proto is not None for a in pr.actions)} for pr in parsed]
-        return cls(steps, nexts, protos, marks)
+        return cls(steps, nexts, marks)
 
     @classmethod
     def concat(cls, parts: Iterable[ParsedRows]) -> ParsedRows:
@@ -384,10 +451,23 @@ class ParsedRows:
                 steps.append(part.steps)
                 nexts.append(part.nexts)
             out.marks.extend(m for m in part.marks if m["id"] not in dup)
-            out.protos.update(part.protos)
             out.truncated.extend(t for t in part.truncated if t[0] not in dup)
         out.steps, out.nexts = pa.concat_tables(steps), pa.concat_tables(nexts)
         return out
+
+    @property
+    def protos(self) -> dict[str, ProtoAction]:
+        """key -> proto-action of the steps, once each (their ``action`` column: a key spells out its
+        proto-action, so none travel from the workers)."""
+        import pyarrow.compute as pc
+
+        return {k: ProtoAction.from_key(k) for k in pc.unique(self.steps["action"]).to_pylist()}
+
+    def action_keys(self) -> list[str]:
+        """The distinct proto-action keys of the steps."""
+        import pyarrow.compute as pc
+
+        return pc.unique(self.steps["action"]).to_pylist()
 
     @property
     def ids(self) -> list[str]:
@@ -410,11 +490,19 @@ def load_parsed(
     return n
 
 
-def write_parsed(store: GraphStore, rows: ParsedRows, batch_size: int = 5000, mode: str = "auto") -> int:
+def write_parsed(
+    store: GraphStore,
+    rows: ParsedRows,
+    batch_size: int = 5000,
+    mode: str = "auto",
+    culinary: dict[str, bool] | None = None,
+) -> int:
     """Steps, order edges and proto-actions of parsed recipes, not yet marked parsed (``mark_parsed``
-    after ``store.make_durable()``: a recipe marked parsed must never lose its steps to a crash)."""
+    after ``store.make_durable()``: a recipe marked parsed must never lose its steps to a crash).
+    ``culinary`` (key -> flag, from a ``CulinaryTally``) flags new proto-actions as they are written;
+    ``mark_culinary`` settles the flags over the whole graph."""
     with store.bulk_session():
-        load_proto_actions(store, rows.protos.values(), mode=mode)
+        load_proto_keys(store, rows.steps["action"], mode=mode, culinary=culinary)
         load_steps(store, rows.steps, rows.nexts, batch_size=batch_size, mode=mode)
     return rows.steps.num_rows
 
@@ -432,34 +520,13 @@ def mark_culinary(store: GraphStore, glossary: Glossary) -> int:
     step read (the release's reference pivots, a dependency parser's steps) is judged by its classes: a culinary
     verb class and food classes only (``food_classes``), unless a cooking step is read as it (a typed key with a
     node of its own, ``frequencies.materialize_typed_uses``). Returns how many flags changed."""
-    read: dict[str, list[int]] = {}
-    typed_keys: set[str] = set()  # keys some cooking step is read as (切|洋葱| of 切丝 after 洋葱洗净)
-    for r in store.query("proto_typed_agreement"):
-        if not r["typed"]:
-            continue
-        if r["culinary"]:
-            typed_keys.add(r["typed"])
-        n = read.setdefault(r["key"], [0, 0])
-        n[1] += r["n"]
-        if r["culinary"] and ProtoAction.from_key(r["typed"]).ingredients >= ProtoAction.from_key(r["key"]).ingredients:
-            n[0] += r["n"]
-    foods = food_classes(glossary)
-    rows = []
-    for r in store.query("proto_all_keys"):
-        ok, n = read.get(r["key"], (0, 0))
-        flag = 2 * ok > n if n else (r["key"] in typed_keys or culinary_by_classes(r["key"], foods))
-        if r["culinary"] is not flag:
-            rows.append({"key": r["key"], "culinary": flag})
+    read = store.query_columns("proto_typed_agreement")
+    agreement = zip(*(read.get(c, []) for c in ("key", "typed", "culinary", "n")))
+    keys = store.query_columns("proto_all_keys")
+    flags = dict(zip(keys.get("key", []), keys.get("culinary", [])))
+    verdicts = CulinaryTally().count(agreement).verdicts(flags, food_classes(glossary))
+    rows = [{"key": k, "culinary": v} for k, v in verdicts.items() if flags[k] is not v]
     return store.write("proto_set_culinary", rows) if rows else 0
-
-
-NON_CULINARY_VERB_CLASSES = frozenset({"用", "准备", "做"})  # the release's classes of light verbs
-
-
-def culinary_by_classes(key: str, foods: set[str]) -> bool:
-    """The verdict on a proto-action no step of which was read: a culinary verb class and food classes only."""
-    p = ProtoAction.from_key(key)
-    return p.verb not in NON_CULINARY_VERB_CLASSES and all(c in foods for c in p.ingredients)
 
 
 def judge_unjudged(store: GraphStore, keys: Iterable[str], foods: set[str]) -> int:

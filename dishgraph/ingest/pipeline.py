@@ -20,8 +20,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from dishgraph.errors import DishgraphError
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.values import batched
+from dishgraph.ingest.culinary import CulinaryTally
 from dishgraph.ingest.glossary import Glossary
-from dishgraph.ingest.loader import ParsedRecipe, ParsedRows, RecipeRecord, mark_culinary, mark_parsed, write_parsed
+from dishgraph.ingest.loader import (
+    ParsedRecipe,
+    ParsedRows,
+    RecipeRecord,
+    food_classes,
+    mark_culinary,
+    mark_parsed,
+    write_parsed,
+)
 
 _WORKER_PARSER = None
 
@@ -158,7 +167,8 @@ def parse_and_load(
     not parsed again by another parser.
     """
     stats = ParseStats()
-    loads = _Loads(store, stats, load_batch or default_load_batch(store, mode, batch_size), mode)
+    batch = load_batch or default_load_batch(store, mode, batch_size)
+    loads = _Loads(store, stats, batch, mode, food_classes(glossary), fresh=not store.query("proto_any"))
     t0 = time.perf_counter()
     pool = _start_parsers(glossary, segmenter, parser, workers)
     with progress_bar(disable=not show_progress) as bar, store.bulk_session():
@@ -187,7 +197,10 @@ def parse_and_load(
             loads.commit()
         finally:
             _stop_parsers(pool, pending)
-    mark_culinary(store, glossary)
+    if loads.fresh and mode != "merge":
+        loads.settle_culinary()  # the graph's every proto-action and step came from this run: its tally
+    else:
+        mark_culinary(store, glossary)
     stats.seconds = time.perf_counter() - t0
     return stats
 
@@ -261,8 +274,16 @@ class _Loads:
     are loaded at once, then unmarked (loaded, waiting for the checkpoint after which they are marked parsed;
     ``durable_every`` spaces the checkpoints out)."""
 
-    def __init__(self, store: GraphStore, stats: ParseStats, load_batch: int, mode: str):
+    def __init__(
+        self, store: GraphStore, stats: ParseStats, load_batch: int, mode: str, foods: set[str], fresh: bool = False
+    ):
         self.store, self.stats, self.load_batch, self.mode = store, stats, load_batch, mode
+        # The steps' readings, counted as parsed rows arrive (the workers still parsing): new proto-actions
+        # are written with their culinary flag; ``fresh`` (the graph had no proto-action) lets
+        # ``settle_culinary`` finish the flags from these counts alone.
+        self.foods, self.fresh = foods, fresh
+        self.tally = CulinaryTally()
+        self.flagged: dict[str, bool] = {}  # key -> the flag a load wrote
         self.buffer: list[ParsedRows] = []
         self.n_buffered = 0
         self.buffered: set[str] = set()
@@ -275,6 +296,7 @@ class _Loads:
 
     def add(self, parts: Iterable[ParsedRows]) -> None:
         for part in parts:
+            self.tally.count_steps(part.steps)
             self.buffer.append(part)
             self.buffered.update(part.ids)
             self.n_buffered += len(part.marks)
@@ -284,7 +306,11 @@ class _Loads:
     def flush(self) -> None:
         if self.buffer:
             rows = ParsedRows.concat(self.buffer)
-            self.stats.steps += write_parsed(self.store, rows, mode=self.mode)
+            flags = self.tally.verdicts(rows.action_keys(), self.foods)
+            self.stats.steps += write_parsed(self.store, rows, mode=self.mode, culinary=flags)
+            if self.mode != "merge":  # MERGE writes no flag: mark_culinary then settles them
+                for key, flag in flags.items():
+                    self.flagged.setdefault(key, flag)  # a key already there keeps the flag it was written with
             self.stats.with_actions += rows.with_actions
             self.unmarked.update((row["id"], row) for row in rows.marks)
         self.buffer.clear()
@@ -292,6 +318,14 @@ class _Loads:
         self.n_buffered = 0
         if len(self.unmarked) >= durable_every(self.store, self.durable, self.load_batch, self.mode):
             self.commit()
+
+    def settle_culinary(self) -> int:
+        """Set the culinary flag that the run's counts give where a load wrote another (a key whose steps in
+        a later load outweighed the first load's): what ``mark_culinary`` would do, for a graph all of whose
+        proto-actions and steps this run wrote. Returns how many flags changed."""
+        final = self.tally.verdicts(self.flagged, self.foods)
+        rows = [{"key": k, "culinary": v} for k, v in final.items() if self.flagged[k] is not v]
+        return self.store.write("proto_set_culinary", rows) if rows else 0
 
     def commit(self) -> None:
         if not self.unmarked:
