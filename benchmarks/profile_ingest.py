@@ -4,9 +4,11 @@ Wraps the loader's and the store's functions with timers (no profiler: it inflat
 runs ``ingest_corpus`` then ``refresh_derived`` into a fresh database, as ``dishgraph ingest corpus`` does.
 ``result.get (wait)`` is the time the loading process waits for parse workers (its CPU there is unpickling
 their rows). Nested parts are included in their callers (``_copy`` in ``copy_steps`` in ``load_steps`` in
-``write_parsed``).
+``write_parsed``). ``timeline_first_last`` gives when each part first began and last ended (seconds from the
+script's start): what runs before the workers have their first batch, and what is left after the last.
 
     OMP_NUM_THREADS=1 python benchmarks/profile_ingest.py [--workers 2] [--corpus PATH] [--db DIR]
+        [--load-batch N] [--no-refresh]
 """
 
 from __future__ import annotations
