@@ -328,7 +328,7 @@ def _rows(table: Any) -> list[dict]:
     return table.to_pylist()
 
 
-def _of_recipes(table: Any, recipes: Iterable[str]) -> Any:  # a pyarrow boolean array
+def of_recipes(table: Any, recipes: Iterable[str]) -> Any:  # a pyarrow boolean array
     """Which rows of a step or NEXT table belong to ``recipes`` (by the table's ``recipe`` column)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -358,7 +358,7 @@ def load_steps(store: GraphStore, steps: Any, nexts: Any, batch_size: int = 5000
     firsts = steps["id"].filter(pc.equal(steps["pos"], 0)).to_pylist()
     started = sorted({_step_recipe(r["id"]) for r in _lookup(store, "load_existing_steps", "ids", firsts)})
     if started:
-        in_steps, in_nexts = _of_recipes(steps, started), _of_recipes(nexts, started)
+        in_steps, in_nexts = of_recipes(steps, started), of_recipes(nexts, started)
         _merge_steps(store, _rows(steps.filter(in_steps)), _rows(nexts.filter(in_nexts)), batch_size)
         steps, nexts = steps.filter(pc.invert(in_steps)), nexts.filter(pc.invert(in_nexts))
     if steps.num_rows and bulk:
@@ -445,8 +445,8 @@ class ParsedRows:
             dup = {m["id"] for m in part.marks if m["id"] in seen}
             seen.update(m["id"] for m in part.marks)
             if dup:
-                steps.append(part.steps.filter(pc.invert(_of_recipes(part.steps, dup))))
-                nexts.append(part.nexts.filter(pc.invert(_of_recipes(part.nexts, dup))))
+                steps.append(part.steps.filter(pc.invert(of_recipes(part.steps, dup))))
+                nexts.append(part.nexts.filter(pc.invert(of_recipes(part.nexts, dup))))
             else:
                 steps.append(part.steps)
                 nexts.append(part.nexts)

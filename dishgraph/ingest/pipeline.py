@@ -29,6 +29,7 @@ from dishgraph.ingest.loader import (
     food_classes,
     mark_culinary,
     mark_parsed,
+    of_recipes,
     write_parsed,
 )
 
@@ -269,6 +270,15 @@ def _submit(
     return _Job(len(batch), result, [rid for rid, _ in todo], where)
 
 
+def _new_steps(part: ParsedRows, buffered: set[str]) -> Any:
+    """The part's steps less those of recipes already buffered (``ParsedRows.concat`` keeps a recipe's first
+    rows only: the tally must count what is loaded)."""
+    import pyarrow.compute as pc
+
+    dup = buffered.intersection(part.ids)
+    return part.steps.filter(pc.invert(of_recipes(part.steps, dup))) if dup else part.steps
+
+
 class _Loads:
     """Parsed recipes on their way into the graph: buffered (parsed, not loaded) until ``load_batch`` of them
     are loaded at once, then unmarked (loaded, waiting for the checkpoint after which they are marked parsed;
@@ -296,7 +306,7 @@ class _Loads:
 
     def add(self, parts: Iterable[ParsedRows]) -> None:
         for part in parts:
-            self.tally.count_steps(part.steps)
+            self.tally.count_steps(_new_steps(part, self.buffered))
             self.buffer.append(part)
             self.buffered.update(part.ids)
             self.n_buffered += len(part.marks)
