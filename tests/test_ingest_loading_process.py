@@ -149,3 +149,32 @@ def test_the_tally_counts_a_recipe_given_twice_once(glossary, crg_dir):
     assert set(new["recipe"].to_pylist()) == {"r3"}
     assert new.num_rows + first.steps.num_rows == loader.ParsedRows.concat([first, again]).steps.num_rows
     assert pipeline._new_steps(first, set()) is first.steps
+
+
+def test_a_rerun_finishes_a_refresh_killed_while_typed_proto_actions_were_written(tmp_path, corpus, glossary):
+    """The state a SIGKILL left in the kill benchmark: every recipe parsed, the refresh killed after the nodes
+    of typed keys no recipe's CRG reading has were copied and before their edges (VERB, written last), no
+    frequency edge yet. The re-run parses nothing, yet finishes that refresh: the graph a clean run gives."""
+    from dishgraph.ingest.jobs import ingest_corpus_file
+
+    def run(db, refresh=True):
+        return ingest_corpus_file(
+            lambda: LadybugStore(db), corpus, segmenter="lac", refresh=refresh, show_progress=False
+        )
+
+    run(tmp_path / "clean")
+    with LadybugStore(tmp_path / "clean") as store:
+        clean = store.counts()
+        assert clean["relationships"]["TYPED_USES"] > 0 and clean["relationships"]["USES"] > 0
+
+    run(tmp_path / "killed", refresh=False)
+    with LadybugStore(tmp_path / "killed") as store:
+        dishes = [r["name"] for r in store.execute("MATCH (d:Dish) RETURN d.name AS name")]
+        missing = [r["key"] for r in store.query("typed_keys_of_dishes", dishes=dishes) if not r["known"]]
+        assert missing  # typed keys of their own exist in this corpus
+        store.bulk_load_nodes("ProtoAction", loader.proto_table(missing))  # the nodes, not their edges
+    rep, derived = run(tmp_path / "killed")
+    assert rep.skipped_already_parsed == CORPUS_N and derived.uses_dishes  # nothing parsed; the refresh ran
+    with LadybugStore(tmp_path / "killed") as store:
+        assert store.counts() == clean
+        assert not [r for r in store.query("typed_keys_of_dishes", dishes=dishes) if not r["known"]]

@@ -54,7 +54,7 @@ def ingest_release(
         before = _recipes_now(store)
         rep = ingest_counterfactual(store, directory, parser=parser, segmenter=segmenter, **options)
         parsed = rep.parsed.get("recipes", 0) - rep.parsed.get("skipped_already_parsed", 0)
-        return rep, _refresh(store, rep.touched_dishes if parsed else [], before, refresh, progress)
+        return rep, _refresh(store, _touched(store, rep.touched_dishes, parsed), before, refresh, progress)
 
 
 def corpus_glossary(path: Path | None):
@@ -130,8 +130,19 @@ def ingest_corpus_file(
         rep = ingest_corpus(
             store, file, glossary, fmt=fmt, encoding=encoding, parser=parser, segmenter=segmenter, **options
         )
-        parsed = rep.recipes - rep.skipped_already_parsed  # a re-run that parsed nothing touched nothing
-        return rep, _refresh(store, rep.touched_dishes if parsed else [], before, refresh, progress)
+        parsed = rep.recipes - rep.skipped_already_parsed
+        return rep, _refresh(store, _touched(store, rep.touched_dishes, parsed), before, refresh, progress)
+
+
+def _touched(store, dishes: list[str], parsed: int) -> list[str]:
+    """The dishes whose derived data an ingest must refresh: those it read, when it parsed anything; else only
+    those of them still stale (a re-run after a run killed while refreshing parses nothing, yet must finish
+    that refresh)."""
+    if parsed:
+        return dishes
+    from dishgraph.knowledge.frequencies import stale_uses_dishes
+
+    return sorted(set(stale_uses_dishes(store)).intersection(dishes))
 
 
 def _recipes_now(store) -> int:

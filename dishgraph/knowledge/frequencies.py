@@ -56,11 +56,13 @@ def materialize_uses(store: GraphStore, dishes: Iterable[str] | None = None) -> 
     if not names:
         return {}
     out = {n: 0 for n in names}
+    # TYPED_USES first: USES matching the dish's recipes is what marks it current (``uses_stale_dishes``), so
+    # a run killed between the two leaves the dish stale and the next refresh writes both.
+    materialize_typed_uses(store, names)
     new, merged = _rewrite(store, USES_QUERIES, names)
     if new:
         out.update({r["dish"]: r["actions"] for r in store.query("uses_action_counts", dishes=new)})
     out.update({r["dish"]: r["actions"] for r in merged})
-    materialize_typed_uses(store, names)
     return out
 
 
