@@ -16,6 +16,24 @@ from dishgraph import config
 
 
 @pytest.fixture(scope="session")
+def release_corpus(crg_dir):
+    """A writer of small real corpora: ``release_corpus(path, n)`` writes the first ``n`` base recipes of the
+    CRG release to ``path`` as JSONL and returns it."""
+    return lambda path, n: _release_corpus(path, crg_dir, n)
+
+
+def _release_corpus(path, crg_dir, n: int):
+    import json
+
+    lines = (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines()[:n]
+    with open(path, "w", encoding="utf-8") as fh:
+        for ln in lines:
+            dish, _, text = ln.split("\t")
+            fh.write(json.dumps({"dish": dish, "text": text}, ensure_ascii=False) + "\n")
+    return path
+
+
+@pytest.fixture(scope="session")
 def data_dir():
     return config.data_dir()
 

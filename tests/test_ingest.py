@@ -68,15 +68,9 @@ def test_release_ingest_twice_changes_nothing(release_db):
 
 
 @pytest.fixture(scope="module")
-def small_corpus(tmp_path_factory, crg_dir):
+def small_corpus(tmp_path_factory, release_corpus):
     """The first CORPUS_N real base recipes as a JSONL corpus (10 dishes)."""
-    path = tmp_path_factory.mktemp("corpus") / "small.jsonl"
-    lines = (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines()[:CORPUS_N]
-    with open(path, "w", encoding="utf-8") as fh:
-        for ln in lines:
-            dish, _, text = ln.split("\t")
-            fh.write(json.dumps({"dish": dish, "text": text}, ensure_ascii=False) + "\n")
-    return path
+    return release_corpus(tmp_path_factory.mktemp("corpus") / "small.jsonl", CORPUS_N)
 
 
 @pytest.fixture(scope="module")

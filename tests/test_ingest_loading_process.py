@@ -70,16 +70,8 @@ def test_tally_verdicts_are_mark_culinarys():
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory, crg_dir):
-    import json
-
-    path = tmp_path_factory.mktemp("corpus") / "small.jsonl"
-    lines = (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines()[:CORPUS_N]
-    with open(path, "w", encoding="utf-8") as fh:
-        for ln in lines:
-            dish, _, text = ln.split("\t")
-            fh.write(json.dumps({"dish": dish, "text": text}, ensure_ascii=False) + "\n")
-    return path
+def corpus(tmp_path_factory, release_corpus):
+    return release_corpus(tmp_path_factory.mktemp("corpus") / "small.jsonl", CORPUS_N)
 
 
 def _flags(store) -> dict:
