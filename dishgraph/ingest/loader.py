@@ -167,12 +167,6 @@ def _merge_protos(store: GraphStore, protos: Sequence[ProtoAction]) -> None:
 
 def load_proto_actions(store: GraphStore, protos: Iterable[ProtoAction], mode: str = "auto") -> int:
     """Proto-actions with their VERB, INGREDIENT and TOOL edges; returns how many distinct ones were given."""
-    protos = list(dict.fromkeys(protos))
-    if not protos:
-        return 0
-    if mode == "merge":
-        _merge_protos(store, protos)
-        return len(protos)
     return load_proto_keys(store, [p.key for p in protos], mode=mode)
 
 
@@ -459,9 +453,7 @@ class ParsedRows:
     def protos(self) -> dict[str, ProtoAction]:
         """key -> proto-action of the steps, once each (their ``action`` column: a key spells out its
         proto-action, so none travel from the workers)."""
-        import pyarrow.compute as pc
-
-        return {k: ProtoAction.from_key(k) for k in pc.unique(self.steps["action"]).to_pylist()}
+        return {k: ProtoAction.from_key(k) for k in self.action_keys()}
 
     def action_keys(self) -> list[str]:
         """The distinct proto-action keys of the steps."""
