@@ -138,3 +138,27 @@ def test_ctrl_c_stops_a_running_statement_with_exit_130(db):
     assert p.returncode == 130 and "interrupted" in err
     assert time.monotonic() - t < 10
     assert not os.path.exists(f"{db}.wal") or os.path.getsize(f"{db}.wal") == 0
+
+
+def test_ctrl_c_while_the_statement_thread_starts_still_stops_it(db, monkeypatch):
+    """On a loaded machine a Ctrl-C can land while the statement's thread is being started (start() waits for
+    it to run); it once skipped the interrupt, and the 10^10-row statement ran on while the command exited."""
+    import threading
+
+    start = threading.Thread.start
+
+    def start_then_ctrl_c(thread):
+        start(thread)
+        if thread.name == "dishgraph-query":
+            raise KeyboardInterrupt
+
+    with LadybugStore(db, read_only=True) as s:
+        s.interruptible = True
+        monkeypatch.setattr(threading.Thread, "start", start_then_ctrl_c)
+        t = time.monotonic()
+        with pytest.raises(KeyboardInterrupt) as stopped:
+            s.execute(LONG)
+        assert type(stopped.value) is KeyboardInterrupt  # stopped, not abandoned still running
+        assert time.monotonic() - t < 3
+        monkeypatch.undo()
+        assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 1}]

@@ -503,33 +503,53 @@ def _interruptible(
     # An Event, not Thread.join/is_alive: a Ctrl-C landing inside join() can leave is_alive() False while the
     # thread still runs (CPython 3.11), and the store was then closed under the running statement.
     done = threading.Event()
+    cancelled = threading.Event()  # a Ctrl-C came before the statement began: it is not begun at all
 
     def work() -> None:
         try:
+            if cancelled.is_set():
+                raise KeyboardInterrupt
             box["result"] = run()
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             box["error"] = e
         finally:
             done.set()
 
-    threading.Thread(target=work, name="dishgraph-query", daemon=True).start()
     deadline = time.monotonic() + timeout + INTERRUPT_GRACE if timeout else None
     try:
+        # Started inside the try: a Ctrl-C landing in start() (it waits for the new thread to run, which can
+        # take seconds on a loaded machine) used to skip the interrupt, and the statement ran on unstopped
+        # while the command exited and waited for it.
+        threading.Thread(target=work, name="dishgraph-query", daemon=True).start()
         while not done.wait(0.1):
             if deadline is not None and time.monotonic() > deadline:
-                interrupt()
-                if not done.wait(INTERRUPT_GRACE):
+                if not _stopped(done, interrupt):
                     abandon()
                     raise _Overran()
     except KeyboardInterrupt:
-        interrupt()
-        if not done.wait(INTERRUPT_GRACE):
+        cancelled.set()
+        if not _stopped(done, interrupt):
             abandon()
             raise QueryAbandoned() from None
         raise
     if "error" in box:
         raise box["error"]
     return box["result"]
+
+
+def _stopped(done: Any, interrupt: Callable[[], None]) -> bool:
+    """Interrupt until the statement's thread says it is ``done``, for at most `INTERRUPT_GRACE` seconds;
+    whether it stopped. Asked again and again, not once: an interrupt that comes before the engine has begun
+    the statement is lost (the engine clears it as the statement begins)."""
+    import time
+
+    ends = time.monotonic() + INTERRUPT_GRACE
+    while True:
+        interrupt()
+        if done.wait(0.05):
+            return True
+        if time.monotonic() > ends:
+            return False
 
 
 def _vm_bytes() -> int:
