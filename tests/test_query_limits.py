@@ -158,7 +158,12 @@ def test_ctrl_c_while_the_statement_thread_starts_still_stops_it(db, monkeypatch
         t = time.monotonic()
         with pytest.raises(KeyboardInterrupt) as stopped:
             s.execute(LONG)
+        monkeypatch.undo()
+        for thread in [x for x in threading.enumerate() if x.name == "dishgraph-query"]:
+            thread.join(timeout=3)
+            if thread.is_alive():  # still running: fail here, not hang in close() (which would wait for it)
+                s._abandon()
+                pytest.fail("the statement ran on after Ctrl-C")
         assert type(stopped.value) is KeyboardInterrupt  # stopped, not abandoned still running
         assert time.monotonic() - t < 3
-        monkeypatch.undo()
         assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 1}]
