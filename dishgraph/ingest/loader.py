@@ -431,23 +431,31 @@ class ParsedRows:
     def concat(cls, parts: Iterable[ParsedRows]) -> ParsedRows:
         """One batch of several; a recipe given twice keeps its first rows (a COPY must not repeat a key)."""
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         out, seen = cls(), set()
         steps, nexts = [out.steps], [out.nexts]
         for part in parts:
-            dup = {m["id"] for m in part.marks if m["id"] in seen}
-            seen.update(m["id"] for m in part.marks)
-            if dup:
-                steps.append(part.steps.filter(pc.invert(of_recipes(part.steps, dup))))
-                nexts.append(part.nexts.filter(pc.invert(of_recipes(part.nexts, dup))))
-            else:
-                steps.append(part.steps)
-                nexts.append(part.nexts)
-            out.marks.extend(m for m in part.marks if m["id"] not in dup)
-            out.truncated.extend(t for t in part.truncated if t[0] not in dup)
+            kept = part.without(seen.intersection(part.ids))
+            seen.update(part.ids)
+            steps.append(kept.steps)
+            nexts.append(kept.nexts)
+            out.marks.extend(kept.marks)
+            out.truncated.extend(kept.truncated)
         out.steps, out.nexts = pa.concat_tables(steps), pa.concat_tables(nexts)
         return out
+
+    def without(self, recipes: set[str]) -> ParsedRows:
+        """These rows less every row of ``recipes`` (itself when there is none to drop)."""
+        if not recipes:
+            return self
+        import pyarrow.compute as pc
+
+        return ParsedRows(
+            steps=self.steps.filter(pc.invert(of_recipes(self.steps, recipes))),
+            nexts=self.nexts.filter(pc.invert(of_recipes(self.nexts, recipes))),
+            marks=[m for m in self.marks if m["id"] not in recipes],
+            truncated=[t for t in self.truncated if t[0] not in recipes],
+        )
 
     @property
     def protos(self) -> dict[str, ProtoAction]:

@@ -29,7 +29,6 @@ from dishgraph.ingest.loader import (
     food_classes,
     mark_culinary,
     mark_parsed,
-    of_recipes,
     write_parsed,
 )
 
@@ -273,10 +272,7 @@ def _submit(
 def _new_steps(part: ParsedRows, buffered: set[str]) -> Any:
     """The part's steps less those of recipes already buffered (``ParsedRows.concat`` keeps a recipe's first
     rows only: the tally must count what is loaded)."""
-    import pyarrow.compute as pc
-
-    dup = buffered.intersection(part.ids)
-    return part.steps.filter(pc.invert(of_recipes(part.steps, dup))) if dup else part.steps
+    return part.without(buffered.intersection(part.ids)).steps
 
 
 class _Loads:
