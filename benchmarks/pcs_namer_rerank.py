@@ -15,7 +15,8 @@ Two measures, both chained on val with the `Tracker` defaults (learned on train)
 - **MBR plus an exact-name bonus**: a classifier of "this candidate is the gold output exactly", learned on
   the same candidates, adds ``weight`` times its probability to MBR's gain (`ExactBonus`).
 
-The namer is wrapped, not changed: `namer.mbr` is replaced while this runs, so the defaults stay as they are.
+The namer is wrapped, not changed: `namer.mbr` is replaced while this runs (and the tracker subclassed to say
+what each step is), so the defaults stay as they are.
 
 Usage: OMP_NUM_THREADS=1 python benchmarks/pcs_namer_rerank.py ../shared/data/pizzacommonsense [--folds 3]
 (about 6 minutes on 2 cores).
@@ -29,6 +30,8 @@ import math
 import os
 import random
 import time
+from dataclasses import dataclass
+from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -106,7 +109,6 @@ class Run:
         self.ctx: dict = {}
         self.x: list[list[float]] = []
         self.y: list[float] = []
-        self.group: list[int] = []
         self.chosen: list[float] = []  # per step worded: ROUGE-L of the choice
         self.ceiling: list[float] = []  # ... and of the best candidate
 
@@ -121,49 +123,44 @@ class Run:
         found = [nm.rouge_l_f(gold, _tokens(t)) for t in texts]
         self.x += rows
         self.y += found
-        self.group += [self.ctx["step_id"]] * len(found)
         self.chosen.append(nm.rouge_l_f(gold, _tokens(pick)))
         self.ceiling.append(max(found + [self.chosen[-1]]))
         return pick
 
     def predict(self, tables):
-        original_mbr, original_name = nm.mbr, nm.Namer.name
-        run = self
-
-        def name(namer, action, inputs, *args, **kwargs):
-            run.ctx["inputs"] = list(inputs)
-            return original_name(namer, action, inputs, *args, **kwargs)
-
-        def choose(weighted, *args, **kwargs):
-            return run._choose(weighted, *args, **kwargs)
-
-        self._mbr = original_mbr
-        nm.mbr, nm.Namer.name = choose, name  # type: ignore[method-assign]
+        self._mbr, nm.mbr = nm.mbr, self._choose
         try:
-            tracker, out, step_id = pr.Tracker(self.learned), [], 0
+            tracker = _Observed(self.learned, run=self)
+            out = []
             for t in tables:
-                kitchen = pr.Kitchen()
-                tracker.prime(t)
-                words = {w for line in t.ingredients for w in pr.content_words(line)}
-                rows = []
-                for k, row in enumerate(t.rows):
-                    self.ctx = {
-                        "instruction": row.instruction,
-                        "title": t.title,
-                        "participle": self.learned.namer.participle(pr.action_key(row.action)),
-                        "gold": row.output,
-                        "step_id": step_id,
-                        "step": min(k, 12),
-                        "inputs": [],
-                    }
-                    inputs, output = tracker.step(row, kitchen, words, t.title)
-                    step_id += 1
-                    rows.append(pr.PCSRow(instruction=row.instruction, action=row.action, inputs=inputs, output=output))
-                    kitchen.update(inputs, output)
+                rows = pr.predict_table(t, "tracker", "chained", tracker)
                 out.append(pr.PCSTable(id=t.id, title=t.title, rows=rows, annotator=t.annotator))
+            return out
         finally:
-            nm.mbr, nm.Namer.name = original_mbr, original_name  # type: ignore[method-assign]
-        return out
+            nm.mbr = self._mbr
+
+
+@dataclass
+class _Observed(pr.Tracker):
+    """The default tracker, telling its `Run` what each step is (the row, then its chosen inputs) before the
+    namer words it."""
+
+    run: Any = None
+
+    def step(self, row, kitchen, ingredient_words, title=""):
+        self.run.ctx = {
+            "instruction": row.instruction,
+            "title": title,
+            "participle": self.learned.namer.participle(pr.action_key(row.action)),
+            "gold": row.output,
+            "step": min(kitchen.step_no, 12),
+            "inputs": [],
+        }
+        return super().step(row, kitchen, ingredient_words, title)
+
+    def _name(self, row, kitchen, inputs, title):
+        self.run.ctx["inputs"] = list(inputs)
+        return super()._name(row, kitchen, inputs, title)
 
 
 class ExactBonus:
