@@ -25,6 +25,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
+
 X, R, T, V = "{X}", "{R}", "{T}", "{V}"
 SLOTS = (X, R, T, V)
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -341,9 +343,13 @@ class Namer:
         if not texts:
             return
         sims = (self.nn_matrix @ self.nn_vectorizer.transform(texts).T).toarray()  # type: ignore[attr-defined]
+        # The same on every CPU: the idf's logarithm differs in its last bit between numpy's AVX-512 and AVX2
+        # code, and numpy's default sort orders equal values by the CPU's SIMD sort. So similarities are
+        # rounded to 1e-9 and equal ones taken in train-row order (a stable sort of the negated values).
+        sims = np.round(sims, 9)
         for col, text in enumerate(texts):
             column = sims[:, col]
-            order = column.argsort()[::-1][: 4 * self.neighbours]
+            order = np.argsort(-column, kind="stable")[: 4 * self.neighbours]
             self._nearest[text] = [(int(k), float(column[k])) for k in order if column[k] > 0]
 
     def near(self, weights: Counter, action: str, several: bool, instruction: str) -> Counter:

@@ -379,13 +379,11 @@ class Selector:
     @classmethod
     def learn(cls, examples: Sequence[tuple[dict, bool]], c: float = 1.0, **knobs) -> Selector:
         from sklearn.feature_extraction import DictVectorizer
-        from sklearn.linear_model import LogisticRegression
 
         vec = DictVectorizer()
         x = vec.fit_transform([f for f, _ in examples])
         y = [label for _, label in examples]
-        model = LogisticRegression(C=c, max_iter=2000).fit(x, y)
-        return cls(vectorizer=vec, model=model, **knobs)
+        return cls(vectorizer=vec, model=fit_logistic(x, y, c), **knobs)
 
     def choose(self, cands: Sequence[tuple[str, str, dict]]) -> list[str]:
         """The likely candidates, one per group (a named food or the comestible it resolves to)."""
@@ -405,6 +403,27 @@ class Selector:
             if k in chosen and item not in out:
                 out.append(item)
         return out
+
+
+COEF_DECIMALS = 6  # fitted weights kept to this many decimals: what every CPU and solver version agrees on
+NEWTON_MAX_FEATURES = 3000  # widest design solved by Newton's method (its Hessian is features x features)
+
+
+def fit_logistic(x, y, c: float):
+    """An L2 logistic regression whose weights are the same on every CPU and scipy version. Its loss is
+    strictly convex, so a fit to a tight gradient tolerance lands on the one optimum to ~1e-9 whatever the
+    solver's path (BLAS kernel, SIMD dispatch, L-BFGS rewrite); weights rounded to `COEF_DECIMALS` then
+    agree bit for bit. sklearn's default tolerance (1e-4) stopped wherever the path got to: the PCS
+    figures moved by 0.3 points between an Intel and an AMD machine with identical packages."""
+    from sklearn.linear_model import LogisticRegression
+
+    if x.shape[1] <= NEWTON_MAX_FEATURES:  # Newton's steps: converges to the optimum in ~10 steps
+        model = LogisticRegression(C=c, solver="newton-cholesky", tol=1e-10, max_iter=200).fit(x, y)
+    else:  # a dense Hessian of this width costs minutes: L-BFGS, which gets this well-conditioned loss there
+        model = LogisticRegression(C=c, tol=1e-10, max_iter=20000).fit(x, y)
+    model.coef_ = np.round(model.coef_, COEF_DECIMALS)
+    model.intercept_ = np.round(model.intercept_, COEF_DECIMALS)
+    return model
 
 
 def _positive(model, x):
@@ -466,7 +485,6 @@ class NoFood:
     @classmethod
     def learn(cls, tables: Sequence[PCSTable], learned: Learned) -> NoFood:
         from sklearn.feature_extraction.text import CountVectorizer
-        from sklearn.linear_model import LogisticRegression
 
         texts, labels = [], []
         for t in tables:
@@ -475,8 +493,7 @@ class NoFood:
                 texts.append(cls.text(row, k, bool(mentions(row.instruction, foods))))
                 labels.append(not row.inputs)
         vec = CountVectorizer(binary=True, ngram_range=(1, 2), min_df=2, token_pattern=r"\S+")
-        model = LogisticRegression(C=1.0, max_iter=2000).fit(vec.fit_transform(texts), labels)
-        return cls(vectorizer=vec, model=model)
+        return cls(vectorizer=vec, model=fit_logistic(vec.fit_transform(texts), labels, 1.0))
 
     def prime(self, texts: Sequence[str]) -> None:
         """Probabilities of many steps (`text`) at once, kept for `probability` (one call per table)."""
