@@ -4,15 +4,24 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export OMP_NUM_THREADS ?= 1
 
-.PHONY: demo test install lint lint-cypher browser clean
+.PHONY: demo test install lock lint lint-cypher browser clean
 
-$(BIN)/dishgraph: pyproject.toml
+# The exact versions of requirements.lock (reproducible demo and CI), then dishgraph itself without resolving
+# again. torch first, pinned: a CPU wheel; an unpinned torch would pull a multi-GB CUDA build (where the default
+# index serves CUDA builds, give PyTorch's CPU index: make TORCH_PIP_ARGS='--index-url URL').
+TORCH_PIP_ARGS ?=
+$(BIN)/dishgraph: pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	# torch first, pinned: a CPU wheel; an unpinned torch would pull a multi-GB CUDA build
-	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q $(TORCH_PIP_ARGS) $$(grep '^torch==' requirements.lock)
+	$(BIN)/pip install -q -r requirements.lock
+	$(BIN)/pip install -q --no-deps -e '.[dev]'
 	touch $@
+
+# requirements.lock from the current .venv (after changing a range in pyproject.toml and installing)
+lock: install
+	{ sed -n '1,2p' requirements.lock; $(BIN)/pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock
 
 install: $(BIN)/dishgraph
 

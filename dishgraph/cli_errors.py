@@ -64,6 +64,12 @@ def message_for(e: BaseException) -> tuple[int, str]:
 
     if isinstance(e, DishgraphError):
         return e.exit_code, one_line(str(e))
+    if isinstance(e, ModuleNotFoundError):
+        from dishgraph.extras import missing_message
+
+        hint = missing_message(e)
+        if hint is not None:
+            return EXIT_FAILED, hint
     if isinstance(e, ReadError):
         return EXIT_FAILED, one_line(str(e))
     import pickle

@@ -112,10 +112,11 @@ DRIVER = textwrap.dedent("""
     from dishgraph.cli import app
     for args in json.loads(sys.argv[2]):
         try:
-            app(args, standalone_mode=False)
+            code = app(args, standalone_mode=False)
         except SystemExit as e:
-            if e.code:
-                raise
+            code = e.code
+        if code:  # an error the CLI edge printed and returned: the command did not run
+            raise SystemExit(f"{args[:2]} exited {code}")
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED or m.startswith("dishgraph.graph.l"))
     print("DIRECT", json.dumps(sorted(DIRECT)))
     print("LOADED", json.dumps(loaded))
@@ -159,6 +160,7 @@ def test_gpu_path_runs_from_the_bundle_alone(tmp_path, crg_dir):
     recipes = [CorpusRecipe(i.base, i.base_recipe, "crg") for i in instances[::10]]
     write_bundle(tmp_path / "b", recipes, {i.target for i in instances}, crg_data=crg_dir, val_fraction=0.1)
     b, w = str(tmp_path / "b"), tmp_path / "w"
+    w.mkdir()
     train = [
         "--source",
         "bundle",

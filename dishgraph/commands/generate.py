@@ -69,11 +69,15 @@ def _run(
     Commands pass their parsed parameters (``ctx.params``) whole: each option that is not a run option above is a
     generator option of the same name (`registry.create` keeps those the generator's constructor takes)."""
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-    from transformers.utils import logging as hf_logging
 
     from dishgraph.models.run import run_generator
 
-    hf_logging.disable_progress_bar()
+    try:  # the models extra: its own download bars would break ours
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ModuleNotFoundError:  # core install: the model-free generators need no transformers
+        pass
     with (
         exit_on(KeyError, ValueError, OSError, code=2),
         progress(TextColumn(name), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()) as bar,
