@@ -23,6 +23,11 @@ from dishgraph.ingest.fetch import (
     sha256_file,
 )
 from dishgraph.ingest.readers import read_crg_release
+from dishgraph.pcs.tables import read_pcs
+
+
+def read_pcs_split(folder):
+    return [(t.id, t.annotator, len(t.rows)) for t in read_pcs(folder)]
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -98,7 +103,7 @@ def test_corrupted_download_is_a_clear_error_and_writes_nothing(server, tmp_path
 
 def test_missing_file_on_server(server, tmp_path):
     base_url, root = server
-    spec = DOWNLOADED[-1]
+    spec = next(s for s in DOWNLOADED if s.dest == "diner/glossary.json")
     (root / spec.repo / spec.commit / spec.path).unlink()
     with pytest.raises(FetchError, match=r"data/glossary.json: HTTP 404"):
         fetch_release(tmp_path / "data", base_url=base_url)
@@ -114,19 +119,23 @@ def test_unreachable_server(tmp_path):
 def test_locate(tmp_path, data_dir):
     loc = locate(data_dir)
     assert loc.root == str(data_dir) and loc.error is None
-    assert all(f.exists and f.verified for f in loc.files) and len(loc.files) == 9
+    assert all(f.exists and f.verified for f in loc.files) and len(loc.files) == len(ALL_FILES) == 9 + 997 + 1
     empty = locate(tmp_path / "empty", verify=False)  # an explicit directory is used or refused, never replaced
     assert empty.root is None and "no CRG release there" in empty.error
 
 
-def test_cli_fetch_and_locate(server, tmp_path, monkeypatch):
+def test_cli_fetch_and_locate(server, tmp_path, monkeypatch, data_dir):
     base_url, _ = server
     runner = CliRunner()
     dest = tmp_path / "d"
     res = runner.invoke(app, ["data", "fetch", "--data", str(dest), "--base-url", base_url, "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert out["dest"] == str(dest) and len(out["files"]) == 9
+    assert out["dest"] == str(dest) and len(out["files"]) == len(ALL_FILES)
+    res = runner.invoke(app, ["data", "fetch", "--data", str(dest), "--base-url", base_url])
+    assert res.exit_code == 0 and "pizzacommonsense/train/* (744 files)" in res.output.replace("\n", "")
+    assert "pizzacommonsense: MIT" in res.output
+    assert read_pcs_split(dest / "pizzacommonsense" / "val") == read_pcs_split(data_dir / "pizzacommonsense" / "val")
     monkeypatch.setenv("DISHGRAPH_DATA", str(dest))
     res = runner.invoke(app, ["data", "locate", "--json"])
     assert res.exit_code == 0, res.output

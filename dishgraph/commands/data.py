@@ -11,8 +11,45 @@ from dishgraph.commands._common import console, emit_json, progress, rows_table
 from dishgraph.commands._options import JsonOpt, renamed
 
 app = typer.Typer(
-    help="Find or download the released data (CRG release, DiNeR glossary).", no_args_is_help=True, cls=DishgraphGroup
+    help="Find or download the released data (CRG release, DiNeR glossary, PizzaCommonSense).",
+    no_args_is_help=True,
+    cls=DishgraphGroup,
 )
+
+_GROUP_OVER = 20  # a folder with more files than this is one table row ("pizzacommonsense/train/*.txt: 744 files")
+
+
+def _grouped(rows: list[dict], key: str = "file") -> list[dict]:
+    """Table rows with the files of a large folder folded into one row (JSON keeps every file)."""
+    from collections import Counter
+
+    folders = Counter(str(Path(r[key]).parent) for r in rows)
+    out: list[dict] = []
+    folded: dict[str, dict] = {}
+    for r in rows:
+        folder = str(Path(r[key]).parent)
+        if folders[folder] <= _GROUP_OVER:
+            out.append(r)
+            continue
+        if folder not in folded:
+            folded[folder] = {k: None for k in r} | {key: f"{folder}/* ({folders[folder]} files)"}
+            out.append(folded[folder])
+        row = folded[folder]
+        for k, v in r.items():
+            if k == key:
+                continue
+            if isinstance(v, int) and not isinstance(v, bool):
+                row[k] = (row[k] or 0) + v
+            elif row[k] is None:
+                row[k] = v
+            elif row[k] != v:
+                if k == "sha256":
+                    row[k] = "MISMATCH" if "MISMATCH" in (v, row[k]) else row[k]
+                elif k == "source" and ":" in str(v):  # owner/repo@commit:a/b.txt → owner/repo@commit:a/*
+                    row[k] = str(v).rsplit("/", 1)[0] + "/*"
+                else:
+                    row[k] = "mixed"
+    return out
 
 
 @app.command()
@@ -41,7 +78,7 @@ def locate(
         }
         for f in loc.files
     ]
-    console.print(rows_table(rows, "release files"))
+    console.print(rows_table(_grouped(rows), "release files"))
     if loc.root is None:
         raise reported(f"no data found: {loc.error}")
     if not all(f.exists for f in loc.files):
@@ -65,10 +102,18 @@ def fetch(
     no_derive: bool = typer.Option(False, "--no-derive", help="Do not derive the JSON files from the CRG pickles."),
     as_json: bool = JsonOpt,
 ):
-    """Download the CRG release and the DiNeR glossary at pinned commits, verify SHA-256, write atomically."""
+    """Download the CRG release, the DiNeR glossary and PizzaCommonSense at pinned commits, verify SHA-256, write
+    atomically (a re-run fetches only what is missing or wrong), and print each data set's licence."""
     from rich.progress import BarColumn, DownloadColumn, TextColumn, TransferSpeedColumn
 
-    from dishgraph.ingest.fetch import DOWNLOADED, FetchError, HashMismatchError, default_dest, fetch_release
+    from dishgraph.ingest.fetch import (
+        DOWNLOADED,
+        LICENCES,
+        FetchError,
+        HashMismatchError,
+        default_dest,
+        fetch_release,
+    )
 
     dest = dest or default_dest()
     tasks: dict[str, int] = {}
@@ -79,19 +124,19 @@ def fetch(
         exit_on(FetchError, HashMismatchError, code=1),
     ):
 
-        def on_progress(spec, n):
-            if spec.dest not in tasks:
-                tasks[spec.dest] = prog.add_task(spec.dest, total=spec.size)
-            prog.advance(tasks[spec.dest], n)
+        def on_progress(spec, n):  # one bar per data set (PizzaCommonSense alone is 997 files)
+            name = spec.dest.split("/", 1)[0]
+            if name not in tasks:
+                total = sum(f.size for f in DOWNLOADED if f.dest.startswith(name + "/"))
+                tasks[name] = prog.add_task(name, total=total)
+            prog.advance(tasks[name], n)
 
         results = fetch_release(
             dest, base_url=base_url, timeout=timeout, derive=not no_derive, files=DOWNLOADED, on_progress=on_progress
         )
     if as_json:
         return emit_json({"dest": str(dest), "files": [r.to_dict() for r in results]})
-    console.print(
-        rows_table(
-            [{"file": r.dest, "status": r.status, "bytes": r.bytes, "sha256": r.sha256[:16]} for r in results],
-            f"release files in {dest}",
-        )
-    )
+    rows = [{"file": r.dest, "status": r.status, "bytes": r.bytes} for r in results]
+    console.print(rows_table(_grouped(rows), f"release files in {dest}"))
+    for name in sorted({r.dest.split("/", 1)[0] for r in results}):
+        console.print(f"{name}: {LICENCES.get(name, 'see its README')}")

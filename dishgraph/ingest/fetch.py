@@ -5,6 +5,9 @@ Sources (found in the public repositories; the hashes are those of the released 
 * CRG (Counterfactual Recipe Generation, EMNLP 2022): github.com/xxxiaol/counterfactual-recipe-generation,
   ``data/`` at commit 4757de1a — the three text files and the two original pickles.
 * DiNeR (EMNLP 2023): github.com/Jumpy-pku/DiNeR, ``data/glossary.json`` at commit 8d0180d1.
+* PizzaCommonSense: github.com/adiallo07/PizzaCommonsense, every file of ``train/``, ``val/`` and ``test/``
+  at commit ad73e3ee (997 files, each pinned in ``dishgraph/data/pizzacommonsense_files.json``); its MIT
+  licence text is written beside them from the package.
 
 The CRG repository ships glossary and pivots only as pickles; ``glossary.json``, ``pivot_actions.json``
 and ``order_constraints.json`` are derived from them here (through the safe unpickler) and are
@@ -15,6 +18,7 @@ Layout written under the destination (what `dishgraph.config.data_dir` looks for
     counterfactual/{base_recipes.txt, dish_pairs.txt, changing_ingres.txt, glossary.json,
                     pivot_actions.json, order_constraints.json, original/{glossary_dict,pivot_actions}.pkl}
     diner/glossary.json
+    pizzacommonsense/{train,val,test}/*.txt, pizzacommonsense/LICENSE
 """
 
 from __future__ import annotations
@@ -33,7 +37,15 @@ CRG_REPO = "xxxiaol/counterfactual-recipe-generation"
 CRG_COMMIT = "4757de1a63be13f57e15b4dc35fed15fd813d98f"
 DINER_REPO = "Jumpy-pku/DiNeR"
 DINER_COMMIT = "8d0180d19fd54b810dc42986ded02336380470bc"
+PCS_MANIFEST = Path(__file__).resolve().parents[1] / "data" / "pizzacommonsense_files.json"
+PCS_LICENSE = Path(__file__).resolve().parents[1] / "data" / "pizzacommonsense_LICENSE"
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com"
+# What each data set's public source says of its use (shown by `data fetch` and `data locate`).
+LICENCES = {
+    "counterfactual": "no licence file in xxxiaol/counterfactual-recipe-generation: research release, cite the paper",
+    "diner": "no licence file in Jumpy-pku/DiNeR: research release, cite the paper",
+    "pizzacommonsense": "MIT (adiallo07/PizzaCommonsense; LICENSE written beside the files)",
+}
 CHUNK = 1 << 16
 
 
@@ -56,6 +68,14 @@ class ReleaseFile:
 
 def _crg(dest: str, path: str, sha: str, size: int) -> ReleaseFile:
     return ReleaseFile(f"counterfactual/{dest}", sha, size, CRG_REPO, CRG_COMMIT, f"data/{path}")
+
+
+def _pcs_files() -> tuple[ReleaseFile, ...]:
+    manifest = json.loads(PCS_MANIFEST.read_text(encoding="utf-8"))
+    repo, commit = manifest["repo"], manifest["commit"]
+    return tuple(
+        ReleaseFile(f"pizzacommonsense/{path}", sha, size, repo, commit, path) for path, sha, size in manifest["files"]
+    )
 
 
 DOWNLOADED = (
@@ -92,6 +112,7 @@ DOWNLOADED = (
         DINER_COMMIT,
         "data/glossary.json",
     ),
+    *_pcs_files(),
 )
 DERIVED = (
     ReleaseFile(
@@ -105,6 +126,7 @@ DERIVED = (
         "d8ea8adec3cca19114cf0661858cef3041a27da476b0e02c1e8d20665878150d",
         141786,
     ),
+    ReleaseFile("pizzacommonsense/LICENSE", "87c00b3e8203859edb285cf4faa3cb259673fba9f1e4865afad112ce2c09b7a7", 1066),
 )
 ALL_FILES = DOWNLOADED + DERIVED
 
@@ -188,6 +210,8 @@ def _derived_bytes(dest: Path, spec: ReleaseFile) -> bytes:
     from dishgraph.ingest.readers import read_pivots
     from dishgraph.ingest.safe_pickle import safe_load
 
+    if spec.dest == "pizzacommonsense/LICENSE":
+        return PCS_LICENSE.read_bytes()
     crg = dest / "counterfactual"
     name = Path(spec.dest).name
     if name == "glossary.json":
