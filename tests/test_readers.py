@@ -270,6 +270,28 @@ def test_jsonl_corpus():
     assert "malformed JSON" in rep.messages[0]
 
 
+def test_csv_corpus_as_a_spreadsheet_writes_it(tmp_path):
+    """Quoted fields with commas, doubled quotes and a line break inside; a short row is skipped by line."""
+    path = tmp_path / "corpus.csv"
+    path.write_text(
+        'dish,text\n番茄炒蛋,"鸡蛋打散，番茄切块。炒熟。"\n"红烧肉","五花肉切块，焯水。\n加糖炒色，说""好了""。"\n只有菜名\n',
+        encoding="utf-8",
+    )
+    rep = ReadReport()
+    recs = list(read_corpus(path, report=rep))
+    assert [(r.dish, r.line) for r in recs] == [("番茄炒蛋", 2), ("红烧肉", 4)]
+    assert recs[1].text == '五花肉切块，焯水。\n加糖炒色，说"好了"。'
+    assert rep.skipped_by_reason == {"columns": 1} and rep.messages[0].startswith(f"{path}:5: expected 2 comma")
+
+
+def test_a_comma_file_read_as_tsv_says_so(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text("番茄炒蛋,鸡蛋打散，番茄切块。\n", encoding="utf-8")
+    rep = ReadReport()
+    assert list(read_corpus(path, report=rep)) == []
+    assert "a comma-separated file? name it .csv or give --format csv" in rep.messages[0]
+
+
 def test_json_array_corpus_same_records_with_line_numbers():
     rep = ReadReport()
     recs = list(read_corpus(FIX / "corpus.json", report=rep))
@@ -552,3 +574,10 @@ def test_a_recipe_over_the_character_cap_is_skipped_with_its_line(tmp_path):
     assert [len(r.text) for r in read_corpus(p, report=rep)] == [MAX_RECIPE_CHARS, 3]
     assert rep.skipped_by_reason == {"long-recipe": 1}
     assert rep.messages == [f"{p}:2: recipe for '菜1' of 20,001 characters, over the cap of 20,000: skipped"]
+
+
+def test_the_ingest_progress_bar_draws_on_stderr():
+    """stdout holds the result (a table or the JSON a pipe reads); the bar never mixes into it."""
+    from dishgraph.ingest.pipeline import progress_bar
+
+    assert progress_bar().console.stderr

@@ -75,8 +75,12 @@ def counterfactual(
 
 @app.command("corpus")
 def corpus(
-    file: Path = typer.Argument(..., help="JSONL / JSON / TSV corpus (.gz accepted)."),
-    fmt: str = typer.Option("auto", "--format", help="auto | jsonl | json | tsv"),
+    file: Path = typer.Argument(..., help="JSONL / JSON / TSV / CSV corpus (.gz accepted)."),
+    fmt: str = typer.Option(
+        "auto",
+        "--format",
+        help="auto (by suffix, then content) | jsonl | json | tsv | csv (quoted fields, as spreadsheets write)",
+    ),
     encoding: str = typer.Option(
         "auto",
         "--encoding",

@@ -228,8 +228,9 @@ def compare(
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
-    """Precision / recall / F1 of mined (+annotated) or composed pivots against the released reference, per
-    kind; with --all summed over every pair (micro), each pair's rows only with --per-pair."""
+    """Precision / recall / F1 (percent; --json gives 0-1) of mined (+annotated) or composed pivots against the
+    released reference, per kind; with --all summed over every pair (micro), each pair's rows only with
+    --per-pair."""
     pairs = _pairs(base, target, all_pairs)
     with open_graph(db, uri, read_only=True) as g:
         keys = [parse_pair(k) for k in g.pair_keys()] if pairs is None else pairs
@@ -238,6 +239,17 @@ def compare(
     if as_json:
         return emit_json({"total": total, "pairs": out} if all_pairs else out)
     _print_comparison(out, total if all_pairs else None, per_pair or not all_pairs, f"{source} vs {reference}", source)
+
+
+_SHARES = ("precision", "recall", "f1")
+
+
+def _as_percent(row: dict) -> dict:
+    """Precision / recall / F1 as percent with one decimal in tables, as the docs quote them (JSON keeps 0-1)."""
+    return {
+        (f"{k} %" if k in _SHARES else k): (round(100 * v, 1) if k in _SHARES and v is not None else v)
+        for k, v in row.items()
+    }
 
 
 def _print_comparison(out: list[dict], total: dict | None, per_pair: bool, title: str, source: str) -> None:
@@ -249,6 +261,7 @@ def _print_comparison(out: list[dict], total: dict | None, per_pair: bool, title
     if per_pair:
         tables.append(([{"pair": o["pair"], "kind": k, **v} for o in out for k, v in o["kinds"].items()], title))
     for rows, name in tables:
+        rows = [_as_percent(r) for r in rows]
         console.print(rows_table(rows, name, notes=[why] if any(None in r.values() for r in rows) else []))
     if total is not None and not per_pair:
         print_note("--per-pair adds a table of each pair's scores")

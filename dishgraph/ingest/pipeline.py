@@ -92,6 +92,9 @@ class ParseStats:
 
 
 def progress_bar(disable: bool = False) -> Progress:
+    """The ingest's bar, on stderr: stdout holds the result (a table, or JSON a pipe reads)."""
+    from dishgraph.terminal_text import safe_console
+
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -99,6 +102,7 @@ def progress_bar(disable: bool = False) -> Progress:
         TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
+        console=safe_console(stderr=True),
         disable=disable,
     )
 

@@ -80,7 +80,7 @@ def _json_type(v: Any) -> str:
     }.get(type(v), type(v).__name__)
 
 
-CORPUS_FORMATS = ("auto", "jsonl", "json", "tsv")
+CORPUS_FORMATS = ("auto", "jsonl", "json", "tsv", "csv")
 
 
 def _sniff_format(path: Path) -> str:
@@ -90,6 +90,8 @@ def _sniff_format(path: Path) -> str:
         return "jsonl"
     if suffix in (".tsv", ".txt", ".tab"):
         return "tsv"
+    if suffix == ".csv":
+        return "csv"
     try:
         if path.suffix == ".gz":
             with open_binary(path) as fh:
@@ -383,10 +385,60 @@ def _tsv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[
                 continue
             yield line, dict(zip(header, cols))
         elif len(cols) != 2:
+            hint = (
+                " (commas, no tab: a comma-separated file? name it .csv or give --format csv)"
+                if (len(cols) == 1 and "," in text)
+                else ""
+            )
             ctx.skip(
                 line,
                 "columns",
                 f"expected 2 tab-separated columns (dish, text) or a header line "
+                f"naming {f.dish!r} and {f.text!r}; got {len(cols)}{hint}",
+            )
+        else:
+            yield line, {f.dish: cols[0], f.text: cols[1]}
+
+
+def _csv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[tuple[int, Any]]:
+    """Comma-separated values as spreadsheets write them (quoted fields, quotes doubled, commas and line
+    breaks inside quotes), through the csv module: a header naming the fields, or headerless ``dish,text``.
+    Errors name the line a record ends on."""
+    import csv
+
+    at = [0]
+
+    def texts() -> Iterator[str]:
+        for line, text in iter_lines(ctx, max_line_bytes):
+            at[0] = line
+            yield text + "\n"
+
+    rows = csv.reader(texts())
+    header: list[str] | None = None
+    while True:
+        try:
+            cols = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            ctx.skip(at[0], "csv", f"not valid CSV ({e})")
+            continue
+        line = at[0]
+        if header is None:
+            text_cols = {f.text, f.steps, *_STEP_FIELDS} - {None}
+            header = cols if f.dish in cols and text_cols & set(cols) else []
+            if header:
+                continue
+        if header:
+            if len(cols) != len(header):
+                ctx.skip(line, "columns", f"expected {len(header)} comma-separated columns, got {len(cols)}")
+                continue
+            yield line, dict(zip(header, cols))
+        elif len(cols) != 2:
+            ctx.skip(
+                line,
+                "columns",
+                f"expected 2 comma-separated columns (dish, text) or a header line "
                 f"naming {f.dish!r} and {f.text!r}; got {len(cols)}",
             )
         else:
@@ -418,7 +470,7 @@ def estimate_records(path: str | Path, format: str = "auto") -> int | None:
     path = Path(path)
     if path.suffix == ".gz" or is_stream(path) or not path.is_file():
         return None
-    if (_sniff_format(path) if format == "auto" else format) not in ("jsonl", "tsv"):
+    if (_sniff_format(path) if format == "auto" else format) not in ("jsonl", "tsv", "csv"):
         return None
     with open(path, "rb") as fh:
         head = fh.read(CHUNK_BYTES)
@@ -467,7 +519,7 @@ def read_corpus(
     max_name_chars: int = MAX_NAME_CHARS,
     encoding: str = "auto",
 ) -> Iterator[CorpusRecipe]:
-    """Stream recipes from JSONL, a top-level JSON array, or TSV (``.gz`` accepted).
+    """Stream recipes from JSONL, a top-level JSON array, TSV or CSV (``.gz`` accepted).
 
     Each record needs a dish (``dish_field``) and a text: ``text_field``, or a list of steps
     (``steps_field``; when not given, ``recipeInstructions`` / ``instructions`` / ``steps`` are tried
@@ -477,7 +529,7 @@ def read_corpus(
     """
     path = Path(path)
     if format not in CORPUS_FORMATS:
-        raise ValueError(f"unknown corpus format {format!r}; expected auto, jsonl, json or tsv")
+        raise ValueError(f"unknown corpus format {format!r}; expected auto, jsonl, json, tsv or csv")
     ctx = ReadContext(path, report, strict, check_encoding(encoding))
     start = ctx.report.read
     fmt = _sniff_format(path) if format == "auto" else format
@@ -488,8 +540,10 @@ def read_corpus(
         records = _json_array_records(ctx, max_line_bytes)
     elif fmt == "tsv":
         records = _tsv_records(ctx, max_line_bytes, f)
+    elif fmt == "csv":
+        records = _csv_records(ctx, max_line_bytes, f)
     else:
-        raise ValueError(f"unknown corpus format {format!r}; expected auto, jsonl, json or tsv")
+        raise ValueError(f"unknown corpus format {format!r}; expected auto, jsonl, json, tsv or csv")
     for line, rec in records:
         if not isinstance(rec, dict):
             ctx.skip(line, "not-an-object", f"expected a JSON object, got {type(rec).__name__}")
