@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dishgraph.cli import app
@@ -114,3 +117,32 @@ def test_shell_on_a_terminal_prompts_and_keeps_history(tmp_path):
     assert (tmp_path / "home" / "dishgraph" / "shell_history").exists()
     res = CliRunner().invoke(app, ["db", "shell", "--db", db, "--json"], input="MATCH (d:Dish) RETURN count(*) AS n")
     assert res.exit_code == 0 and '"n": 2' in res.output  # piped stdin: one statement, as before
+
+
+def test_two_statements_on_the_command_line_print_two_results(tmp_path):
+    db = _empty_db(tmp_path)
+    text = "MATCH (d:Dish) RETURN count(*) AS n; RETURN 'a;b' AS s // a comment; not a statement"
+    res = CliRunner().invoke(app, ["db", "shell", text, "--db", db])
+    assert res.exit_code == 0, res.output
+    assert "statement 1 of 2" in res.output and "statement 2 of 2" in res.output and "a;b" in res.output
+    res = CliRunner().invoke(app, ["db", "shell", text, "--db", db, "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout) == [[{"n": 2}], [{"s": "a;b"}]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["MATCH", " ", "RETURN", "(d)", "1", "'x;y'", '"z;w"', "`n;m`", "'菜'", "/* c;c */", ","]),
+            min_size=1,
+        ).map("".join),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_split_text_splits_only_at_semicolons_outside_literals(parts):
+    from dishgraph.graph.readonly import split_text
+
+    parts = [p for p in parts if p.strip()]
+    # each part is free of bare semicolons by construction (they only occur inside literals and comments)
+    assert split_text(" ; ".join(parts) + ";") == [p.strip() for p in parts]

@@ -91,9 +91,28 @@ def shell(
     if not text.strip():
         raise UsageError("no Cypher statement given (as an argument or on stdin)")
     _checked(text, write)
+    from dishgraph.graph.readonly import split_text
+
+    parts = split_text(text) or [text]
     with open_store(db, uri, read_only=not write) as store:
         _bounded(store, *limits)
-        _run(store, text, params, write, as_json, max_rows)
+        if len(parts) == 1:
+            return _run(store, text, params, write, as_json, max_rows)
+        # several statements: each runs and prints in turn (JSON: one list of rows per statement)
+        results = []
+        for k, part in enumerate(parts, 1):
+            if as_json:
+                results.append(_rows(store, part, params, write))
+            else:
+                console.print(f"statement {k} of {len(parts)}: {_first_line(part)}")
+                _run(store, part, params, write, as_json, max_rows)
+        if as_json:
+            emit_json(results)
+
+
+def _first_line(text: str, width: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _bounded(store, timeout: float, memory_mb: int) -> None:
@@ -114,18 +133,25 @@ def _checked(text: str, write: bool) -> None:
         check_read_only(text)  # on Neo4j too: db shell reads unless --write
 
 
-def _run(store, text: str, params: dict, write: bool, as_json: bool, max_rows: int = 0) -> None:
-    """One statement: the read-only check, then execute and print (a table of at most ``max_rows`` rows with a
-    note of the rest, or JSON). A label or type the schema lacks is told the closest one."""
+def _rows(store, text: str, params: dict, write: bool) -> list[dict]:
+    """The read-only check, then the statement's rows; an engine error names the closest label or type."""
     from dishgraph.errors import DatabaseError
     from dishgraph.graph.shell_hints import did_you_mean, named_columns
 
     _checked(text, write)
     try:
-        rows = named_columns(store.execute(text, params))
+        return named_columns(store.execute(text, params))
     except RuntimeError as e:  # Ladybug: parser / binder / runtime errors of the statement
         message = " ".join(str(e).split())
         raise DatabaseError(f"Cypher: {message.rstrip('.')}{did_you_mean(text, message)}") from None
+
+
+def _run(store, text: str, params: dict, write: bool, as_json: bool, max_rows: int = 0) -> None:
+    """One statement: the read-only check, then execute and print (a table of at most ``max_rows`` rows with a
+    note of the rest, or JSON). A label or type the schema lacks is told the closest one."""
+    from dishgraph.graph.shell_hints import did_you_mean
+
+    rows = _rows(store, text, params, write)
     if as_json:
         return emit_json(rows)
     if not rows:

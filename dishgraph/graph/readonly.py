@@ -209,6 +209,32 @@ def _backtick_end(text: str, i: int) -> int:
         j += 1
 
 
+def split_text(cypher: str) -> list[str]:
+    """The statements of a text, split at each ``;`` outside strings, quoted names and comments, each
+    stripped, empty ones dropped: `db shell "A; B"` runs and prints both. A text the scanner cannot read
+    (an unterminated string) stays whole, for the engine to name its error."""
+    parts, start, i, n = [], 0, 0, len(cypher)
+    try:
+        while i < n:
+            if cypher.startswith("//", i):
+                i = _line_comment_end(cypher, i)
+            elif cypher.startswith("/*", i):
+                i = _block_comment_end(cypher, i)
+            elif cypher[i] in "'\"":
+                i = _string_end(cypher, i)
+            elif cypher[i] == "`":
+                i = _backtick_end(cypher, i)
+            elif cypher[i] == ";":
+                parts.append(cypher[start:i])
+                i = start = i + 1
+            else:
+                i += 1
+    except _Refused:
+        return [cypher.strip()] if cypher.strip() else []
+    parts.append(cypher[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
 def statements(toks: list[Token]) -> list[list[Token]]:
     """Split at every ``;`` (the engine runs each part; every part must be a read)."""
     parts: list[list[Token]] = [[]]
