@@ -216,31 +216,58 @@ def test_hostile_names_stay_text_in_chromium(views, tmp_path):
 
 
 # The page measured inside a phone-sized iframe: headless Chromium will not make its own window narrower
-# than 500 px, but an iframe is a viewport of exactly the size asked for (media queries included).
+# than 500 px, but an iframe is a viewport of exactly the size asked for (media queries included). After the
+# first measurement the iframe can be resized to other widths (a phone turned sideways), measured after each;
+# the harness sends the resize event itself (when a browser sends its own is not something to wait for).
 _MEASURE = """<!DOCTYPE html><html><body style="margin:0">
 <iframe id="phone" style="border:0;width:%dpx;height:%dpx" srcdoc="%s"></iframe>
 <pre id="measured"></pre>
 <script>
-window.addEventListener("load", function () {
-  var w = document.getElementById("phone").contentWindow, d = w.document;
+var THEN = %s, frame = document.getElementById("phone"), got = [];
+function measure() {
+  var w = frame.contentWindow, d = w.document;
   function box(id) { var r = d.getElementById(id).getBoundingClientRect();
                      return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, height: r.height}; }
-  document.getElementById("measured").textContent = JSON.stringify({
-    width: w.innerWidth, height: w.innerHeight, scroll_width: d.documentElement.scrollWidth,
-    graph: box("graph"), drawing: box("viewport"), fit: box("zoom-reset"), search: box("search")});
+  var graph = box("graph"), labels = [].slice.call(d.querySelectorAll(".node text"));
+  // A label's size on screen in CSS px: its font size times the drawing's scale.
+  var px = labels.map(function (t) { return t.getScreenCTM().a * parseFloat(w.getComputedStyle(t).fontSize); });
+  got.push({width: w.innerWidth, height: w.innerHeight, scroll_width: d.documentElement.scrollWidth,
+    graph: graph, drawing: box("viewport"), fit: box("zoom-reset"), search: box("search"),
+    label_px: Math.min.apply(null, px.concat([1000])), labels: labels.length,
+    labels_outside: labels.filter(function (t) { var r = t.getBoundingClientRect();
+      return r.left < graph.left - 1 || r.right > graph.right + 1 ||
+             r.top < graph.top - 1 || r.bottom > graph.bottom + 1;
+    }).length});
+}
+window.addEventListener("load", function () {
+  measure();
+  THEN.forEach(function (width) {
+    frame.style.width = width + "px";
+    frame.contentWindow.dispatchEvent(new Event("resize"));
+    measure();
+  });
+  document.getElementById("measured").textContent = JSON.stringify(got);
 });
 </script></body></html>"""
 
 
-def measure_page(page_html: str, tmp_path: Path, width: int, height: int) -> dict:
-    """Boxes (CSS px) of the graph, its drawing, the fit button and the search box in a width × height viewport."""
+def measure_pages(page_html: str, tmp_path: Path, width: int, height: int, then: tuple[int, ...] = ()) -> list[dict]:
+    """Boxes (CSS px) of the graph, its drawing, the fit button and the search box, the smallest node label's
+    size and the labels outside the graph, in a width × height viewport, then after resizing to each of ``then``."""
     wrapper = tmp_path / f"measure-{width}.html"
-    wrapper.write_text(_MEASURE % (width, height, html_mod.escape(page_html, quote=True)), encoding="utf-8")
+    script = _MEASURE % (width, height, html_mod.escape(page_html, quote=True), json.dumps(list(then)))
+    wrapper.write_text(script, encoding="utf-8")
     dom, console = chromium_dom(wrapper, tmp_path)
     assert console == []
     found = re.search(r'<pre id="measured">(.*?)</pre>', dom, re.S)
     assert found and found.group(1), dom[-2000:]
-    return json.loads(html_mod.unescape(found.group(1)))
+    got = json.loads(html_mod.unescape(found.group(1)))
+    assert len(got) == 1 + len(then)
+    return got
+
+
+def measure_page(page_html: str, tmp_path: Path, width: int, height: int) -> dict:
+    return measure_pages(page_html, tmp_path, width, height)[0]
 
 
 @needs_chromium
@@ -259,6 +286,26 @@ def test_page_works_on_a_phone(views, tmp_path):
     # The desktop keeps its side-by-side layout: the graph beside a details column, filling the height.
     d = measure_page(render_html(views[0]), tmp_path, 1280, 900)
     assert d["scroll_width"] <= 1280 and d["graph"]["right"] <= 1280 - 300 and d["graph"]["bottom"] == 900
+
+
+@needs_chromium
+@pytest.mark.parametrize("pair", [0, 2], ids=["release-pair", "two-bases"])
+def test_phone_labels_are_readable_and_the_graph_has_no_blank(views, tmp_path, pair):
+    """At 390 px the desktop layout (at least 700 px wide) was scaled down to fit: labels 5 px tall in a
+    60vh graph mostly left blank. The phone's bands are drawn at scale 1 in a graph as tall as the drawing;
+    turned sideways (844 px) the page gets the columns back, and at 390 again the bands."""
+    phone, wide, back = measure_pages(render_html(views[pair]), tmp_path, 390, 844, then=(844, 390))
+    for m in (phone, back):
+        assert m["labels"] == len(views[pair]["nodes"]) and m["label_px"] >= 11, m
+        assert m["graph"]["height"] - m["drawing"]["height"] <= 60, m  # no blank band under the drawing
+        assert m["labels_outside"] == 0 and m["scroll_width"] <= 390, m
+        assert m["drawing"]["left"] >= m["graph"]["left"] - 1 and m["drawing"]["right"] <= m["graph"]["right"] + 1
+    assert back == phone
+    # Sideways the graph sits beside the details column again, filling the height, its drawing fitted inside.
+    assert wide["graph"]["right"] <= 844 - 300 and wide["graph"]["bottom"] == 844 and wide["labels_outside"] == 0
+    # The desktop is as it was: the columns scaled to fit its box, labels about 11 px.
+    desk = measure_page(render_html(views[pair]), tmp_path, 1280, 900)
+    assert desk["label_px"] >= 10 and desk["labels_outside"] == 0 and desk["graph"]["bottom"] == 900, desk
 
 
 def test_cli_writes_the_page(db, tmp_path):

@@ -52,15 +52,18 @@ aside .link { color: #1f5fa8; cursor: pointer; text-decoration: underline; }
 .edge.dim { opacity: 0.06; }
 .edge.active { opacity: 1; stroke-width: 2.6; }
 /* A phone (390 px): side by side, the 340 px details column left the graph a 50 px strip. Stack instead:
-   the page scrolls, the graph gets most of a screen of its own, the details follow below it, and the
-   controls share the width rather than pushing "fit" off the edge. The desktop layout above is untouched. */
+   the page scrolls, the graph (laid out in bands by the script at this same width, labels at 12 CSS px) is
+   as tall as its drawing, the details follow below it, and the controls share the width rather than
+   pushing "fit" off the edge. The desktop layout above is untouched. */
 @media (max-width: 700px) {
   body { height: auto; min-height: 100vh; }
   header { padding: 8px 10px; }
   #search { flex: 1 1 150px; width: auto; min-width: 0; }
   #search-count { min-width: 0; }
   main { flex: none; flex-direction: column; }
-  #graph { flex: none; width: 100%; height: 60vh; min-height: 320px; }
+  #graph { flex: none; width: 100%; height: auto; }  /* the script sets it: the drawing's height */
+  .node.hit text { font-size: 12px; }  /* labels are cut to their cell at 12 px */
+  .edge { opacity: 0.35; }  /* edges cross the rows of labels here: lighter (a selected action's stay dark) */
   aside { width: auto; border-left: none; border-top: 1px solid #ddd; }
 }
 """
@@ -72,8 +75,7 @@ JS = r"""
   var data = JSON.parse(document.getElementById("dishgraph-data").textContent);
   var svg = document.getElementById("graph");
   var viewport = document.getElementById("viewport");
-  var box0 = svg.getBoundingClientRect();
-  var W = Math.max(700, box0.width || 1000), H = Math.max(500, box0.height || 700);
+  var box0 = svg.getBoundingClientRect();  // the desktop layout's box, measured before the header fills in
   var COLOURS = {remove: "var(--remove)", insert: "var(--insert)", manual: "var(--manual)"};
 
   function el(tag, attrs, parent) {
@@ -166,53 +168,93 @@ JS = r"""
   var maxRank = Math.max.apply(null, nodes.map(function (n) { return rank[n.id]; }).concat([1]));
   var columns = [[], [], []];
   nodes.forEach(function (n) { columns[n.col].push(n); });
-  // Column widths follow how many actions each holds (at least a sixth of the page each).
-  var shares = columns.map(function (c) { return Math.max(c.length, nodes.length / 6, 1); });
-  var total = shares.reduce(function (a, b) { return a + b; }, 0);
-  var colX = [], colW = [], left = 0;
-  shares.forEach(function (sh) { var w = W * sh / total; colX.push(left + w / 2); colW.push(w); left += w; });
-  var TOP = 70, BOTTOM = H - 30;
+  // Connected actions in rank order (causes first), then the others by frequency: the desktop layout's rows
+  // and the phone layout's reading order.
   columns.forEach(function (col) {
-    // Start: rank decides the row of connected actions, frequency the row of the others; spread evenly.
     col.sort(function (a, b) {
       var ra = a.inn.length + a.out.length ? rank[a.id] : maxRank + 1, rb = b.inn.length + b.out.length ? rank[b.id] : maxRank + 1;
       return ra - rb || Math.max(b.fb || 0, b.ft || 0) - Math.max(a.fb || 0, a.ft || 0);
     });
-    col.forEach(function (n, k) {
-      n.ty = TOP + (BOTTOM - TOP) * (col.length > 1 ? k / (col.length - 1) : 0.5);
-      n.x = colX[n.col] + ((k % 3) - 1) * colW[n.col] * 0.25;
-      n.y = n.ty;
-      n.vx = 0; n.vy = 0;
-    });
   });
 
-  // A small deterministic force simulation: repulsion, springs along constraints, pull to column and row.
-  for (var it = 0; it < 300; it++) {
-    var alpha = 1 - it / 300;
-    for (var i = 0; i < nodes.length; i++) {
-      var a = nodes[i];
-      for (var j = i + 1; j < nodes.length; j++) {
-        var b = nodes[j], dx = (a.x - b.x) / 2.2, dy = a.y - b.y, d2 = dx * dx + dy * dy + 0.01;
-        if (d2 > 40000) continue;
-        var f = 1800 / d2, d = Math.sqrt(d2);
-        var fx = f * dx / d, fy = f * dy / d;
-        a.vx += fx; a.vy += fy; b.vx -= fx; b.vy -= fy;
+  // Two layouts, chosen at the CSS's stacking width. Columns (desktop): the groups side by side, rows by rank,
+  // relaxed by forces, the drawing scaled to fit the graph's box. Bands (a phone): laid out at least 700 px wide
+  // and scaled to 390 px, the columns drew 5 px labels over a 60vh box mostly left blank; instead the groups
+  // stack one under another, a few actions a row in reading order, drawn at scale 1 (labels keep their CSS
+  // size) in a graph exactly as tall as the drawing.
+  var NARROW = "(max-width: 700px)";  // the @media rule of the CSS
+  function narrow() { return !!(window.matchMedia && window.matchMedia(NARROW).matches); }
+  var W = 0, H = 0, bandsH = 0, mode = null, titlePos = [];
+
+  function layoutColumns(box) {
+    W = Math.max(700, box.width || 1000); H = Math.max(500, box.height || 700);
+    // Column widths follow how many actions each holds (at least a sixth of the page each).
+    var shares = columns.map(function (c) { return Math.max(c.length, nodes.length / 6, 1); });
+    var total = shares.reduce(function (a, b) { return a + b; }, 0);
+    var colX = [], colW = [], left = 0;
+    shares.forEach(function (sh) { var w = W * sh / total; colX.push(left + w / 2); colW.push(w); left += w; });
+    titlePos = colX.map(function (x) { return {x: x, y: 36, anchor: ""}; });
+    var TOP = 70, BOTTOM = H - 30;
+    columns.forEach(function (col) {
+      // Start: rank decides the row of connected actions, frequency the row of the others; spread evenly.
+      col.forEach(function (n, k) {
+        n.ty = TOP + (BOTTOM - TOP) * (col.length > 1 ? k / (col.length - 1) : 0.5);
+        n.x = colX[n.col] + ((k % 3) - 1) * colW[n.col] * 0.25;
+        n.y = n.ty;
+        n.vx = 0; n.vy = 0;
+      });
+    });
+
+    // A small deterministic force simulation: repulsion, springs along constraints, pull to column and row.
+    for (var it = 0; it < 300; it++) {
+      var alpha = 1 - it / 300;
+      for (var i = 0; i < nodes.length; i++) {
+        var a = nodes[i];
+        for (var j = i + 1; j < nodes.length; j++) {
+          var b = nodes[j], dx = (a.x - b.x) / 2.2, dy = a.y - b.y, d2 = dx * dx + dy * dy + 0.01;
+          if (d2 > 40000) continue;
+          var f = 1800 / d2, d = Math.sqrt(d2);
+          var fx = f * dx / d, fy = f * dy / d;
+          a.vx += fx; a.vy += fy; b.vx -= fx; b.vy -= fy;
+        }
       }
+      edges.forEach(function (e) {
+        var dx = e.t.x - e.s.x, dy = e.t.y - e.s.y, d = Math.sqrt(dx * dx + dy * dy) + 0.01;
+        var f = (d - 120) * 0.002;
+        e.s.vx += f * dx / d; e.s.vy += f * dy / d; e.t.vx -= f * dx / d; e.t.vy -= f * dy / d;
+        if (dy < 30) { e.s.vy -= 0.8; e.t.vy += 0.8; }  // cause above effect
+      });
+      nodes.forEach(function (n) {
+        n.vx += (colX[n.col] - n.x) * 0.004;
+        n.vy += (n.ty - n.y) * 0.01;
+        n.x += Math.max(-25, Math.min(25, n.vx * alpha)); n.y += Math.max(-25, Math.min(25, n.vy * alpha));
+        n.x = Math.max(colX[n.col] - colW[n.col] * 0.45, Math.min(colX[n.col] + colW[n.col] * 0.3, n.x));
+        n.y = Math.max(TOP, Math.min(BOTTOM, n.y));
+        n.vx *= 0.6; n.vy *= 0.6;
+      });
     }
-    edges.forEach(function (e) {
-      var dx = e.t.x - e.s.x, dy = e.t.y - e.s.y, d = Math.sqrt(dx * dx + dy * dy) + 0.01;
-      var f = (d - 120) * 0.002;
-      e.s.vx += f * dx / d; e.s.vy += f * dy / d; e.t.vx -= f * dx / d; e.t.vy -= f * dy / d;
-      if (dy < 30) { e.s.vy -= 0.8; e.t.vy += 0.8; }  // cause above effect
+  }
+
+  function layoutBands(width) {
+    var PAD = 8, per = Math.max(1, Math.floor((width - 2 * PAD) / 170)), cellW = (width - 2 * PAD) / per, y = 0;
+    W = width;
+    titlePos = [];
+    columns.forEach(function (col, c) {
+      y += 24;
+      titlePos[c] = {x: PAD, y: y, anchor: "start"};
+      y += 8;
+      for (var k = 0; k < col.length; k += per) {
+        var row = col.slice(k, k + per);
+        var rh = Math.max(16, Math.max.apply(null, row.map(function (n) { return 2 * n.r; }))) + 8;
+        row.forEach(function (n, j) {
+          n.x = PAD + j * cellW + n.r + 1; n.y = y + rh / 2;
+          n.room = cellW - 2 * n.r - 12;  // the label's width: the cell less the circle and the gaps
+        });
+        y += rh;
+      }
+      y += 4;
     });
-    nodes.forEach(function (n) {
-      n.vx += (colX[n.col] - n.x) * 0.004;
-      n.vy += (n.ty - n.y) * 0.01;
-      n.x += Math.max(-25, Math.min(25, n.vx * alpha)); n.y += Math.max(-25, Math.min(25, n.vy * alpha));
-      n.x = Math.max(colX[n.col] - colW[n.col] * 0.45, Math.min(colX[n.col] + colW[n.col] * 0.3, n.x));
-      n.y = Math.max(TOP, Math.min(BOTTOM, n.y));
-      n.vx *= 0.6; n.vy *= 0.6;
-    });
+    bandsH = y + 8;
   }
 
   // ------------------------------------------------------------------ drawing
@@ -224,21 +266,16 @@ JS = r"""
                 (side === "base" ? "#1f5fa8" : "#8e44ad")}, m);
   });
   var titles = [[0, data.base + " only · remove"], [1, "both dishes"], [2, data.target + " · insert"]];
-  titles.forEach(function (t) {
-    var tx = el("text", {x: colX[t[0]], y: 36, "class": "column-title"}, viewport);
+  var titleEls = titles.map(function (t) {
+    var tx = el("text", {"class": "column-title"}, viewport);
     tx.textContent = t[1];
+    return tx;
   });
   var edgeLayer = el("g", {"class": "edges"}, viewport);
   var nodeLayer = el("g", {"class": "nodes"}, viewport);
   edges.forEach(function (e) {
-    var dx = e.t.x - e.s.x, dy = e.t.y - e.s.y, d = Math.sqrt(dx * dx + dy * dy) + 0.01;
-    var x1 = e.s.x + dx / d * e.s.r, y1 = e.s.y + dy / d * e.s.r;
-    var x2 = e.t.x - dx / d * (e.t.r + 2), y2 = e.t.y - dy / d * (e.t.r + 2);
-    var bend = 0.15 * (e.side === "base" ? 1 : -1);
-    var cx = (x1 + x2) / 2 - dy * bend, cy = (y1 + y2) / 2 + dx * bend;
     var ref = e.c.source === "crg-release";
-    e.el = el("path", {d: "M" + x1 + "," + y1 + " Q" + cx + "," + cy + " " + x2 + "," + y2,
-                       "class": "edge " + e.side + (ref ? " reference" : ""),
+    e.el = el("path", {"class": "edge " + e.side + (ref ? " reference" : ""),
                        "marker-end": "url(#arrow-" + e.side + ")"}, edgeLayer);
     if (e.c.ate !== null && e.c.ate !== undefined) e.el.style.strokeWidth = (1 + 6 * e.c.ate).toFixed(2);
     var tip = el("title", {}, e.el);
@@ -246,19 +283,50 @@ JS = r"""
       (e.c.ate !== null && e.c.ate !== undefined ? " (ψ = " + e.c.ate.toFixed(3) + ")" : "") + " · " + e.c.source;
   });
   nodes.forEach(function (n) {
-    var g = el("g", {"class": "node" + (n.pivot ? " pivot " + n.pivot : ""), transform: "translate(" + n.x + "," + n.y + ")"},
-               nodeLayer);
+    var g = el("g", {"class": "node" + (n.pivot ? " pivot " + n.pivot : "")}, nodeLayer);
     g.setAttribute("data-id", n.id);
     var c = el("circle", {r: n.r.toFixed(1)}, g);
     c.style.fill = COLOURS[n.pivot] || "var(--plain)";
-    var t = el("text", {x: (n.r + 3).toFixed(1), y: "4"}, g);
-    t.textContent = n.label;
+    n.text = el("text", {x: (n.r + 3).toFixed(1), y: "4"}, g);
     var tip = el("title", {}, g);
     tip.textContent = n.label + "  f(" + data.base + ") = " + pct(n.fb) + ", f(" + data.target + ") = " + pct(n.ft) +
       (n.examples.length ? "\n" + n.examples.join(" / ") : "");
     g.addEventListener("click", function (ev) { ev.stopPropagation(); select(n); });
     n.el = g;
   });
+
+  // Positions from the layout: titles, edges, nodes; on a phone a label longer than its cell is cut to it
+  // (the tooltip and the details panel keep it whole).
+  function place() {
+    titleEls.forEach(function (tx, c) {
+      tx.setAttribute("x", titlePos[c].x); tx.setAttribute("y", titlePos[c].y); tx.style.textAnchor = titlePos[c].anchor;
+    });
+    edges.forEach(function (e) {
+      var dx = e.t.x - e.s.x, dy = e.t.y - e.s.y, d = Math.sqrt(dx * dx + dy * dy) + 0.01;
+      var x1 = e.s.x + dx / d * e.s.r, y1 = e.s.y + dy / d * e.s.r;
+      var x2 = e.t.x - dx / d * (e.t.r + 2), y2 = e.t.y - dy / d * (e.t.r + 2);
+      var bend = 0.15 * (e.side === "base" ? 1 : -1);
+      if (mode === "bands") bend *= Math.min(1, 30 / (0.15 * d));  // a bow of 30 px at most, kept inside the width
+      var cx = (x1 + x2) / 2 - dy * bend, cy = (y1 + y2) / 2 + dx * bend;
+      if (mode === "bands") cx = Math.max(2, Math.min(W - 2, cx));
+      e.el.setAttribute("d", "M" + x1 + "," + y1 + " Q" + cx + "," + cy + " " + x2 + "," + y2);
+    });
+    nodes.forEach(function (n) {
+      n.el.setAttribute("transform", "translate(" + n.x + "," + n.y + ")");
+      n.text.textContent = n.label;
+      if (mode === "bands") cutLabel(n.text, n.label, n.room);
+    });
+  }
+  function cutLabel(t, label, room) {
+    if (t.getComputedTextLength() <= room) return;
+    var chars = Array.from(label), lo = 0, hi = chars.length;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      t.textContent = chars.slice(0, mid).join("") + "…";
+      if (t.getComputedTextLength() <= room) lo = mid; else hi = mid - 1;
+    }
+    t.textContent = chars.slice(0, lo).join("") + "…";
+  }
 
   // ------------------------------------------------------------------ details panel
   var details = document.getElementById("details");
@@ -332,6 +400,17 @@ JS = r"""
   function apply() { viewport.setAttribute("transform", "translate(" + view.x + "," + view.y + ") scale(" + view.k + ")"); }
   function fit() {
     var box = svg.getBoundingClientRect();
+    if (mode === "bands") {  // scale 1, unless something drawn still reaches past the width
+      var bb0 = null;
+      try { bb0 = viewport.getBBox(); } catch (err) { bb0 = null; }
+      var right = Math.max(W, bb0 && bb0.width ? bb0.x + bb0.width + 4 : 0);
+      var k1 = Math.min(1, (box.width || W) / right);
+      view = {k: k1, x: 0, y: 0};
+      svg.style.height = Math.ceil(bandsH * k1) + "px";
+      fitted = true;
+      apply();
+      return;
+    }
     var xs = nodes.map(function (n) { return n.x; }), ys = nodes.map(function (n) { return n.y; });
     var minX = Math.min.apply(null, xs.concat([0])), maxX = Math.max.apply(null, xs.concat([W - 120])) + 120;
     var minY = 0, maxY = Math.max.apply(null, ys.concat([H / 2])) + 30;
@@ -350,6 +429,7 @@ JS = r"""
     apply();
   }
   svg.addEventListener("wheel", function (ev) {
+    if (mode === "bands" && !ev.ctrlKey) return;  // a page-tall graph: the wheel scrolls the page (pinch zooms)
     ev.preventDefault();
     var box = svg.getBoundingClientRect();
     zoomAt(ev.deltaY < 0 ? 1.15 : 1 / 1.15, ev.clientX - box.left, ev.clientY - box.top);
@@ -364,9 +444,31 @@ JS = r"""
   document.getElementById("zoom-in").addEventListener("click", function () { var b = svg.getBoundingClientRect(); zoomAt(1.25, b.width / 2, b.height / 2); });
   document.getElementById("zoom-out").addEventListener("click", function () { var b = svg.getBoundingClientRect(); zoomAt(0.8, b.width / 2, b.height / 2); });
   document.getElementById("zoom-reset").addEventListener("click", fit);
-  // A phone turned sideways, or a window resized across the stacking width, changes the graph's box.
-  window.addEventListener("resize", function () { if (fitted) fit(); });
-  fit();
+  function layout(box) {
+    mode = narrow() ? "bands" : "columns";
+    if (mode === "bands") {
+      // The graph is as tall as the drawing: that can give the page a scrollbar, which narrows the graph;
+      // then lay out once more for the width that is left.
+      for (var pass = 0; pass < 2; pass++) {
+        var w = svg.getBoundingClientRect().width || 360;
+        layoutBands(w);
+        svg.style.height = Math.ceil(bandsH) + "px";
+        if (Math.abs(svg.getBoundingClientRect().width - w) < 1) break;
+      }
+    } else {
+      svg.style.height = "";
+      layoutColumns(box || svg.getBoundingClientRect());
+    }
+    place();
+    fit();
+  }
+  // A phone turned sideways, or a window resized across the stacking width, changes the graph's box: a new
+  // layout where the width picks the other one (or a phone's width changed), else a refit.
+  window.addEventListener("resize", function () {
+    if (narrow() !== (mode === "bands") || (mode === "bands" && Math.abs(svg.getBoundingClientRect().width - W) >= 1)) layout();
+    else if (fitted) fit();
+  });
+  layout(box0);
 
   // The URL fragment can pre-fill the search and select an action (#q=洋葱&select=切|洋葱|), to share a view.
   // A malformed escape (#q=%) is taken literally rather than stopping the page.
