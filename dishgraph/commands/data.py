@@ -96,10 +96,18 @@ def fetch(
     base_url: str = typer.Option(
         "https://raw.githubusercontent.com",
         "--base-url",
-        help="Raw-file server; files are read from BASE/OWNER/REPO/COMMIT/PATH.",
+        envvar="DISHGRAPH_DATA_URL",
+        help="Raw-file server; files are read from BASE/OWNER/REPO/COMMIT/PATH (a mirror: $DISHGRAPH_DATA_URL).",
     ),
     timeout: float = typer.Option(60.0, help="Seconds before a stalled download fails."),
-    no_derive: bool = typer.Option(False, "--no-derive", help="Do not derive the JSON files from the CRG pickles."),
+    no_derive: bool = typer.Option(
+        False, "--no-derive", help="Only download: derive no file (the release's JSON, the two corpora)."
+    ),
+    only: list[str] = typer.Option(
+        [],
+        "--only",
+        help="Only this data set (repeatable): counterfactual, diner, pizzacommonsense, xiachufang, classic.",
+    ),
     as_json: bool = JsonOpt,
 ):
     """Download the CRG release, the DiNeR glossary and PizzaCommonSense at pinned commits, verify SHA-256, write
@@ -107,13 +115,17 @@ def fetch(
     from rich.progress import BarColumn, DownloadColumn, TextColumn, TransferSpeedColumn
 
     from dishgraph.ingest.fetch import (
-        DOWNLOADED,
+        DATASETS,
         LICENCES,
         FetchError,
         HashMismatchError,
         default_dest,
         fetch_release,
+        select,
     )
+
+    with exit_on(ValueError, code=2):
+        files, derived = select(only or DATASETS)
 
     dest = dest or default_dest()
     tasks: dict[str, int] = {}
@@ -127,12 +139,18 @@ def fetch(
         def on_progress(spec, n):  # one bar per data set (PizzaCommonSense alone is 997 files)
             name = spec.dest.split("/", 1)[0]
             if name not in tasks:
-                total = sum(f.size for f in DOWNLOADED if f.dest.startswith(name + "/"))
+                total = sum(f.size for f in files if f.dest.startswith(name + "/"))
                 tasks[name] = prog.add_task(name, total=total)
             prog.advance(tasks[name], n)
 
         results = fetch_release(
-            dest, base_url=base_url, timeout=timeout, derive=not no_derive, files=DOWNLOADED, on_progress=on_progress
+            dest,
+            base_url=base_url,
+            timeout=timeout,
+            derive=not no_derive,
+            files=files,
+            derived=derived,
+            on_progress=on_progress,
         )
     if as_json:
         return emit_json({"dest": str(dest), "files": [r.to_dict() for r in results]})

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import typer
 
+from dishgraph.cli_errors import exit_on
 from dishgraph.commands._common import console, emit_json, open_store, rows_table
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+
+DEMO_DATA = ("counterfactual", "diner", "xiachufang")  # what `run_demo` reads
 
 
 def demo(
@@ -17,6 +20,12 @@ def demo(
         None, "--data", help="Data root holding counterfactual/ and diner/ (default: `dishgraph data locate`)."
     ),
     out: Path = typer.Option(Path("report"), "--out", "-o", help="Report folder (index.html, report.json)."),
+    fetch: bool = typer.Option(
+        True,
+        "--fetch/--no-fetch",
+        help="Fetch the data the demo reads (CRG release, DiNeR glossary, XiaChuFang sample) when it is missing, "
+        "from its public sources at pinned commits ($DISHGRAPH_DATA_URL: a mirror of them).",
+    ),
     workers: int = typer.Option(2, "--workers", "-w", help="Worker processes for parsing and estimation."),
     as_json: bool = JsonOpt,
 ):
@@ -26,6 +35,11 @@ def demo(
     from dishgraph import config
     from dishgraph.demo import run_demo
 
+    if fetch:
+        from dishgraph.ingest.fetch import FetchError, HashMismatchError, ensure
+
+        with exit_on(FetchError, HashMismatchError, code=1):
+            data = ensure(DEMO_DATA, data, say=console.print)
     data = data or config.data_dir()
     with open_store(db, uri) as store:
         rep = run_demo(

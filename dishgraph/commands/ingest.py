@@ -79,7 +79,7 @@ def corpus(
     fmt: str = typer.Option(
         "auto",
         "--format",
-        help="auto (by suffix, then content) | jsonl | json | tsv | csv (quoted fields, as spreadsheets write)",
+        help="auto (by suffix, then content) | jsonl | json | tsv | csv (quoted fields, spreadsheet style)",
     ),
     encoding: str = typer.Option(
         "auto",

@@ -8,6 +8,9 @@ Sources (found in the public repositories; the hashes are those of the released 
 * PizzaCommonSense: github.com/adiallo07/PizzaCommonsense, every file of ``train/``, ``val/`` and ``test/``
   at commit ad73e3ee (997 files, each pinned in ``dishgraph/data/pizzacommonsense_files.json``); its MIT
   licence text is written beside them from the package.
+* The XiaChuFang sample and the classic cookbook corpus: 13 files of github.com/SmartFlowAI/TheGodOfCookery
+  at pinned commits (kept under ``.sources/``), from which `dishgraph.ingest.corpus_build` rebuilds both
+  ``recipes.jsonl`` byte for byte (pinned by hash like every other file).
 
 The CRG repository ships glossary and pivots only as pickles; ``glossary.json``, ``pivot_actions.json``
 and ``order_constraints.json`` are derived from them here (through the safe unpickler) and are
@@ -19,6 +22,7 @@ Layout written under the destination (what `dishgraph.config.data_dir` looks for
                     pivot_actions.json, order_constraints.json, original/{glossary_dict,pivot_actions}.pkl}
     diner/glossary.json
     pizzacommonsense/{train,val,test}/*.txt, pizzacommonsense/LICENSE
+    xiachufang/recipes.jsonl, classic/recipes.jsonl (and their sources under .sources/TheGodOfCookery/)
 """
 
 from __future__ import annotations
@@ -39,13 +43,17 @@ DINER_REPO = "Jumpy-pku/DiNeR"
 DINER_COMMIT = "8d0180d19fd54b810dc42986ded02336380470bc"
 PCS_MANIFEST = Path(__file__).resolve().parents[1] / "data" / "pizzacommonsense_files.json"
 PCS_LICENSE = Path(__file__).resolve().parents[1] / "data" / "pizzacommonsense_LICENSE"
-DEFAULT_BASE_URL = "https://raw.githubusercontent.com"
+DEFAULT_BASE_URL = os.environ.get("DISHGRAPH_DATA_URL") or "https://raw.githubusercontent.com"  # or a mirror
 # What each data set's public source says of its use (shown by `data fetch` and `data locate`).
 LICENCES = {
     "counterfactual": "no licence file in xxxiaol/counterfactual-recipe-generation: research release, cite the paper",
     "diner": "no licence file in Jumpy-pku/DiNeR: research release, cite the paper",
     "pizzacommonsense": "MIT (adiallo07/PizzaCommonsense; LICENSE written beside the files)",
+    "xiachufang": "Apache-2.0 repository (SmartFlowAI/TheGodOfCookery); recipes written by XiaChuFang users",
+    "classic": "Apache-2.0 repository (SmartFlowAI/TheGodOfCookery); the compilation's own provenance not stated",
+    ".sources": "the files the two corpora are rebuilt from (kept so a re-run need not download them again)",
 }
+SOURCES_DIR = ".sources/TheGodOfCookery"
 CHUNK = 1 << 16
 
 
@@ -76,6 +84,21 @@ def _pcs_files() -> tuple[ReleaseFile, ...]:
     return tuple(
         ReleaseFile(f"pizzacommonsense/{path}", sha, size, repo, commit, path) for path, sha, size in manifest["files"]
     )
+
+
+def _corpus_sources() -> tuple[ReleaseFile, ...]:
+    from dishgraph.ingest.corpus_build import SOURCES
+
+    return tuple(
+        ReleaseFile(f"{SOURCES_DIR}/{x['path']}", x["sha256"], x["size"], x["repo"], x["commit"], x["path"])
+        for x in SOURCES
+    )
+
+
+def _corpora() -> tuple[ReleaseFile, ...]:
+    from dishgraph.ingest.corpus_build import TARGETS
+
+    return tuple(ReleaseFile(f"{name}/recipes.jsonl", sha, size) for name, (sha, size) in TARGETS.items())
 
 
 DOWNLOADED = (
@@ -113,6 +136,7 @@ DOWNLOADED = (
         "data/glossary.json",
     ),
     *_pcs_files(),
+    *_corpus_sources(),
 )
 DERIVED = (
     ReleaseFile(
@@ -127,8 +151,35 @@ DERIVED = (
         141786,
     ),
     ReleaseFile("pizzacommonsense/LICENSE", "87c00b3e8203859edb285cf4faa3cb259673fba9f1e4865afad112ce2c09b7a7", 1066),
+    *_corpora(),
 )
 ALL_FILES = DOWNLOADED + DERIVED
+# what the project reads (the corpora's source files are only kept for a re-run): `data locate` checks these
+READ_FILES = tuple(s for s in ALL_FILES if not s.dest.startswith(SOURCES_DIR))
+DATASETS = ("counterfactual", "diner", "pizzacommonsense", "xiachufang", "classic")
+
+
+def dataset_of(spec: ReleaseFile) -> str:
+    """The data set a file belongs to (a corpus's source file: the corpus it is rebuilt into)."""
+    if spec.dest.startswith(SOURCES_DIR):
+        from dishgraph.ingest.corpus_build import SOURCES
+
+        return next(x["dataset"] for x in SOURCES if x["path"] == spec.path)
+    return spec.dest.split("/", 1)[0]
+
+
+def select(datasets: Iterable[str]) -> tuple[tuple[ReleaseFile, ...], tuple[ReleaseFile, ...]]:
+    """(files to download, files to derive) for some data sets; a corpus also needs the CRG release's base
+    recipes (its near-duplicate filter)."""
+    want = set(datasets)
+    unknown = want - set(DATASETS)
+    if unknown:
+        raise ValueError(f"unknown data set {sorted(unknown)[0]!r}; one of: {', '.join(DATASETS)}")
+    needs_base = bool(want & {"xiachufang", "classic"})
+    files = tuple(
+        s for s in DOWNLOADED if dataset_of(s) in want or (needs_base and s.dest == "counterfactual/base_recipes.txt")
+    )
+    return files, tuple(s for s in DERIVED if dataset_of(s) in want)
 
 
 class FetchError(OSError):
@@ -212,6 +263,16 @@ def _derived_bytes(dest: Path, spec: ReleaseFile) -> bytes:
 
     if spec.dest == "pizzacommonsense/LICENSE":
         return PCS_LICENSE.read_bytes()
+    if spec.dest.endswith("/recipes.jsonl"):  # a corpus rebuilt from its sources and the release's base recipes
+        from dishgraph.ingest import corpus_build
+
+        name = spec.dest.split("/", 1)[0]
+        files = {
+            x["path"]: (dest / SOURCES_DIR / x["path"]).read_bytes()
+            for x in corpus_build.SOURCES
+            if x["dataset"] == name
+        }
+        return corpus_build.build(name, files, (dest / "counterfactual" / "base_recipes.txt").read_bytes())
     crg = dest / "counterfactual"
     name = Path(spec.dest).name
     if name == "glossary.json":
@@ -242,6 +303,7 @@ def fetch_release(
     timeout: float = 60.0,
     derive: bool = True,
     files: Iterable[ReleaseFile] = DOWNLOADED,
+    derived: Iterable[ReleaseFile] = DERIVED,
     on_progress: Callable[[ReleaseFile, int], None] | None = None,
 ) -> list[FetchResult]:
     """Download every release file not already present with the right hash, then derive the JSON files.
@@ -262,7 +324,7 @@ def fetch_release(
         digest, n = _atomic_write(target, _download_chunks(url, timeout, cb), spec, url)
         results.append(FetchResult(spec.dest, "replaced" if existed else "downloaded", digest, n, url))
     if derive:
-        for spec in DERIVED:
+        for spec in derived:
             target = dest / spec.dest
             if target.exists() and sha256_file(target) == spec.sha256:
                 results.append(FetchResult(spec.dest, "present", spec.sha256, spec.size))
@@ -302,10 +364,43 @@ def locate(explicit: str | Path | None = None, *, verify: bool = True) -> DataLo
     try:
         root = config.data_dir(explicit)
     except FileNotFoundError as e:
-        return DataLocation(None, str(e), [FileStatus(s.dest, False, None, None, s.origin) for s in ALL_FILES])
+        return DataLocation(None, str(e), [FileStatus(s.dest, False, None, None, s.origin) for s in READ_FILES])
     files = []
-    for s in ALL_FILES:
+    for s in READ_FILES:
         p = root / s.dest
         ok = (sha256_file(p) == s.sha256) if (p.exists() and verify) else None
         files.append(FileStatus(s.dest, p.exists(), p.stat().st_size if p.exists() else None, ok, s.origin))
     return DataLocation(str(root), None, files)
+
+
+def ensure(
+    datasets: Iterable[str],
+    root: str | Path | None = None,
+    *,
+    base_url: str = DEFAULT_BASE_URL,
+    say: Callable[[str], None] = print,
+    timeout: float = 60.0,
+) -> Path:
+    """The data root holding ``datasets``, fetching what is missing (and saying so): what `make demo` runs on
+    a fresh machine. ``root``: that directory (created); else the one `config.data_dir` finds, else
+    `default_dest`. Files present with the right hash are kept; nothing is fetched when all are there."""
+    from dishgraph import config
+
+    if root is None:
+        try:
+            root = config.data_dir()
+        except FileNotFoundError:
+            root = default_dest()
+    root = Path(root)
+    wanted = set(datasets)
+    select(wanted)  # an unknown name is refused before anything is read
+    # a data set is missing when a file the project reads is (a corpus's sources are not read)
+    missing = sorted({dataset_of(s) for s in READ_FILES if dataset_of(s) in wanted and not (root / s.dest).exists()})
+    if not missing:
+        return root.resolve()
+    say(f"fetching {', '.join(missing)} into {root} from their public sources (`dishgraph data fetch`)")
+    files, derived = select(missing)
+    fetch_release(root, base_url=base_url, timeout=timeout, files=files, derived=derived)
+    for name in missing:
+        say(f"  {name}: {LICENCES.get(name, 'see its README')}")
+    return root.resolve()
