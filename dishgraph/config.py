@@ -5,14 +5,30 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-DEFAULT_DB = Path(os.path.expanduser("~/.local/share/dishgraph/db"))
+
+def data_home() -> Path:
+    """dishgraph's own data folder, the platform's convention (platformdirs): ``$XDG_DATA_HOME/dishgraph``,
+    else ``~/.local/share/dishgraph`` on Linux; ``~/Library/Application Support/dishgraph`` on macOS. The
+    default database and the shell's history both live here, so one variable moves both."""
+    from platformdirs import user_data_path
+
+    return user_data_path("dishgraph", appauthor=False)
+
+
+def cache_home() -> Path:
+    """dishgraph's cache folder (platformdirs): ``$XDG_CACHE_HOME/dishgraph``, else ``~/.cache/dishgraph``."""
+    from platformdirs import user_cache_path
+
+    return user_cache_path("dishgraph", appauthor=False)
 
 
 def db_path(explicit: str | os.PathLike | None = None) -> Path:
+    """``--db``, else ``$DISHGRAPH_DB``, else the database in `data_home` (read at each call: the environment
+    of the moment decides)."""
     if explicit:
         return Path(explicit).expanduser()
     env = os.environ.get("DISHGRAPH_DB")
-    return Path(env).expanduser() if env else DEFAULT_DB
+    return Path(env).expanduser() if env else data_home() / "db"
 
 
 def server_uri(explicit: str | None = None) -> str | None:

@@ -183,7 +183,8 @@ def database_section() -> list[str]:
         "",
         "`--db PATH` names the embedded LadybugDB database: one file (created by the first command that "
         f"writes) with `PATH.wal` and `PATH.lock` beside it, or a directory, which holds it as `DIR/{DB_FILE}`. "
-        "Default: `$DISHGRAPH_DB`, else `~/.local/share/dishgraph/db`. A path that is not a database "
+        "Default: `$DISHGRAPH_DB`, else `$XDG_DATA_HOME/dishgraph/db` (`~/.local/share/dishgraph/db`). A path "
+        "that is not a database "
         "(another kind of file) is an error naming it; a failed open leaves no `.lock` file behind. "
         "`--uri bolt://…` (or `$DISHGRAPH_URI`) uses a Neo4j server instead.",
         "",

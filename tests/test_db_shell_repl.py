@@ -146,3 +146,15 @@ def test_split_text_splits_only_at_semicolons_outside_literals(parts):
     parts = [p for p in parts if p.strip()]
     # each part is free of bare semicolons by construction (they only occur inside literals and comments)
     assert split_text(" ; ".join(parts) + ";") == [p.strip() for p in parts]
+
+
+def test_xdg_data_home_moves_the_default_database_and_the_history_together(tmp_path, monkeypatch):
+    from dishgraph import config
+    from dishgraph.commands._repl import history_file
+
+    monkeypatch.delenv("DISHGRAPH_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert config.db_path() == tmp_path / "data" / "dishgraph" / "db"
+    assert history_file() == tmp_path / "data" / "dishgraph" / "shell_history"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert config.cache_home() == tmp_path / "cache" / "dishgraph"

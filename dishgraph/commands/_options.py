@@ -14,7 +14,8 @@ DbOpt = typer.Option(
     None,
     "--db",
     help="Embedded database: a LadybugDB file (created by the first write; .wal/.lock files sit beside it), or "
-    "a directory to hold one as DIR/db. Default: $DISHGRAPH_DB, else ~/.local/share/dishgraph/db.",
+    "a directory to hold one as DIR/db. Default: $DISHGRAPH_DB, else $XDG_DATA_HOME/dishgraph/db "
+    "(~/.local/share/dishgraph/db).",
 )
 UriOpt = typer.Option(
     None,

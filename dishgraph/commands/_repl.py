@@ -10,7 +10,6 @@ one line and the loop goes on. Piped input keeps the old behaviour (the whole of
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,8 +23,9 @@ HELP = """Cypher statements end with ';' and may span several lines.
 
 
 def history_file() -> Path:
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "dishgraph" / "shell_history"
+    from dishgraph.config import data_home
+
+    return data_home() / "shell_history"
 
 
 def _with_history(path: Path | None):

@@ -90,10 +90,9 @@ def token_cache_dir() -> Path:
     """Where segmentations of base recipes persist between runs ($XDG_CACHE_HOME/dishgraph/tokens)."""
     import os
 
-    root = os.environ.get("DISHGRAPH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "dishgraph"
-    )
-    return Path(root) / "tokens"
+    from dishgraph.config import cache_home
+
+    return Path(os.environ.get("DISHGRAPH_CACHE") or cache_home()) / "tokens"
 
 
 def warm_from_disk(segment: Segment, texts: Sequence[str], name: str) -> str:
