@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typer.core import TyperGroup
 from typer.exceptions import Abort, Exit, TyperException
 
-from dishgraph.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, DishgraphError
+from dishgraph.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, DishgraphError, nearest_path
 
 INTERRUPTED = EXIT_INTERRUPTED
 
@@ -51,7 +51,7 @@ def _os_message(e: OSError) -> str:
         what = (
             "dangling symbolic link (its target does not exist)"
             if os.path.islink(where)
-            else "no such file or directory"
+            else "no such file or directory" + nearest_path(str(where))
         )
     elif e.errno == errno.ELOOP:
         what = "a symbolic link loop (too many levels of links)"

@@ -68,3 +68,31 @@ class StatementTooComplex(DatabaseError):
 
 class UnknownName(DishgraphError):
     """A dish, pair or query the graph does not know."""
+
+
+def nearest_path(path: str) -> str:
+    """ "; did you mean report/replace.txt?" for a misspelled file or folder: the closest existing name, at the
+    first part of the path that does not exist (names listed from its folder, compared by difflib)."""
+    import difflib
+    import os.path
+
+    parts, head = [], path
+    while head and not os.path.exists(head):
+        head, tail = os.path.split(head)
+        if not tail:
+            break
+        parts.append(tail)
+    if not parts:
+        return ""
+    folder = head or "."
+    try:
+        names = [n for n in os.listdir(folder) if not n.startswith(".")][:5000]
+    except OSError:
+        return ""
+    found = difflib.get_close_matches(parts[-1], names, n=1, cutoff=0.6)
+    if not found:
+        return ""
+    guess = (
+        os.path.join(head, found[0], *reversed(parts[:-1])) if head else os.path.join(found[0], *reversed(parts[:-1]))
+    )
+    return f"; did you mean {guess}?"

@@ -84,3 +84,19 @@ def test_help_is_wrapped_by_the_terminal_not_by_the_docstring():
     assert reflow("One\ntwo.\n\nList:\n- a\n  more a\n- b\n\n\bkept\nas is") == (
         "One two.\n\nList:\n- a more a\n- b\n\n\bkept\nas is"
     )
+
+
+def test_a_misspelled_file_or_folder_is_answered_with_the_nearest_name(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from dishgraph.cli import app
+    from dishgraph.errors import nearest_path
+
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "replace.txt").write_text("x\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert nearest_path("repot/replace.txt") == "; did you mean report/replace.txt?"
+    assert nearest_path("report/replac.txt") == "; did you mean report/replace.txt?"
+    assert nearest_path("nothing/like/it.txt") == ""
+    res = CliRunner().invoke(app, ["eval", "crg", "repot/replace.txt"])
+    assert res.exit_code != 0 and "did you mean report/replace.txt?" in res.output

@@ -174,8 +174,8 @@ def test_unknown_pair_is_an_error_not_an_empty_table(store):
     for call in (pivots.side_by_side, pivots.compare_pivots):
         with pytest.raises(UnknownName, match=r"unknown dish '不存在'"):
             call(store, base, "不存在")
-        with pytest.raises(UnknownName, match=rf"no DishPair '{target}->{base}' .*; did you mean {base}->{target}\?"):
-            call(store, target, base)  # both dishes exist, not as this pair: the closest pair is named
+        with pytest.raises(UnknownName, match=rf"the pair runs the other way, '{base}->{target}'.*{base} {target}\?"):
+            call(store, target, base)  # the two dishes given the other way round: the pair that exists is named
 
 
 def test_real_base_dish_pairs(store, crg_dir, glossary):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from dishgraph.errors import InputError, UsageError
+from dishgraph.errors import InputError, UsageError, nearest_path
 from dishgraph.graph.lock import DatabaseInUse
 from dishgraph.ingest.crg import SOURCE as RELEASE
 
@@ -30,7 +30,9 @@ def unusable_input() -> Iterator[None]:
     try:
         yield
     except FileNotFoundError as e:
-        raise InputError(f"{e.filename}: no such file" if e.filename else str(e)) from None
+        raise InputError(
+            f"{e.filename}: no such file{nearest_path(str(e.filename))}" if e.filename else str(e)
+        ) from None
     except ValueError as e:
         raise UsageError(str(e)) from None
 

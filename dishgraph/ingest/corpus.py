@@ -152,7 +152,7 @@ def _checked_options(fmt: str, encoding: str, **positive: int) -> str:
 
 def _corpus_file(path: str | Path) -> Path:
     """The corpus path, if it is a file (a missing file, a dangling link or a directory is an InputError)."""
-    from dishgraph.errors import InputError
+    from dishgraph.errors import InputError, nearest_path
     from dishgraph.ingest.readers.lines import check_input
 
     path = Path(path)
@@ -162,7 +162,9 @@ def _corpus_file(path: str | Path) -> Path:
         except OSError as e:
             raise InputError(f"{path}: {e.strerror}") from None
     if not path.exists():
-        raise InputError(f"{path}: " + ("dangling symbolic link" if path.is_symlink() else "no such file"))
+        raise InputError(
+            f"{path}: " + ("dangling symbolic link" if path.is_symlink() else "no such file" + nearest_path(str(path)))
+        )
     if path.is_dir():
         raise InputError(f"{path}: is a directory; give a corpus file")
     return path

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from dishgraph.errors import InputError, UsageError
+from dishgraph.errors import InputError, UsageError, nearest_path
 from dishgraph.graph.base import GraphStore
 
 SEGMENTER_NAMES = ("auto", "lac", "jieba")
@@ -89,7 +89,7 @@ def check_corpus(file: Path, fmt: str, encoding: str, parser: str, segmenter: st
                 if file.is_dir()
                 else "dangling symbolic link"
                 if file.is_symlink()
-                else "no such file"
+                else "no such file" + nearest_path(str(file))
             )
         )
 

@@ -61,6 +61,12 @@ def require_pair(store: GraphStore, base: str, target: str) -> str:
         raise UnknownName(f"no DishPair {key!r}: the graph at {store.location()} has no dish pairs{_LOAD_HINT}")
     for dish in (base, target):
         require_dish(store, dish)
+    reverse = pair_key(target, base)
+    if reverse in pairs:  # the two dishes given the other way round: the pair that exists is the answer
+        raise UnknownName(
+            f"no DishPair {key!r}: the pair runs the other way, {reverse!r} (base {target}, target {base}); "
+            f"did you mean {target} {base}?"
+        )
     near = closest(key, pairs) or [p for p in pairs if p.startswith(base + "->")][:SUGGESTIONS]
     raise UnknownName(
         f"no DishPair {key!r} in the graph (both dishes exist; `dishgraph pivots mine {base} {target} --new-pair` "
