@@ -15,6 +15,7 @@ from dishgraph.commands import (
     db,
     demo,
     diner,
+    dish,
     explore,
     export,
     generate,
@@ -70,6 +71,7 @@ def _main(
 
 # Top-level commands.
 app.command("demo")(demo.demo)
+app.command("dish")(dish.dish)
 app.command("explore", cls=explore.EXPLORE_CLS)(explore.explore)
 app.command("parse")(parse.parse)
 app.command("stats")(stats.stats)

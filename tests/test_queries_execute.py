@@ -32,6 +32,7 @@ NON_EMPTY = {
     "diner_split_info",
     "pivot_pair_info",
     "dish_recipes_steps",
+    "dish_overview",
 }
 
 
@@ -147,3 +148,38 @@ def test_named_query_executes_on_ladybug(graph, name):
     assert isinstance(rows, list)
     if name in NON_EMPTY:
         assert rows, f"{name} returned nothing on the release graph"
+
+
+def test_one_dish_at_a_glance(graph):
+    """`DishGraph.dish` / `dishgraph dish` on the graph built above (a parsed base dish with its pair and its
+    estimated constraints), and a typo answered with the closest names."""
+    from dishgraph.api import DishGraph
+    from dishgraph.errors import UnknownName
+
+    store, action, _ = graph
+    card = DishGraph(store).dish(DISHES[0], top=5)
+    assert card["named_by"] == "crg-release" and card["recipes"] == 50
+    assert card["recipes_by_source"] == [{"source": "crg-release/base_recipes.txt", "recipes": 50, "parsed": 50}]
+    assert 0 < len(card["top_actions"]) <= 5 and all(a["action"] and a["freq"] > 0 for a in card["top_actions"])
+    assert {"pair": f"{DISHES[0]}->{PAIR_TARGET}", "role": "base"} in card["pairs"]
+    assert card["order_constraints"].get("estimated", 0) > 0
+    with pytest.raises(UnknownName, match="did you mean"):
+        DishGraph(store).dish(DISHES[0][:-1])
+
+
+def test_dish_command_on_a_release_graph(tmp_path, crg_dir):
+    from typer.testing import CliRunner
+
+    from dishgraph.cli import app
+
+    db = str(tmp_path / "db")
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", "counterfactual", str(crg_dir), "--db", db, "--no-parse"]).exit_code == 0
+    res = runner.invoke(app, ["dish", PAIR_TARGET, "--db", db])
+    assert res.exit_code == 0, res.output
+    assert (
+        f"{PAIR_TARGET}: 0 recipes; named by crg-release" in res.output and f"{DISHES[0]}->{PAIR_TARGET}" in res.output
+    )
+    assert "crg-release" in res.output.split("order")[-1]  # the release's constraints of the target
+    res = runner.invoke(app, ["dish", "白灼菜", "--db", db])
+    assert res.exit_code != 0 and "did you mean one of 白灼菜心" in res.output

@@ -16,7 +16,9 @@ SHELL_MEMORY_MB = 2048
 MAX_STDIN_CHARS = 1_000_000  # stdin read no further: the statement cap (readonly.MAX_STATEMENT_CHARS) refuses it
 
 app = typer.Typer(
-    help="The graph database: info, schema, a Cypher shell, reset.", no_args_is_help=True, cls=DishgraphGroup
+    help="The graph database: info, init (the schema), a Cypher shell, recover, reset.",
+    no_args_is_help=True,
+    cls=DishgraphGroup,
 )
 
 
@@ -68,7 +70,7 @@ def shell(
         "message (0: no cap; --write has none).",
     ),
 ):
-    """Run one Cypher statement (values only as --param, never pasted into the text) and print a table.
+    """Run Cypher statements (values only as --param, never pasted into the text) and print a table each.
 
     The labels and relationship types: `CALL show_tables() RETURN *` on the embedded database (LadybugDB),
     `CALL db.labels()` and `CALL db.relationshipTypes()` on Neo4j, or `dishgraph db info` on either. A label
