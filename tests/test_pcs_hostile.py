@@ -53,7 +53,10 @@ def test_reading_a_table_is_linear_in_its_rows(tmp_path):
     for n in (MAX_ROWS // 2, MAX_ROWS):
         path = tmp_path / f"t{n}.json"
         path.write_text(json.dumps(_table("t", n), indent=4), encoding="utf-8")
-        t0 = time.perf_counter()
-        assert len(read_pcs(path)[0].rows) == n
-        times.append(time.perf_counter() - t0)
+        best = float("inf")
+        for _ in range(5):  # the fastest of five: a stall of a loaded machine lands in one run, not in all
+            t0 = time.perf_counter()
+            assert len(read_pcs(path)[0].rows) == n
+            best = min(best, time.perf_counter() - t0)
+        times.append(best)
     assert times[1] < 4 * times[0] + 0.05  # quadratic would be 4x and more; linear about 2x
