@@ -411,3 +411,27 @@ def test_zz_readonly_figures():
     print("\nread-only generator:", STATS)
     if STATS["cases"]:
         assert STATS["refused"] == STATS["cases"]
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "MATCH (d:Dish|DishPair) RETURN count(d)",
+        "MATCH ()-[r:HAS_RECIPE|HAS_STEP]->() RETURN count(r)",
+        "MATCH (a)-[:NEXT|INSTANCE_OF|`USES`*1..2]->(b) RETURN count(b)",
+    ],
+)
+def test_label_and_type_alternation_are_reads(stmt):
+    assert refused_reason(stmt) is None
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "MATCH (d:Dish) RETURN [x IN [1, 2] | DELETE] AS y",  # a comprehension's | is no label chain
+        "MATCH (d:Dish|DishPair) DELETE d",
+        "MATCH (d:Dish|DishPair) SET d.name = 'x'",
+    ],
+)
+def test_alternation_opens_no_door_to_writes(stmt):
+    assert refused_reason(stmt) is not None

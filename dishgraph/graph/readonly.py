@@ -267,6 +267,18 @@ def _bound(toks: list[Token]) -> set[str]:
     return names
 
 
+def _label_alternative(toks: list[Token], k: int) -> bool:
+    """``B`` of ``(n:A|B)`` or ``[r:T|U|B]``: a word after ``|`` in a chain of names that starts at a ``:``
+    (a label or relationship type, as the first one is). A list comprehension's ``|`` follows an expression,
+    never such a chain, so its words are still checked."""
+    j = k - 1
+    while _text(toks, j) == "|" and j >= 1 and toks[j - 1].kind in ("word", "name"):
+        if _text(toks, j - 2) == ":":
+            return True
+        j -= 2
+    return False
+
+
 def _check_statement(toks: list[Token]) -> None:
     first = toks[0]
     if first.kind == "word" and first.text.upper() in REFUSED_WORDS:
@@ -282,7 +294,12 @@ def _check_statement(toks: list[Token]) -> None:
         before, after = _text(toks, k - 1), _text(toks, k + 1)
         if t.kind == "name" and after == "(" and before != "." and t.text.lower() not in FUNCTIONS:
             raise _Refused(f"function `{t.text}` (not an allow-listed read-only function)")
-        if t.kind != "word" or (before in (".", ":") and after != "(") or (after == ":" and before in ("{", ",")):
+        if (
+            t.kind != "word"
+            or (before in (".", ":") and after != "(")
+            or (after == ":" and before in ("{", ","))
+            or _label_alternative(toks, k)
+        ):
             k += 1  # literals, parameters, punctuation, property and map keys, labels, relationship types
             continue
         word = t.text.upper()
