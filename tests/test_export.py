@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dishgraph.csvcells import restore
 from dishgraph.graph import export_neo4j, export_tables, schema, sync
 from dishgraph.graph.export_scan import table_specs
 from dishgraph.graph.ladybug_store import LadybugStore
@@ -421,13 +422,32 @@ def test_tables_round_trip_parquet_and_csv(source_db, tmp_path):
         if b is not None:
             assert b.column_names == a.column_names
             lists = [name for name, typ in c.columns.items() if typ.endswith("[]")]
+            texts = [name for name, typ in c.columns.items() if typ == "STRING"]  # formula-quoted: restored
             got = [
-                {k: json.loads(v) if k in lists and v is not None else v for k, v in r.items()} for r in b.to_pylist()
+                {
+                    k: json.loads(v) if k in lists and v is not None else restore(v) if k in texts and v else v
+                    for k, v in r.items()
+                }
+                for r in b.to_pylist()
             ]
             # two COPY TO scans may return rows in different orders (the engine scans in parallel)
             assert sorted(map(repr, got)) == sorted(map(repr, a.to_pylist())), c.name
     meta = json.loads((tmp_path / "pq" / "tables.json").read_text(encoding="utf-8"))
     assert {t["name"] for t in meta["tables"]} == {s.name for s in table_specs()}
+
+
+def test_csv_tables_never_hold_a_formula_a_spreadsheet_would_run(store, tmp_path):
+    """Text a corpus brought in (=HYPERLINK, @SUM, +1, =cmd|…) is written with the leading quote of the
+    annotation CSV (OWASP's rule) and reads back unchanged through `csvcells.restore`."""
+    import csv
+
+    hostile = ['=HYPERLINK("http://x","y")', "@SUM(A1:A2)", "+1", "-1+2", "=cmd|' /C calc'!A0", "'quoted", "菜"]
+    store.bulk_load_nodes("Dish", [{"name": n} for n in hostile])
+    export_tables.export_tables(store, tmp_path / "csv", "csv", compress=False)
+    with open(tmp_path / "csv" / "Dish.csv", encoding="utf-8", newline="") as fh:
+        cells = [row[0] for row in csv.reader(fh)][1:]
+    assert all(not c or c[0] not in "=+-@" for c in cells)
+    assert sorted(restore(c) for c in cells) == sorted(hostile)
 
 
 # ------------------------------------------------------------------------------------ CLI

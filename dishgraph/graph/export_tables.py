@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dishgraph.csvcells import FORMULA_STARTS, QUOTE
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.export_dir import export_directory, file_sha256, new_file, open_output, write_text
 from dishgraph.graph.export_scan import (
@@ -86,7 +87,9 @@ def table_file(spec: TableSpec, fmt: str, compress: bool) -> str:
 
 
 def _csv_batch(batch: Any, spec: TableSpec) -> Any:  # pyarrow.RecordBatch in and out
-    """Lists as JSON arrays (CSV has no list type); everything else as Arrow writes it."""
+    """Lists as JSON arrays (CSV has no list type); text cells that a spreadsheet would run as a formula
+    (``=HYPERLINK(…)``, ``@SUM``, ``+1``) get the leading quote of `dishgraph.csvcells` (OWASP's rule, as the
+    annotation CSV does; `csvcells.restore` reads them back); numbers and the rest as Arrow writes them."""
     import pyarrow as pa
 
     cols = []
@@ -95,8 +98,25 @@ def _csv_batch(batch: Any, spec: TableSpec) -> Any:  # pyarrow.RecordBatch in an
             col = pa.array(
                 [None if v is None else json.dumps(v, ensure_ascii=False) for v in col.to_pylist()], pa.string()
             )
+        elif typ == "STRING":
+            col = _neutralised(col)
         cols.append(col)
     return pa.RecordBatch.from_arrays(cols, names=spec.columns)
+
+
+_FORMULA_START = "^[" + "".join("\\" + c if c in "-\\^]" else c for c in sorted(FORMULA_STARTS | {QUOTE})) + "]"
+
+
+def _neutralised(col: Any) -> Any:
+    """`csvcells.neutralise` over an Arrow string column, vectorised (exports run to millions of rows)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = col.cast(pa.string())
+    risky = pc.fill_null(pc.match_substring_regex(col, _FORMULA_START), False)
+    if not pc.any(risky).as_py():
+        return col
+    return pc.if_else(risky, pc.binary_join_element_wise(pa.scalar(QUOTE), col, ""), col)
 
 
 def _csv_schema(spec: TableSpec) -> Any:  # a pyarrow.Schema
