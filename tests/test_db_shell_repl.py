@@ -158,3 +158,27 @@ def test_xdg_data_home_moves_the_default_database_and_the_history_together(tmp_p
     assert history_file() == tmp_path / "data" / "dishgraph" / "shell_history"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert config.cache_home() == tmp_path / "cache" / "dishgraph"
+
+
+def test_shell_edges_are_usage_errors_in_one_line(tmp_path):
+    """A parameter without a name or a value, a parameter the statement uses but nobody gave (the engine read
+    it as null), invalid UTF-8 on stdin and out-of-range limits: exit 2 with one line, never a dump."""
+    db = _empty_db(tmp_path)
+    runner = CliRunner()
+    cases = [
+        (["RETURN $x AS x", "-p", "=1"], "parameter '=1' is not NAME=VALUE"),
+        (["RETURN $x AS x", "-p", "x="], "parameter 'x' has no value"),
+        (["RETURN $x AS x, $y AS y", "-p", "x=1"], "uses $y but no value was given (-p y=VALUE)"),
+        (["RETURN 1", "--timeout", "inf"], "--timeout"),
+        (["RETURN 1", "--memory-mb", "99999999999999"], "--memory-mb"),
+    ]
+    for args, message in cases:
+        res = runner.invoke(app, ["db", "shell", *args, "--db", db])
+        assert res.exit_code == 2 and message in res.output, (args, res.output)
+        assert "Traceback" not in res.output and "OverflowError" not in res.output
+    res = runner.invoke(app, ["db", "shell", "--db", db], input=b'RETURN "\xff" AS x')
+    assert res.exit_code == 2 and "stdin: not valid UTF-8 (byte 0xff at offset 8)" in res.output
+    res = runner.invoke(app, ["db", "shell", "RETURN $x AS x, '$y' AS y", "-p", "x=1", "--db", db, "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout) == [{"x": 1, "y": "$y"}]
+    res = runner.invoke(app, ["stats", "--top", "-1", "--db", db])
+    assert res.exit_code == 2 and "--top" in res.output

@@ -10,6 +10,7 @@ one line and the loop goes on. Piped input keeps the old behaviour (the whole of
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -53,12 +54,25 @@ def _with_history(path: Path | None):
     return save
 
 
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def parse_param(item: str) -> tuple[str, object]:
-    name, _, value = item.partition("=")
+    """``NAME=VALUE``: VALUE as JSON when it parses, else the text itself. A missing name or ``=``, a name
+    Cypher cannot spell as ``$NAME`` or an empty value is a usage error naming the item (it answered "not
+    found" or a null before)."""
+    from dishgraph.errors import UsageError
+
+    name, eq, value = item.partition("=")
+    name = name.strip()
+    if not eq or not _PARAM_NAME.fullmatch(name):
+        raise UsageError(f"parameter {item!r} is not NAME=VALUE (NAME as in $NAME: letters, digits, _)")
+    if not value.strip():
+        raise UsageError(f'parameter {name!r} has no value (give JSON: {name}=1, {name}="text", {name}=null)')
     try:
-        return name.strip(), json.loads(value)
+        return name, json.loads(value)
     except json.JSONDecodeError:
-        return name.strip(), value.strip()
+        return name, value.strip()
 
 
 class Repl:

@@ -13,6 +13,8 @@ from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 MAX_ROWS = 100  # a table longer than this scrolls away; the note says how many more and how to see them
 SHELL_TIMEOUT = 60.0  # seconds: a statement that runs longer is almost always a mistake in a shell
 SHELL_MEMORY_MB = 2048
+MAX_TIMEOUT = 7 * 24 * 3600.0  # a week: larger values (inf) overflowed the timer
+MAX_MEMORY_MB = 1 << 30  # a pebibyte: larger values overflowed the address-space cap
 MAX_STDIN_CHARS = 1_000_000  # stdin read no further: the statement cap (readonly.MAX_STATEMENT_CHARS) refuses it
 
 app = typer.Typer(
@@ -60,12 +62,17 @@ def shell(
         MAX_ROWS, "--max-rows", min=0, help="Rows of the table, with a note of the rest (0: all); --json prints all."
     ),
     timeout: float = typer.Option(
-        SHELL_TIMEOUT, "--timeout", min=0, help="Seconds a statement may run before it is stopped (0: no limit)."
+        SHELL_TIMEOUT,
+        "--timeout",
+        min=0,
+        max=MAX_TIMEOUT,
+        help="Seconds a statement may run before it is stopped (0: no limit).",
     ),
     memory_mb: int = typer.Option(
         SHELL_MEMORY_MB,
         "--memory-mb",
         min=0,
+        max=MAX_MEMORY_MB,
         help="Memory the statements of a read-only shell may take, in MiB; past it a statement fails with a "
         "message (0: no cap; --write has none).",
     ),
@@ -89,7 +96,7 @@ def shell(
     limits = (timeout, 0 if write else memory_mb)
     if statement is None and sys.stdin.isatty():
         return _interactive(db, uri, write, params, as_json, max_rows, limits)
-    text = statement if statement is not None else sys.stdin.read(MAX_STDIN_CHARS + 1)
+    text = statement if statement is not None else _stdin_text()
     if not text.strip():
         raise UsageError("no Cypher statement given (as an argument or on stdin)")
     _checked(text, write)
@@ -117,6 +124,18 @@ def _first_line(text: str, width: int = 60) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def _stdin_text() -> str:
+    """The statement piped on stdin, decoded strictly: invalid UTF-8 is a usage error with its offset (the
+    engine's binding rejected the surrogates Python's default decoding leaves with a pybind dump)."""
+    from dishgraph.errors import UsageError
+
+    raw = sys.stdin.buffer.read(4 * MAX_STDIN_CHARS + 4)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"stdin: not valid UTF-8 (byte 0x{raw[e.start]:02x} at offset {e.start})") from None
+
+
 def _bounded(store, timeout: float, memory_mb: int) -> None:
     """The shell's limits on an embedded store (a Neo4j server applies its own)."""
     if getattr(store, "backend", "") != "ladybug":
@@ -141,6 +160,13 @@ def _rows(store, text: str, params: dict, write: bool) -> list[dict]:
     from dishgraph.graph.shell_hints import did_you_mean, named_columns
 
     _checked(text, write)
+    from dishgraph.errors import UsageError
+    from dishgraph.graph.readonly import parameters
+
+    missing = sorted(parameters(text) - set(params))
+    if missing:  # the engine reads an unset parameter as null: a forgotten --param would answer quietly wrong
+        given = ", ".join(f"-p {m}=VALUE" for m in missing)
+        raise UsageError(f"the statement uses ${', $'.join(missing)} but no value was given ({given})")
     try:
         return named_columns(store.execute(text, params))
     except RuntimeError as e:  # Ladybug: parser / binder / runtime errors of the statement

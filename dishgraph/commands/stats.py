@@ -12,7 +12,7 @@ def stats(
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
-    top: int = typer.Option(3, help="Top proto-actions shown per dish."),
+    top: int = typer.Option(3, min=0, max=1000, help="Top proto-actions shown per dish."),
     all_actions: bool = AllActionsOpt,
 ):
     """Counts per label and relationship type, recipes with actions, steps and omissions per recipe."""

@@ -454,3 +454,11 @@ def check_read_only(cypher: str) -> None:
             f"{reason} refused: the database is open read-only, and only reads (MATCH, WITH, UNWIND, RETURN, "
             "allow-listed functions and CALLs) run there; use `dishgraph db shell --write` if you mean it"
         )
+
+
+def parameters(cypher: str) -> set[str]:
+    """The ``$NAME`` parameters a text uses (empty when the scanner cannot read it: the engine then reports)."""
+    try:
+        return {t.text for t in tokens(cypher) if t.kind == "param"}
+    except _Refused:
+        return set()
