@@ -2,57 +2,27 @@
 
 Bar charts are plain HTML/CSS so Chinese labels render with the browser's fonts; only the numeric
 histogram is a matplotlib PNG (no CJK font is needed for it).
+
+The markup is in jinja2 templates (``dishgraph/templates/report.html``, its macros in ``_report.html`` and
+the stylesheet in ``report.css``), rendered with autoescaping on for every template: this module only
+shapes the report's data into plain values (strings already formatted as numbers, lists, dicts), and every
+one of them is escaped where the page shows it. Nothing is marked safe: the histogram's data URI is base64
+(escaping leaves it as it is), and the CSS is template source, not a value. A value that ever has to go into
+the page unescaped must be wrapped in ``markupsafe.Markup`` here, with the reason in a comment beside it.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import io
 import math
+from functools import cache
 from pathlib import Path
 
-CSS = """
-*{box-sizing:border-box}
-body{font-family:system-ui,"Noto Sans CJK SC","PingFang SC",sans-serif;margin:1.5rem auto;max-width:1200px;
-padding:0 1rem;color:#222;line-height:1.4}
-h1{font-size:1.6rem}code{overflow-wrap:anywhere}
-h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}h3{font-size:1rem}
-.scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;
-vertical-align:top}
-th{background:#f4f4f4;font-weight:600}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.wrap{overflow-wrap:anywhere;min-width:7rem}
-table.results{font-size:.9rem}table.results td,table.results th{padding:.2rem .35rem}
-table.results td:first-child,table.results th:first-child{position:sticky;left:0;background:#fff;z-index:1}
-table.results th:first-child{background:#f4f4f4}table.results tr.headline td:first-child{background:#eef4fb}
-tr.headline td{background:#eef4fb;font-weight:600}tr.paper td{color:#555;font-style:italic}
-.lead{font-size:1.05rem}
-.remove{color:#b22}.insert{color:#282}.manual{color:#a70}.skip{color:#888}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,320px),1fr));gap:1rem 2rem}
-.grid>div{min-width:0}
-.chart{display:grid;grid-template-columns:minmax(5rem,40%) minmax(3rem,1fr) 3.2rem;gap:.25rem .5rem;
-align-items:center;margin:.5rem 0}
-.chart .label{overflow-wrap:anywhere;font-size:.9rem}.chart .value{text-align:right;font-size:.9rem;
-font-variant-numeric:tabular-nums}
-.track{position:relative;height:.9rem;background:#f0f0f0}.bar{position:absolute;left:0;top:0;bottom:0;
-background:#4c78a8}.bar.paper{background:#bbb}
-.axis{grid-column:2;display:flex;justify-content:space-between;font-size:.75rem;color:#777}
-img{max-width:100%;height:auto}
-@media (max-width:720px){
-table.results,table.results tbody,table.results tr,table.results td{display:block}
-table.results tr:first-child{display:none}
-table.results tr{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));column-gap:1.2rem;
-border:1px solid #ddd;margin:.5rem 0;padding:.3rem .5rem}
-table.results tr.headline{background:#eef4fb}
-table.results td,table.results tr.headline td,table.results td:first-child{border:0;padding:.1rem 0;
-display:flex;justify-content:space-between;gap:.5rem;position:static;background:none;white-space:nowrap}
-table.results td::before{content:attr(data-label);color:#666;font-weight:400;font-style:normal}
-table.results td:first-child{grid-column:1/-1;white-space:normal}
-table.results td:first-child::before{content:none}
-table.results tr.paper td.missing{display:none}
-}
-"""
+import jinja2
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
 
 # The paper's Table 3 rows (CRG, EMNLP 2022; generators trained on 1.5M recipes) as the README cites them:
 # Hard F1 only; every other column is "—" rather than a value we would have to invent.
@@ -96,30 +66,40 @@ FIGURES = {
 }
 
 
-def _e(x) -> str:
-    return html.escape("" if x is None else str(x))
+@cache
+def _env() -> jinja2.Environment:
+    """The templates' environment. ``autoescape=True`` escapes every ``{{ value }}`` in every template,
+    whatever its file's name (text and attribute values alike: ``& < > " '``), so nothing reaches the page
+    unescaped unless this module wraps it in ``markupsafe.Markup`` (it wraps nothing today)."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,  # a misspelt name fails the render instead of printing nothing
+        finalize=lambda v: "" if v is None else v,  # a None shows as nothing (not "None"), as before
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
 def _header(c: str, headers: dict[str, str]) -> str:
     return headers.get(c) or HEADERS.get(c) or c.replace("_", " ").capitalize()
 
 
-def _cell(v, c: str, decimals: int, label: str = "") -> str:
-    """One cell; ``label`` (its column's header) is what a narrow screen shows beside the value, where the
-    results table becomes one card per row (see CSS)."""
-    at = f' data-label="{_e(label)}"' if label else ""
+def _cell(v, c: str, decimals: int, label: str = "") -> dict:
+    """One cell: its class (None: no class attribute), its text, and ``label`` (its column's header), what a
+    narrow screen shows beside the value, where the results table becomes one card per row (see the CSS)."""
     if v is None or v == "":
-        return f'<td class="num missing"{at}>{MISSING}</td>'
+        return {"cls": "num missing", "label": label, "text": MISSING}
     if isinstance(v, bool):
-        return f"<td{at}>{_e(v)}</td>"
+        return {"cls": None, "label": label, "text": str(v)}
     if isinstance(v, float):
-        return f'<td class="num"{at}>{v:,.{decimals}f}</td>'
+        return {"cls": "num", "label": label, "text": f"{v:,.{decimals}f}"}
     if isinstance(v, int):
-        return f'<td class="num"{at}>{v:,}</td>'
+        return {"cls": "num", "label": label, "text": f"{v:,}"}
     if isinstance(v, (list, tuple)):
         v = ", ".join(map(str, v))
-    cls = _e(v) if c == "kind" else "wrap" if len(str(v)) > 40 else ""
-    return f'<td class="{cls}"{at}>{_e(v)}</td>'
+    text = str(v)
+    return {"cls": text if c == "kind" else "wrap" if len(text) > 40 else "", "label": label, "text": text}
 
 
 def _decimals(values) -> int:
@@ -130,21 +110,25 @@ def _decimals(values) -> int:
 
 def _table(
     rows: list[dict], cols: list[str] | None = None, headers: dict | None = None, row_class=None, cls: str = ""
-) -> str:
-    """A table in a horizontally scrolling box (a wide table never widens the page)."""
+) -> dict | None:
+    """A table for the ``table`` macro, which puts it in a horizontally scrolling box (a wide table never
+    widens the page); None for no rows (the macro says "none")."""
     if not rows:
-        return "<p><em>none</em></p>"
+        return None
     cols = cols or list(rows[0])
     headers = headers or {}
     decimals = {c: _decimals([r.get(c) for r in rows]) for c in cols}
-    head = "".join(f"<th>{_e(_header(c, headers))}</th>" for c in cols)
-    body = []
-    for r in rows:
-        row_cls = row_class(r) if row_class else ""  # (not ``cls``: that is the table's class, used below)
-        cells = "".join(_cell(r.get(c), c, decimals[c], _header(c, headers)) for c in cols)
-        body.append(f"<tr class='{row_cls}'>{cells}</tr>" if row_cls else f"<tr>{cells}</tr>")
-    table = f"<table class='{cls}'>" if cls else "<table>"
-    return f"<div class='scroll'>{table}<tr>{head}</tr>{''.join(body)}</table></div>"
+    return {
+        "cls": cls,  # the table's class; a row's is ``row_class(row)``
+        "heads": [_header(c, headers) for c in cols],
+        "rows": [
+            {
+                "cls": row_class(r) if row_class else "",
+                "cells": [_cell(r.get(c), c, decimals[c], _header(c, headers)) for c in cols],
+            }
+            for r in rows
+        ],
+    }
 
 
 def nice_ceiling(top: float) -> float:
@@ -156,23 +140,27 @@ def nice_ceiling(top: float) -> float:
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= top - 1e-9)
 
 
-def _bars(items: list[tuple[str, float | None]], *, scale: float | None = None, fmt: str = "{:.2f}", paper=()) -> str:
-    """Horizontal bars in a grid of label | track | value. ``scale`` is the value of a full track (100 for
-    the shares of recipes); None: `nice_ceiling` of the largest value, so differences show."""
+def _bars(
+    items: list[tuple[str, float | None]], *, scale: float | None = None, fmt: str = "{:.2f}", paper=()
+) -> dict | None:
+    """Horizontal bars for the ``bars`` macro, a grid of label | track | value. ``scale`` is the value of a
+    full track (100 for the shares of recipes); None: `nice_ceiling` of the largest value, so differences
+    show. None for no items (the macro says "none")."""
     if not items:
-        return "<p><em>none</em></p>"
+        return None
     top = scale or nice_ceiling(max((v for _, v in items if v is not None), default=0))
     rows = []
     for k, v in items:
         width = 0.0 if v is None else max(0.0, min(100.0, 100.0 * v / top))
-        value = MISSING if v is None else fmt.format(v)
-        cls = "bar paper" if k in paper else "bar"
         rows.append(
-            f"<div class='label'>{_e(k)}</div><div class='track'><span class='{cls}' style='width:{width:.1f}%'>"
-            f"</span></div><div class='value'>{value}</div>"
+            {
+                "label": k,
+                "cls": "bar paper" if k in paper else "bar",
+                "width": f"{width:.1f}",
+                "value": MISSING if v is None else fmt.format(v),
+            }
         )
-    axis = f"<div class='axis'><span>0</span><span>{top:g}</span></div>"
-    return f"<div class='chart'>{''.join(rows)}{axis}</div>"
+    return {"rows": rows, "top": f"{top:g}"}
 
 
 def _histogram_png(values: list[int]) -> str:
@@ -192,6 +180,7 @@ def _histogram_png(values: list[int]) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     plt.close(fig)
+    # base64 has no character that escaping changes: the template escapes it like any value, unmarked
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
@@ -199,7 +188,7 @@ def _is_headline(row: dict) -> bool:
     return HEADLINE_MARK in str(row.get("model", ""))
 
 
-def _results(res: list[dict]) -> str:
+def _results(res: list[dict]) -> dict:
     """The headline: our rows, the paper's beside them, the fair composed editor marked; then the metric
     bars, each chart on an axis from 0 to a round number just above its largest value (`nice_ceiling`), named
     in its title. A column no row of ours has (BERTScore without a local model) is left out."""
@@ -209,75 +198,62 @@ def _results(res: list[dict]) -> str:
     cols = ["model"] + [k for k, _ in COLUMNS if any(r.get(k) is not None for r in res)]
     left_out = [h for k, h in COLUMNS if k not in cols]
     head = next((r for r in res if _is_headline(r)), None)
-    parts = ["<h2>CRG results (paper Table 3 columns, %)</h2>"]
+    lead = None
     if head and head.get("hard_f1") is not None:
-        scored = f" ({head['n_scored']:,} instances scored)" if head.get("n_scored") else ""
-        beside = ", ".join(f"{p['model'].removeprefix('paper: ')} {p['hard_f1']}" for p in PAPER_TABLE3)
-        parts.append(
-            f"<p class='lead'>The fair composed graph editor (reads no released pivot or constraint) reaches "
-            f"<strong>Hard F1 {head['hard_f1']:.2f}</strong>{scored}; the paper's generators, trained on 1.5M "
-            f"recipes: {_e(beside)}.</p>"
-        )
+        lead = {
+            "hard_f1": f"{head['hard_f1']:.2f}",
+            "n_scored": f"{head['n_scored']:,}" if head.get("n_scored") else "",
+            "beside": ", ".join(f"{str(p['model']).removeprefix('paper: ')} {p['hard_f1']}" for p in PAPER_TABLE3),
+        }
     paper_rows = [{k: p.get(k) for k in cols} for p in PAPER_TABLE3]
     ordered = [r for r in res if _is_headline(r)] + paper_rows + [r for r in res if not _is_headline(r)]
-    parts.append(
-        _table(
-            ordered,
-            cols,
-            {"model": "Generator", **headers},
-            lambda r: "headline" if _is_headline(r) else "paper" if str(r.get("model")).startswith("paper:") else "",
-            cls="results",
-        )
+    table = _table(
+        ordered,
+        cols,
+        {"model": "Generator", **headers},
+        lambda r: "headline" if _is_headline(r) else "paper" if str(r.get("model")).startswith("paper:") else "",
+        cls="results",
     )
-    note = "L2 is scored against the released pivots and order constraints. Paper rows: Hard F1 as cited; "
-    note += f"{MISSING} where the paper's value is not cited here or a metric is undefined."
-    if left_out:
-        note += f" Not computed in this run: {', '.join(left_out)} (needs a local model)."
-    parts.append(f"<p><small>{_e(note)}</small></p>")
-    parts.append("<div class='grid'>")
+    charts = []
+    paper = {p["model"] for p in PAPER_TABLE3}
     for key, title in (("hard_f1", "Hard F1"), ("bleu4", "BLEU-4 vs the base recipe"), ("coi_added", "CoI add")):
         items = [(r["model"], r.get(key)) for r in res]
         if key == "hard_f1":
             items += [(p["model"], p["hard_f1"]) for p in PAPER_TABLE3]
-        paper = {p["model"] for p in PAPER_TABLE3}
         top = nice_ceiling(max((v for _, v in items if v is not None), default=0))
-        parts.append(f"<div><h3>{title} (0–{top:g})</h3>" + _bars(items, scale=top, paper=paper) + "</div>")
-    parts.append("</div>")
-    return "".join(parts)
+        charts.append({"title": title, "top": f"{top:g}", "bars": _bars(items, scale=top, paper=paper)})
+    return {"lead": lead, "table": table, "left_out": ", ".join(left_out), "charts": charts}
 
 
-def _top_actions(top: dict) -> str:
+def _top_actions(top: dict) -> list[dict]:
     """Top actions of the dishes with the most recipes (most first), each with its recipe count."""
 
     def recipes(acts: list[dict]) -> int:
         return max((int(a.get("total") or 0) for a in acts), default=0)
 
-    parts = ["<h2>Top actions per dish (share of the dish's recipes)</h2><div class='grid'>"]
+    dishes = []
     for dish, acts in sorted(top.items(), key=lambda kv: -recipes(kv[1])):
         n = recipes(acts)
-        title = f"{_e(dish)} <small>({n:,} recipes)</small>" if n else _e(dish)
         items = [
             (f"{a['action']} ({a['n']})" if a.get("n") is not None else a["action"], a["freq"] * 100) for a in acts
         ]
-        parts.append(f"<div><h3>{title}</h3>" + _bars(items, scale=100.0, fmt="{:.0f}%") + "</div>")
-    parts.append("</div>")
-    return "".join(parts)
+        dishes.append(
+            {"dish": dish, "recipes": f"{n:,}" if n else "", "bars": _bars(items, scale=100.0, fmt="{:.0f}%")}
+        )
+    return dishes
 
 
 def render_html(rep) -> str:
+    """The page, from a `DemoReport` (or its dict): the data shaped here, the markup in ``report.html``."""
     d = rep.to_dict() if hasattr(rep, "to_dict") else dict(rep)
-    parts = [
-        "<!doctype html><html lang='zh'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>dishgraph report</title>"
-        f"<style>{CSS}</style></head><body><h1>dishgraph — main job report</h1>"
-        f"<p>Database: <code>{_e(d['database'])}</code>; total {d['seconds']:.1f} s.</p>"
-    ]
-    res = d.get("results") or []
-    if res:
-        parts.append(_results(res))
-    parts.append(
-        "<h2>Steps</h2>"
-        + _table(
+    c = d.get("counts", {})
+    ex = d.get("example_pair") or {}
+    page = {
+        "database": d["database"],
+        "seconds": f"{d['seconds']:.1f}",
+        "missing": MISSING,
+        "results": _results(d["results"]) if d.get("results") else None,
+        "steps": _table(
             [
                 {  # three columns, so the detail keeps room to wrap on a phone
                     "step": s["name"],
@@ -286,34 +262,30 @@ def render_html(rep) -> str:
                 }
                 for s in d["steps"]
             ]
-        )
-    )
-    c = d.get("counts", {})
-    parts.append(
-        "<h2>Graph</h2><div class='grid'><div>"
-        + _table([{"label": k, "nodes": v} for k, v in c.get("nodes", {}).items() if v])
-        + "</div><div>"
-        + _table([{"type": k, "relationships": v} for k, v in c.get("relationships", {}).items() if v])
-        + "</div><div>"
-        + _table([{"figure": FIGURES.get(k, k), "value": v} for k, v in d.get("graph", {}).items()])
-        + "</div></div>"
-    )
-    png = _histogram_png(d.get("steps_per_recipe", []))
-    if png:
-        parts.append(f"<h2>Proto-actions per recipe</h2><img alt='histogram of actions per recipe' src='{png}'>")
-    if d.get("top_actions"):
-        parts.append(_top_actions(d["top_actions"]))
-    ex = d.get("example_pair") or {}
-    if ex:
-        parts.append(
-            f"<h2>Pivot actions: {_e(ex['base'])} → {_e(ex['target'])}</h2>"
-            + _table(ex["pivots"], ["kind", "action", "source", "fb", "ft"])
-        )
-    if d.get("split"):
-        rows = [{"figure": FIGURES.get(k, k), "value": v} for k, v in d["split"].items()]
-        parts.append("<h2>DiNeR TMCD split</h2>" + _table(rows))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+        ),
+        "graph": [
+            _table([{"label": k, "nodes": v} for k, v in c.get("nodes", {}).items() if v]),
+            _table([{"type": k, "relationships": v} for k, v in c.get("relationships", {}).items() if v]),
+            _table([{"figure": FIGURES.get(k, k), "value": v} for k, v in d.get("graph", {}).items()]),
+        ],
+        "histogram": _histogram_png(d.get("steps_per_recipe", [])),
+        "top_actions": _top_actions(d["top_actions"]) if d.get("top_actions") else None,
+        "pivots": (
+            {
+                "base": ex["base"],
+                "target": ex["target"],
+                "table": _table(ex["pivots"], ["kind", "action", "source", "fb", "ft"]),
+            }
+            if ex
+            else None
+        ),
+        "split": (
+            _table([{"figure": FIGURES.get(k, k), "value": v} for k, v in d["split"].items()])
+            if d.get("split")
+            else None
+        ),
+    }
+    return _env().get_template("report.html").render(page)
 
 
 def write_html(rep, path: str | Path) -> Path:
