@@ -62,9 +62,15 @@ NOT_INPUTS = frozenset({"db", "uri", "data", "dest", "extra_glossary"})
 
 
 def _paths(value: Any) -> list[Path]:
+    """The paths a parameter names: a path, or text that names an existing file (``--pivots P.json`` takes a
+    source name or a file, so it is typed as text; its file is an input all the same)."""
     if isinstance(value, (list, tuple)):
         return [Path(v) for v in value if isinstance(v, (str, os.PathLike))]
-    return [Path(value)] if isinstance(value, os.PathLike) else []
+    if isinstance(value, os.PathLike):
+        return [Path(value)]
+    if isinstance(value, str) and value and "\0" not in value and len(value) < 4096 and os.path.isfile(value):
+        return [Path(value)]
+    return []
 
 
 def _release_files(data: Any) -> list[Path]:

@@ -127,6 +127,13 @@ def test_an_output_may_not_replace_an_input_of_the_same_command(tmp_path, data_d
     release = data_dir / "counterfactual" / "base_recipes.txt"
     res = run(app, ["generate", "identity", "-o", str(release), "--data", str(data_dir)])
     assert res.exit_code == 2 and "data release" in " ".join(res.output.split())
+    # an input given as text (a source name or a file): --pivots / --constraints / --vectors of eval l2
+    pivots = tmp_path / "P.json"
+    pivots.write_bytes((data_dir / "counterfactual" / "pivot_actions.json").read_bytes())
+    for option in ("--pivots", "--constraints", "--vectors"):
+        res = run(app, ["eval", "l2", str(src), option, str(pivots), "--json-out", str(pivots)])
+        assert res.exit_code == 2 and f"an input of this command ({option})" in " ".join(res.output.split())
+    assert pivots.read_bytes() == (data_dir / "counterfactual" / "pivot_actions.json").read_bytes()
 
 
 def test_system_files_and_directories_are_refused(tmp_path):

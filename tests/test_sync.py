@@ -98,6 +98,11 @@ def test_sync_cli_to_embedded_directory(source_db, tmp_path):
     assert out["mismatches"] == {} and out["target_counts"] == _counts(source_db)
     r = run(app, ["sync", "--db", str(source_db), "--to", str(source_db)])
     assert r.exit_code == 2 and "same database" in r.output
+    before = _counts(source_db)
+    for side in (".wal", ".shadow", ".lock"):  # a database written onto the source's own files destroyed it
+        r = run(app, ["sync", "--db", str(source_db), "--to", f"{source_db}{side}"])
+        assert r.exit_code == 2 and "a file of the source database" in " ".join(r.output.split()), side
+    assert _counts(source_db) == before
 
 
 def test_sync_to_unreachable_server_fails_cleanly(source_db):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from pathlib import Path
 
 import typer
 
@@ -17,8 +18,16 @@ def _open_source(db: str | None, to: str):
     from dishgraph.errors import UsageError
     from dishgraph.graph.sync import sync_target
 
-    if sync_target(to)[0] != "uri" and config.db_path(to).resolve() == config.db_path(db).resolve():
-        raise UsageError("source and target are the same database")
+    if sync_target(to)[0] != "uri":
+        from dishgraph.graph.ladybug_store import database_file
+
+        source = database_file(config.db_path(db)).resolve()
+        target = Path(to).expanduser().resolve()
+        if database_file(target).resolve() == source:
+            raise UsageError("source and target are the same database")
+        # a file beside the source (its WAL, shadow or lock): writing a database there destroyed the source
+        if target.parent == source.parent and target.name.startswith(source.name + "."):
+            raise UsageError(f"{to}: a file of the source database {source}; give another directory as --to")
     return open_store(db, None, read_only=True)
 
 
