@@ -12,27 +12,54 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from dishgraph.errors import UsageError
 
+INT_LIMIT = 2**63  # the engines take 64-bit integers: a larger one failed in pybind's casts
+
+
+def _encodable(v: str) -> bool:
+    """Text the engines can take: a lone surrogate (``"\\ud800"``) cannot be UTF-8 and failed in the binding."""
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
 
 def _is_str(v: Any) -> bool:
-    return isinstance(v, str)
+    return isinstance(v, str) and _encodable(v)
 
 
 def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+    return isinstance(v, int) and not isinstance(v, bool) and -INT_LIMIT < v < INT_LIMIT
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v) < INT_LIMIT
 
 
 def _is_path(v: Any) -> bool:
-    return isinstance(v, (str, os.PathLike))
+    return isinstance(v, os.PathLike) or (isinstance(v, str) and _encodable(v))
+
+
+# Parameters that count things: never negative (``top=-1`` reached the engine's LIMIT and broke later calls).
+COUNTS = frozenset({"top", "limit", "n", "k", "workers", "batch", "min_recipes", "min_annotators"})
+
+
+def _value_problem(v: Any) -> str | None:
+    """What a value of the right type lacks (None: its type is what is wrong)."""
+    if isinstance(v, str) and not _encodable(v):
+        return "valid Unicode text (a lone surrogate cannot be stored)"
+    if isinstance(v, int) and not isinstance(v, bool) and not -INT_LIMIT < v < INT_LIMIT:
+        return "an int of at most 64 bits"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "a finite number"
+    return None
 
 
 def _seq_of(item: Callable[[Any], bool]) -> Callable[[Any], bool]:
@@ -85,8 +112,9 @@ def checked(method: Callable[..., Any]) -> Callable[..., Any]:
             if name not in checks:
                 continue
             fn, what, optional = checks[name]
-            if (value is None and optional) or fn(value):
+            if (value is None and optional) or (fn(value) and not (name in COUNTS and value < 0)):
                 continue
+            what = _value_problem(value) or ("not negative" if name in COUNTS and fn(value) else what)
             shown = repr(value)
             shown = shown if len(shown) <= 60 else shown[:59] + "…"
             raise UsageError(

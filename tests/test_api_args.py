@@ -45,3 +45,38 @@ def test_right_arguments_still_work_and_a_read_only_open_computes_nothing(g):
     assert g.actions("白灼菜心") == []  # stored nothing yet; no write tried on a read-only open
     with pytest.raises(DishgraphError):
         g.pivots("白灼菜心", "nope")  # an unknown pair: UnknownName, as documented
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"top": -1}, "top must be not negative"),
+        ({"top": 2**64}, "top must be an int of at most 64 bits"),
+        ({"min_freq": float("nan")}, "min_freq must be a finite number"),
+        ({"min_freq": float("inf")}, "min_freq must be a finite number"),
+    ],
+)
+def test_out_of_range_values_are_usage_errors_and_leave_the_open_usable(tmp_path, kwargs, message):
+    from dishgraph.api import DishGraph
+    from dishgraph.errors import UsageError
+    from dishgraph.graph.ladybug_store import LadybugStore
+
+    with LadybugStore(tmp_path / "db") as s:
+        s.init_schema()
+        s.bulk_load_nodes("Dish", [{"name": "白灼菜心"}])
+    with DishGraph.open(db=str(tmp_path / "db"), read_only=True) as g:
+        with pytest.raises(UsageError, match=message):
+            g.actions("白灼菜心", **kwargs)
+        assert g.actions("白灼菜心", top=5) == []  # a bad first call leaves later ones working
+        with pytest.raises(UsageError, match="valid Unicode"):
+            g.actions("\ud800")
+
+
+def test_open_names_what_it_takes():
+    from dishgraph.api import DishGraph
+    from dishgraph.errors import UsageError
+
+    with pytest.raises(UsageError, match="db must be a path"):
+        DishGraph.open(db=123)
+    with pytest.raises(UsageError, match=r"reached by bolt://"):
+        DishGraph.open(uri="http://localhost:7474")
