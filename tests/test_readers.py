@@ -581,3 +581,14 @@ def test_the_ingest_progress_bar_draws_on_stderr():
     from dishgraph.ingest.pipeline import progress_bar
 
     assert progress_bar().console.stderr
+
+
+def test_workers_are_capped_by_cores_and_memory(capsys):
+    import os
+
+    from dishgraph.commands.ingest import capped_workers
+
+    cores = os.cpu_count() or 1
+    assert capped_workers(1) == 1
+    capped = capped_workers(200)
+    assert 1 <= capped <= 2 * cores and "--workers 200 capped to" in capsys.readouterr().err
