@@ -103,3 +103,18 @@ def test_readme_python_snippet_runs_on_the_demo_database(demo, monkeypatch):
     (snippet,) = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
     monkeypatch.setenv("DISHGRAPH_DB", str(tmp_path / "db"))
     exec(compile(snippet, "README.md", "exec"), {})
+
+
+def test_the_reports_top_actions_are_what_stats_shows(demo):
+    """The report and `dishgraph stats` read the same keys and counts (they disagreed: the report counted the
+    CRG keys, 宝宝辅食 加入|水| 18, where stats counted the typed reading's, 14)."""
+    from dishgraph.graph.info import graph_stats
+    from dishgraph.graph.ladybug_store import LadybugStore
+
+    tmp_path, rep = demo
+    with LadybugStore(tmp_path / "db", read_only=True) as store:
+        shown = graph_stats(store, top=8)["top_actions_per_dish"]
+    assert rep.top_actions
+    for dish, actions in rep.top_actions.items():
+        counts = {a["action"]: a["recipes"] for a in shown[dish]}
+        assert all(counts.get(a["action"]) == a["n"] for a in actions[:3]), dish
