@@ -369,35 +369,43 @@ class _JsonArrayScanner:
         return text, size
 
 
-def _tsv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[tuple[int, Any]]:
-    """TSV whose first line is a header naming the fields, or headerless ``dish \\t text``."""
+def _table_records(
+    ctx: ReadContext, rows: Iterator[tuple[int, list[str], str]], f: _Fields, separated: str
+) -> Iterator[tuple[int, Any]]:
+    """Records of a table, one ``(line, cells, raw text)`` a row: a first row naming the dish and a text (or
+    steps) field is a header, else rows are ``dish, text``. ``separated``: "tab" or "comma", for messages."""
     header: list[str] | None = None
-    for line, text in iter_lines(ctx, max_line_bytes):
-        cols = text.split("\t")
-        if header is None:  # first readable line: a header if it names the dish and a text/steps field
+    for line, cols, text in rows:
+        if header is None:  # first readable row: a header if it names the dish and a text/steps field
             text_cols = {f.text, f.steps, *_STEP_FIELDS} - {None}
             header = cols if f.dish in cols and text_cols & set(cols) else []
             if header:
                 continue
         if header:
             if len(cols) != len(header):
-                ctx.skip(line, "columns", f"expected {len(header)} tab-separated columns, got {len(cols)}")
+                ctx.skip(line, "columns", f"expected {len(header)} {separated}-separated columns, got {len(cols)}")
                 continue
             yield line, dict(zip(header, cols))
         elif len(cols) != 2:
             hint = (
                 " (commas, no tab: a comma-separated file? name it .csv or give --format csv)"
-                if (len(cols) == 1 and "," in text)
+                if separated == "tab" and len(cols) == 1 and "," in text
                 else ""
             )
             ctx.skip(
                 line,
                 "columns",
-                f"expected 2 tab-separated columns (dish, text) or a header line "
+                f"expected 2 {separated}-separated columns (dish, text) or a header line "
                 f"naming {f.dish!r} and {f.text!r}; got {len(cols)}{hint}",
             )
         else:
             yield line, {f.dish: cols[0], f.text: cols[1]}
+
+
+def _tsv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[tuple[int, Any]]:
+    """TSV whose first line is a header naming the fields, or headerless ``dish \\t text``."""
+    rows = ((line, text.split("\t"), text) for line, text in iter_lines(ctx, max_line_bytes))
+    return _table_records(ctx, rows, f, "tab")
 
 
 def _csv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[tuple[int, Any]]:
@@ -413,36 +421,19 @@ def _csv_records(ctx: ReadContext, max_line_bytes: int, f: _Fields) -> Iterator[
             at[0] = line
             yield text + "\n"
 
-    rows = csv.reader(texts())
-    header: list[str] | None = None
-    while True:
-        try:
-            cols = next(rows)
-        except StopIteration:
-            return
-        except csv.Error as e:
-            ctx.skip(at[0], "csv", f"not valid CSV ({e})")
-            continue
-        line = at[0]
-        if header is None:
-            text_cols = {f.text, f.steps, *_STEP_FIELDS} - {None}
-            header = cols if f.dish in cols and text_cols & set(cols) else []
-            if header:
+    def rows() -> Iterator[tuple[int, list[str], str]]:
+        reader = csv.reader(texts())
+        while True:
+            try:
+                cols = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                ctx.skip(at[0], "csv", f"not valid CSV ({e})")
                 continue
-        if header:
-            if len(cols) != len(header):
-                ctx.skip(line, "columns", f"expected {len(header)} comma-separated columns, got {len(cols)}")
-                continue
-            yield line, dict(zip(header, cols))
-        elif len(cols) != 2:
-            ctx.skip(
-                line,
-                "columns",
-                f"expected 2 comma-separated columns (dish, text) or a header line "
-                f"naming {f.dish!r} and {f.text!r}; got {len(cols)}",
-            )
-        else:
-            yield line, {f.dish: cols[0], f.text: cols[1]}
+            yield at[0], cols, ""
+
+    return _table_records(ctx, rows(), f, "comma")
 
 
 def _has_escaped_bytes(obj) -> bool:
