@@ -68,9 +68,48 @@ def _paths(value: Any) -> list[Path]:
         return [Path(v) for v in value if isinstance(v, (str, os.PathLike))]
     if isinstance(value, os.PathLike):
         return [Path(value)]
-    if isinstance(value, str) and value and "\0" not in value and len(value) < 4096 and os.path.isfile(value):
+    if isinstance(value, str) and value and "\0" not in value and len(value) < 4096 and _exists(value):
         return [Path(value)]
     return []
+
+
+def _exists(path: str) -> bool:
+    try:
+        return os.path.exists(path) and not os.path.isdir(path)
+    except (OSError, ValueError):
+        return False
+
+
+# Inputs a command streams (read once, front to back): a FIFO or /dev/stdin there is a feature. Every other
+# file input is read whole or more than once, so a FIFO blocked forever and /dev/zero grew past 3 GB.
+STREAMED_INPUTS = frozenset({"ingest corpus:file"})
+
+
+def _check_inputs(command: str, params: dict[str, Any]) -> None:
+    """A FIFO, socket or device given where a command reads a whole file is a usage error naming it."""
+    import stat
+
+    from dishgraph.errors import UsageError
+
+    for name, value in params.items():
+        if name in NOT_INPUTS or f"{command}:{name}" in STREAMED_INPUTS:
+            continue
+        for p in _paths(value):
+            try:
+                mode = os.stat(p).st_mode
+            except OSError:
+                continue
+            kind = (
+                "a FIFO"
+                if stat.S_ISFIFO(mode)
+                else "a socket"
+                if stat.S_ISSOCK(mode)
+                else "a device"
+                if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else None
+            )
+            if kind:
+                raise UsageError(f"{p}: {kind}, not a regular file; this input is read whole (give a file)")
 
 
 def _release_files(data: Any) -> list[Path]:
@@ -96,6 +135,7 @@ def guard(command: str, params: dict[str, Any]) -> None:
     """Check every output parameter of ``command`` (a key prefix of `OUTPUTS`) before the command runs;
     `outputs.OutputRefused` names the first output that may not be written."""
     outs = {name: OUTPUTS[f"{command}:{name}"] for name in params if f"{command}:{name}" in OUTPUTS}
+    _check_inputs(command, {k: v for k, v in params.items() if k not in outs})
     outputs.clear_protected()
     if not any(params[n] is not None for n in outs):
         return

@@ -206,3 +206,20 @@ def test_a_device_is_no_database():
     with pytest.raises(DatabaseError, match="not a regular file"):
         LadybugStore("/dev/null", read_only=True)
     assert not os.path.exists("/dev/null.lock")
+
+
+def test_a_fifo_or_a_device_where_a_whole_file_is_read_is_refused(tmp_path):
+    """A FIFO blocked forever and /dev/zero grew past 3 GB where a command reads its input whole (JSON, a
+    pickle, the lines twice); `ingest corpus` streams, so its FIFO stays a feature (tests/test_streams.py)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for args in (
+        ["eval", "l2", "/dev/zero"],
+        ["eval", "l2", str(tmp_path / "x.txt"), "--pivots", str(fifo)],
+        ["ingest", "pcs", str(fifo), "--db", str(tmp_path / "db")],
+        ["pivots", "import-annotation", str(fifo), "--db", str(tmp_path / "db")],
+    ):
+        if "x.txt" in " ".join(args):
+            (tmp_path / "x.txt").write_text("a\n", encoding="utf-8")
+        res = run(app, args)
+        assert res.exit_code == 2 and "not a regular file; this input is read whole" in res.output, args
