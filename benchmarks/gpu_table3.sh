@@ -97,7 +97,7 @@ GEN_COMMON="--data $BUNDLE --device $DEVICE --dtype $DTYPE --json"
 # Python packages the CLI needs that the GPU image lacks (class-resolver, pydantic for typer) or holds in another
 # version (typer, rich, typing-extensions): `prep` downloads wheels of the versions installed here into .whl/
 # (ignored by git; carry it), and the GPU stages install them into a private folder first.
-GPU_WHEELS="typer pydantic pydantic_core typing-inspection annotated-types annotated-doc typing_extensions rich class-resolver"
+GPU_WHEELS="typer pydantic pydantic_core typing-inspection annotated-types annotated-doc typing_extensions rich class-resolver platformdirs"
 WHEELS="${WHEELS:-.whl}"
 wheels() {  # here: wheels of the exact versions this checkout is tested with, for the GPU's Python 3.12
   local pins; pins=$("$PY" -c 'import sys, importlib.metadata as m; print(" ".join(f"{n}=={m.version(n)}" for n in sys.argv[1:]))' $GPU_WHEELS)

@@ -221,6 +221,7 @@ def _fingerprint(db: str) -> dict[str, str]:
 
 READS = [  # (command, arguments)
     ("stats", ()),
+    ("dish", (BASE,)),
     ("db info", ()),
     ("db shell", ("MATCH (d:Dish) RETURN count(d) AS n",)),
     ("pivots show", (BASE, TARGET)),
