@@ -94,14 +94,15 @@ class DishGraph:
         return rows
 
     def dish(self, dish: str, top: int = 10, all_actions: bool = False) -> dict[str, Any]:
-        """One dish at a glance: who named it, its recipes per source, its ``top`` actions (cooking steps on
-        foods unless ``all_actions``), the dish pairs it is in and its order constraints per source. An
-        unknown dish raises `UnknownName` with the closest names."""
+        """One dish at a glance: who named it, its recipes per source, its ``top`` actions (the typed reading's
+        cooking steps on foods, as `dishgraph stats` shows them; every CRG key with ``all_actions``), the dish
+        pairs it is in and its order constraints per source. An unknown dish raises `UnknownName` with the
+        closest names."""
         from dishgraph.knowledge.dish_card import dish_card
 
         names.require_dish(self._store, dish)
-        rows = self.actions(dish, top=top if all_actions else 4 * top)
-        rows = (rows if all_actions else self._culinary(rows, "action"))[:top]
+        # the keys `dishgraph stats` shows: the typed reading's cooking steps; every CRG key with all_actions
+        rows = self.actions(dish, top=top, typed_keys=not all_actions)
         return dish_card(self._store, dish, rows)
 
     def frequencies(self, dishes: Sequence[str] | None = None) -> dict[str, int]:
