@@ -88,6 +88,8 @@ class DishGraph:
         nothing is computed: what the graph stores (a dish without stored frequencies gives [] there, where a
         read-write open computes them)."""
         rows = dish_actions(self._store, dish, top=top, min_freq=min_freq, typed_keys=typed_keys)
+        if not rows:  # an unknown dish is an error with the closest names, never an empty answer
+            names.require_dish(self._store, dish)
         if not rows and not getattr(self._store, "read_only", False):
             materialize_uses(self._store, [dish])
             rows = dish_actions(self._store, dish, top=top, min_freq=min_freq, typed_keys=typed_keys)
@@ -251,8 +253,12 @@ class DishGraph:
         )
 
     def composed_actions(self, dish: str, top: int = 20) -> list[Row]:
-        """A composed dish's estimated actions: {action, verb, ingredients, tools, freq, weight}."""
-        return self._store.query("compose_dish_uses", dish=dish, top=int(top))
+        """A composed dish's estimated actions: {action, verb, ingredients, tools, freq, weight}; an unknown dish
+        raises `UnknownName` with the closest names (a known dish not composed gives [])."""
+        rows = self._store.query("compose_dish_uses", dish=dish, top=int(top))
+        if not rows:
+            names.require_dish(self._store, dish)
+        return rows
 
     def composed_sources(self, dish: str) -> list[Row]:
         """Which dishes a composed dish's knowledge came from: {role, atom, dish, recipes, weight}."""

@@ -80,3 +80,29 @@ def test_open_names_what_it_takes():
         DishGraph.open(db=123)
     with pytest.raises(UsageError, match=r"reached by bolt://"):
         DishGraph.open(uri="http://localhost:7474")
+
+
+def test_an_unknown_dish_is_named_and_execute_checks_its_values(tmp_path):
+    from dishgraph.api import DishGraph
+    from dishgraph.errors import UnknownName, UsageError
+    from dishgraph.graph.ladybug_store import LadybugStore
+
+    with LadybugStore(tmp_path / "db") as s:
+        s.init_schema()
+        s.bulk_load_nodes("Dish", [{"name": "白灼菜心"}])
+    with DishGraph.open(db=str(tmp_path / "db"), read_only=True) as g:
+        for call in (g.actions, g.composed_actions):
+            with pytest.raises(UnknownName, match="unknown dish '白灼菜'; did you mean 白灼菜心"):
+                call("白灼菜")
+            assert call("白灼菜心") == []  # known, nothing stored: empty is the truth
+        for cypher, params, message in [
+            (None, None, "the statement must be a str"),
+            ("RETURN $x AS x", {"x": {1, 2}}, r"\$x: a set is no Cypher value"),
+            ("RETURN $x AS x", {"x": (1, 2)}, r"\$x: a tuple is no Cypher value"),
+            ("RETURN $x AS x", {"x": 1j}, r"\$x: a complex is no Cypher value"),
+            ("RETURN $x AS x", {"x": ["a", "\ud800"]}, "lone surrogate"),
+            ("RETURN $x AS x", {"x": 2**70}, "does not fit 64 bits"),
+        ]:
+            with pytest.raises(UsageError, match=message):
+                g.store.execute(cypher, params)
+        assert g.store.execute("RETURN $x AS x", {"x": [1, 2]}) == [{"x": [1, 2]}]

@@ -20,7 +20,7 @@ from dishgraph.graph.arrow_copy import is_table, temp_file_error, write_table_pa
 from dishgraph.graph.base import BulkRows, GraphStore
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
 from dishgraph.graph.readonly import check_read_only, check_shape
-from dishgraph.graph.values import param, plain
+from dishgraph.graph.values import check_statement, param, plain
 
 BULK_SOURCES = ("csv", "frame")
 
@@ -160,6 +160,7 @@ class LadybugStore(GraphStore):
         """Rows of ``cypher``. ``timeout`` (seconds; else the store's ``query_timeout``): the engine stops the
         statement after that long (`QueryTimeout`); with a timeout, Ctrl-C interrupts it too (see
         `_interruptible`)."""
+        check_statement(cypher, params)  # a wrong type is a UsageError naming it, not the binding's dump
         rows: list[dict[str, Any]] = []
         for res in self._results(cypher, params, timeout):  # a multi-statement text: one result per statement
             cols = res.get_column_names()

@@ -9,7 +9,7 @@ from dishgraph.graph import schema
 from dishgraph.graph.arrow_copy import as_dicts
 from dishgraph.graph.base import BulkRows, GraphStore
 from dishgraph.graph.readonly import check_read_only
-from dishgraph.graph.values import batched, param, plain
+from dishgraph.graph.values import batched, check_statement, param, plain
 
 
 class Neo4jStore(GraphStore):
@@ -49,6 +49,7 @@ class Neo4jStore(GraphStore):
             raise DatabaseError(connect_error(uri, e)) from e
 
     def execute(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        check_statement(cypher, params)
         if not self.read_only:
             records, _, _ = self._driver.execute_query(cypher, parameters_=params or {}, database_=self.database)
             return [{k: plain(v) for k, v in r.items()} for r in records]  # type: ignore[no-untyped-call]
