@@ -102,8 +102,8 @@ class DishGraph:
         closest names."""
         from dishgraph.knowledge.dish_card import dish_card
 
-        names.require_dish(self._store, dish)
         # the keys `dishgraph stats` shows: the typed reading's cooking steps; every CRG key with all_actions
+        # (an unknown dish: `actions` raises UnknownName with the closest names)
         rows = self.actions(dish, top=top, typed_keys=not all_actions)
         return dish_card(self._store, dish, rows)
 

@@ -31,10 +31,3 @@ def quiet_dependencies() -> None:
     """Set every dependency's offline / no-telemetry switch as a default (cheap: imports nothing)."""
     for name, value in OFFLINE_DEFAULTS.items():
         os.environ.setdefault(name, value)
-
-
-def quiet_onnxruntime(ort) -> None:
-    """onnxruntime's telemetry events off, before its first session (a no-op where the build has none)."""
-    disable = getattr(ort, "disable_telemetry_events", None)
-    if disable is not None:
-        disable()

