@@ -18,15 +18,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dishgraph.actions import Action
+from dishgraph.actions import Action, ProtoAction
 from dishgraph.api_args import check_all, one_of
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.factory import open_store
-from dishgraph.knowledge import annotation, names, order
+from dishgraph.knowledge import annotation, names, order, precedence
 from dishgraph.knowledge import compose as compose_mod
 from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
-from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings, Violation
+from dishgraph.knowledge.order import Constraint, OrderReport, OrderSettings
 from dishgraph.knowledge.pivots import MineResult, Pivot, PivotThresholds
 from dishgraph.knowledge.typed import hidden_actions
 
@@ -82,11 +82,17 @@ class DishGraph:
         self.close()
 
     # ---------------------------------------------------------------- frequencies and pivots
-    def actions(self, dish: str, top: int = 20, min_freq: float = 0.0, typed_keys: bool = False) -> list[Row]:
+    def actions(
+        self, dish: str, top: int = 20, min_freq: float = 0.0, typed_keys: bool = False, by: str = "food"
+    ) -> list[Row]:
         """The dish's most frequent proto-actions: {action, verb, ingredients, tools, freq, n, total}; with
-        ``typed_keys`` the typed reading's (切|洋葱| where recipes say 切丝 after 洋葱洗净). On a read-only open
+        ``typed_keys`` the typed reading's, foods by their own names (切|娃娃菜| where recipes say 切丝 after
+        娃娃菜洗净; the CRG key names the release class, 切|丝| or 切|洋葱|), rolled up to the foods' category
+        with ``by="category"`` (切|蔬菜›叶菜类|) or group (``by="group"``: 切|蔬菜|). On a read-only open
         nothing is computed: what the graph stores (a dish without stored frequencies gives [] there, where a
         read-write open computes them)."""
+        if by != "food":
+            return self._rolled_actions(dish, top, min_freq, by)
         rows = dish_actions(self._store, dish, top=top, min_freq=min_freq, typed_keys=typed_keys)
         if not rows:  # an unknown dish is an error with the closest names, never an empty answer
             names.require_dish(self._store, dish)
@@ -94,6 +100,25 @@ class DishGraph:
             materialize_uses(self._store, [dish])
             rows = dish_actions(self._store, dish, top=top, min_freq=min_freq, typed_keys=typed_keys)
         return rows
+
+    def _rolled_actions(self, dish: str, top: int, min_freq: float, by: str) -> list[Row]:
+        """``actions(typed_keys=True)`` with foods rolled up: each recipe counts once per rolled-up key."""
+        from dishgraph.ingest.foods import ROLLUPS, rollup_recipes
+
+        if by not in ROLLUPS:
+            raise UsageError(f"by={by!r}: expected one of {', '.join(ROLLUPS)}")
+        typed = self.actions(dish, top=1, typed_keys=True)  # the dish's parsed recipes, checked and counted
+        total = int(typed[0]["total"]) if typed else 0
+        counts = rollup_recipes(self._store.query("typed_actions_per_recipe", dishes=[dish]), by).get(dish, {})
+        out = []
+        for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+            freq = n / total if total else 0.0
+            if freq < min_freq:
+                continue
+            p = ProtoAction.from_key(key)
+            out.append({"action": key, "verb": p.verb, "ingredients": sorted(p.ingredients), "tools": sorted(p.tools),
+                        "freq": freq, "n": n, "total": total})
+        return out[:top]
 
     def dish(self, dish: str, top: int = 10, all_actions: bool = False) -> dict[str, Any]:
         """One dish at a glance: who named it, its recipes per source, its ``top`` actions (the typed reading's
@@ -292,15 +317,26 @@ class DishGraph:
         """Estimate and store MUST_PRECEDE edges (source "estimated") for dishes (default: all with recipes)."""
         return order.estimate_order(self._store, dishes, settings, workers=workers, on_dish=on_dish)
 
+    def estimate_tested_order(self, dishes: Sequence[str] | None = None) -> order.TestedReport:
+        """Test every ordered pair of actions per dish, per family of dishes and over the corpus, and store the
+        kept ones as MUST_PRECEDE {source: "tested", level, interval, support, decision} (`knowledge.precedence`)."""
+        return order.estimate_tested(self._store, dishes)
+
     def order_constraints(
-        self, dish: str, action: str | ProtoAction, source: str | None = None, all_actions: bool = False
+        self,
+        dish: str,
+        action: str | ProtoAction,
+        source: str | None = None,
+        all_actions: bool = False,
+        min_confidence: float | None = None,
     ) -> tuple[list[Constraint], list[Constraint]]:
         """(actions that must precede ``action`` in ``dish``, actions that must follow it). An unknown dish or
         action raises `UnknownName` with the closest names ("did you mean 切|油菜|?" for 切|菜心|); a known
         action without constraints gives two empty lists. Constraints with an action the typed reading hides
-        are left out unless ``all_actions``."""
+        are left out unless ``all_actions``; with ``min_confidence``, only those at least that sure (tested ones
+        by their confidence, estimated ones by their decision, others left out)."""
         order.check_source(source)  # a UsageError naming the sources
-        before, after = order.order_constraints(self._store, dish, action, source)
+        before, after = order.order_constraints(self._store, dish, action, source, min_confidence)
         if all_actions:
             return before, after
         return self._culinary(before, "cause", "effect"), self._culinary(after, "cause", "effect")
@@ -311,14 +347,22 @@ class DishGraph:
         actions_or_text: str | Sequence[Action | ProtoAction | str],
         source: str | None = None,
         all_actions: bool = False,
-    ) -> list[Violation]:
+        min_confidence: float | None = None,
+    ) -> list:
         """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence.
+
+        Where the graph has tested constraints (`dishgraph order test`) and no other ``source`` is named, the
+        whole recipe is read against them, backing off dish → family → global: the violations (each with its
+        level, confidence and evidence) come back only when the recipe is out of order at ``min_confidence``
+        (default `precedence.MIN_CONFIDENCE`); `check_order_report` has every one. With a ``source`` named,
+        or none tested, every violated constraint of that source (first occurrences compared), as before.
 
         A dish the graph does not know, or an action given by name (key or display form) that it does not
         know, raises `UnknownName` with the closest names: "no constraint violated" would be a lie. A text
         over `MAX_CHECK_CHARS` (or a sequence over `MAX_CHECK_ACTIONS`) is a `UsageError`, as ingest caps a
         recipe. Constraints with an action the typed reading hides are not checked unless ``all_actions``."""
-        return self.check_order_report(dish, actions_or_text, source, all_actions).violations
+        rep = self.check_order_report(dish, actions_or_text, source, all_actions, min_confidence)
+        return rep.violations if rep.flagged else []
 
     def check_order_report(
         self,
@@ -326,13 +370,15 @@ class DishGraph:
         actions_or_text: str | Sequence[Action | ProtoAction | str],
         source: str | None = None,
         all_actions: bool = False,
+        min_confidence: float | None = None,
     ) -> order.OrderCheck:
         """`check_order` with how many actions were read and constraints checked, and a note when the dish
         has no constraint to check. Text in which no action is read raises `InputError`."""
         order.check_source(source)  # a UsageError naming the sources
         _check_recipe_size(actions_or_text)
         names.require_dish(self._store, dish)
-        keys, phrases = order.action_sequence(actions_or_text, self._make_parser)
+        starts: list[int] = []
+        keys, phrases = order.action_sequence(actions_or_text, self._make_parser, starts)
         if not isinstance(actions_or_text, str):
             named = {order.resolve_action(a) for a in actions_or_text if not isinstance(a, Action)}
             found = {r["key"] for r in self._store.query("load_existing_proto_actions", keys=sorted(named))}
@@ -340,13 +386,24 @@ class DishGraph:
                 names.require_action(self._store, key)
         elif not keys:
             raise order.no_action_read(actions_or_text)
-        keep = None if all_actions else (lambda cons: self._culinary(cons, "cause", "effect"))
-        return order.check_actions(self._store, dish, keys, phrases, source, keep)
+        if source in (None, order.TESTED) and order.has_tested(self._store, dish):
+            conf = precedence.MIN_CONFIDENCE if min_confidence is None else min_confidence
+            hidden = None if all_actions else hidden_actions(self._store)
+            rep = order.check_tested(self._store, dish, keys, phrases, hidden, conf)
+        else:
+            keep = None if all_actions else (lambda cons: self._culinary(cons, "cause", "effect"))
+            rep = order.check_actions(self._store, dish, keys, phrases, source, keep)
+        if isinstance(actions_or_text, str):
+            rep.lines, rep.action_lines = order.recipe_lines(actions_or_text, starts)
+        return rep
 
-    def why_no_order(self, dish: str, action: str | ProtoAction | None = None, source: str | None = None) -> str:
-        """Why `order_constraints` found nothing for ``dish`` (and ``action``), and what to run."""
+    def why_no_order(
+        self, dish: str, action: str | ProtoAction | None = None, source: str | None = None, all_actions: bool = False
+    ) -> str:
+        """Why `order_constraints` found nothing for ``dish`` (and ``action``), and what to run; the actions it
+        names instead are ones shown without ``all_actions``."""
         key = None if action is None else order.resolve_action(action)
-        return order.why_none(self._store, dish, key, source)
+        return order.why_none(self._store, dish, key, source, None if all_actions else hidden_actions(self._store))
 
     def compare_order(self, dish: str, window: str | None = None) -> Row:
         return order.compare_constraints(self._store, dish, window=window)

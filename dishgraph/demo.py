@@ -157,6 +157,8 @@ def run_demo(
     steps.run(
         "DiNeR components + TMCD split", have_split, lambda: _diner(store, DinerGlossary, store_components, split_graph)
     )
+    have_tested = any(r["source"] == "tested" for r in dishes_with_constraints(store))
+    steps.run("tested order constraints (dish, family, global)", have_tested, lambda: _tested(g))
     results_file = out_dir / "results.json"
     steps.run(
         "model-free generators + CRG evaluation",
@@ -209,6 +211,13 @@ def _order(g, dishes: list[str], workers: int, OrderSettings) -> str:
     rep = g.estimate_order(dishes, settings=OrderSettings(estimator="fast"), workers=workers)
     kept = sum(d.constraints for d in rep.dishes)
     return f"{kept} MUST_PRECEDE edges for {len(rep.dishes)} dishes with {MIN_ORDER_RECIPES}+ recipes"
+
+
+def _tested(g) -> str:
+    """After the DiNeR components, which the family level reads; the editor and L2 never read these edges."""
+    rep = g.estimate_tested_order()
+    k = rep.kept
+    return f"{k['dish']} dish, {k['family']} family and {k['global']} global constraints kept for {rep.dishes} dishes"
 
 
 def _compose(g, pairs: list[str], show_progress: bool) -> str:

@@ -13,7 +13,7 @@ from dishgraph.errors import EXIT_VIOLATIONS
 from dishgraph.ingest.crg import SOURCE as RELEASE
 from dishgraph.knowledge.pivots import COMPOSED
 
-SOURCES = f"estimated, {COMPOSED}, {RELEASE}"  # knowledge.order.SOURCES, without importing numpy at startup
+SOURCES = f"estimated, tested, {COMPOSED}, {RELEASE}"  # knowledge.order.SOURCES, without importing numpy at startup
 
 app = typer.Typer(
     help="Action order constraints: estimate (propensity score matching), show, check.",
@@ -64,11 +64,32 @@ def estimate(
 
 
 @app.command()
+def test(
+    db: str | None = DbOpt,
+    uri: str | None = UriOpt,
+    as_json: bool = JsonOpt,
+):
+    """Test which action comes before which in every dish, family of dishes and the corpus, and store the kept
+    constraints (sign test, Benjamini–Hochberg, interval excluding zero, no cycle) as MUST_PRECEDE {source:
+    tested}. `order check` then reads them, backing off dish → family → global."""
+    with open_graph(db, uri) as g, progress(disable=as_json, transient=True) as bar:
+        bar.add_task("testing order pairs", total=None)
+        rep = g.estimate_tested_order()
+    if as_json:
+        return emit_json(rep.to_dict())
+    rows = [{"level": lv, "tested": rep.tested[lv], "kept": rep.kept[lv], "cycle": rep.cycles[lv]} for lv in rep.kept]
+    console.print(rows_table(rows, f"tested order constraints: {rep.dishes} dishes, {rep.recipes} recipes"))
+
+
+@app.command()
 def show(
     dish: str = typer.Argument(..., help="Dish name."),
     action: str = typer.Argument(..., help="Proto-action key of glossary classes (切|油菜|) or 切(油菜; 刀)."),
     source: str | None = typer.Option(None, help=f"Only this source: {SOURCES}."),
     all_actions: bool = AllActionsOpt,
+    min_confidence: float | None = typer.Option(
+        None, "--min-confidence", min=0.0, max=1.0, help="Only constraints at least this sure (tested: confidence)."
+    ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
@@ -77,15 +98,15 @@ def show(
     naming the closest ones (an action written with surface forms, 切|菜心|, is told its class form); no
     constraint at all says why (none estimated yet, none from that source, none on this action) and what to run."""
     with open_graph(db, uri, read_only=True) as g:
-        before, after = g.order_constraints(dish, action, source, all_actions)
-        why = "" if before or after else g.why_no_order(dish, action, source)
+        before, after = g.order_constraints(dish, action, source, all_actions, min_confidence)
+        why = "" if before or after else g.why_no_order(dish, action, source, all_actions)
     if as_json:
         return emit_json({"must_precede": [c.to_dict() for c in before], "must_follow": [c.to_dict() for c in after]})
     if why:
         return console.print(
             f"no order constraint of {action} in {dish}" + (f" from {source}" if source else ""), why, sep="\n"
         )
-    cols = ["cause", "effect", "ate", "n_treated", "n_control", "source", "window"]
+    cols = ["cause", "effect", "ate", "source", "level", "confidence", "n_before", "n_after", "n_treated"]
     console.print(rows_table([c.to_dict() for c in before], "must precede", cols))
     console.print(rows_table([c.to_dict() for c in after], "must follow", cols))
 
@@ -96,31 +117,57 @@ def check(
     text: str = typer.Argument(..., help="Recipe text (parsed) to check; - reads it from standard input."),
     source: str | None = typer.Option(None, help=f"Only constraints of this source: {SOURCES}."),
     all_actions: bool = AllActionsOpt,
+    min_confidence: float | None = typer.Option(
+        None, "--min-confidence", min=0.0, max=1.0, help="Tested constraints: exit 4 from this confidence (0.9)."
+    ),
+    explain: bool = typer.Option(False, "--explain", help="Show the recipe lines of each violation."),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
     """Report violated order constraints in a recipe, with the offending action positions.
 
-    Exit 0 when none is violated, 4 when some are (listed), 1 when the check could not run (an unknown
-    dish, or no action read from the text)."""
+    With tested constraints (`order test`) the whole recipe is read, repeated actions aligned, and each
+    violation scored: exit 4 when the recipe is out of order at --min-confidence, 0 otherwise, 1 when the
+    check could not run (an unknown dish, or no action read from the text). With --source, every violated
+    constraint of that source counts (exit 4 on any)."""
     import sys
 
     recipe = sys.stdin.read() if text == "-" else text
     with open_graph(db, uri, read_only=True) as g:
-        rep = g.check_order_report(dish, recipe, source, all_actions)
-    found = rep.violations
+        rep = g.check_order_report(dish, recipe, source, all_actions, min_confidence)
     if as_json:
-        emit_json([v.to_dict() for v in found])
-    elif not found:
+        emit_json(rep.to_dict())
+    else:
+        render_check(rep, explain)
+    if rep.flagged:
+        raise typer.Exit(EXIT_VIOLATIONS)  # like diff: found what it looks for, not a failure
+
+
+def render_check(rep, explain: bool) -> None:
+    """`order check`'s tables: the verdict, each violation with its evidence, and (--explain) its lines."""
+    found = rep.violations
+    if not found:
         console.print(
             f"no order constraint violated ({rep.actions} actions read, {rep.constraints} constraints checked)"
         )
         if rep.note:
             print_note(rep.note)
-    else:
+        return
+    if rep.confidence is None:
         cols = ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase", "ate", "sources"]
         title = f"{len(found)} violated constraint(s)"
-        console.print(rows_table([v.to_dict() for v in found], title, cols, keys=["cause", "effect"]))
-    if found:
-        raise typer.Exit(EXIT_VIOLATIONS)  # like diff: found what it looks for, not a failure
+    else:
+        cols = ["cause_phrase", "effect_phrase", "level", "confidence", "n_before", "n_after", "cause", "effect"]
+        verdict = "out of order" if rep.flagged else "not flagged"
+        title = (
+            f"{verdict}: confidence {rep.confidence:.2f} (flag from {rep.min_confidence:.2f}); "
+            f"{len(found)} of {rep.applicable} applicable constraints violated"
+        )
+    console.print(rows_table([v.to_dict() for v in found], title, cols, keys=["cause", "effect"]))
+    if explain and rep.lines:
+        for v in found:
+            ci, ei = rep.action_lines[v.cause_pos], rep.action_lines[v.effect_pos]
+            console.print(f"{v.cause} must come before {v.effect}:", highlight=False)
+            console.print(f"  line {ei + 1}: {rep.lines[ei]}", highlight=False)
+            console.print(f"  line {ci + 1}: {rep.lines[ci]}", highlight=False)

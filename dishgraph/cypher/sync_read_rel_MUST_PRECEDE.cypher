@@ -4,4 +4,4 @@
 // params: $first, $after, $upto
 MATCH (a:ProtoAction)-[e:MUST_PRECEDE]->(b:ProtoAction)
 WHERE ($first OR a.key > $after) AND a.key <= $upto
-RETURN a.key AS src, b.key AS dst, e.dish AS dish, e.ate AS ate, e.n_treated AS n_treated, e.n_control AS n_control, e.estimator AS estimator, e.source AS source, e.window AS window
+RETURN a.key AS src, b.key AS dst, e.dish AS dish, e.ate AS ate, e.n_treated AS n_treated, e.n_control AS n_control, e.estimator AS estimator, e.source AS source, e.window AS window, e.level AS level, e.n_before AS n_before, e.n_after AS n_after, e.ci_low AS ci_low, e.ci_high AS ci_high, e.p_value AS p_value, e.q_value AS q_value, e.kept AS kept, e.decision AS decision, e.confidence AS confidence

@@ -182,7 +182,22 @@ RELS: tuple[RelType, ...] = (
             "estimator": "STRING",
             "source": "STRING",
             "window": "STRING",
+            "level": "STRING",
+            "n_before": "INT64",
+            "n_after": "INT64",
+            "ci_low": "DOUBLE",
+            "ci_high": "DOUBLE",
+            "p_value": "DOUBLE",
+            "q_value": "DOUBLE",
+            "kept": "BOOLEAN",
+            "decision": "STRING",
+            "confidence": "DOUBLE",
         },
+        "cause must come before effect in dish (dish * : every dish). Estimated and tested constraints carry "
+        "their evidence: the effect's 95% interval (ci_low, ci_high), p_value, q_value (Benjamini–Hochberg per "
+        "dish and level) and the decision (kept: the interval excludes zero, q ≤ 0.05, one direction, no cycle); "
+        "tested ones also their level (dish, family, global), n_before / n_after (recipes with every cause "
+        "before every effect, and the reverse) and confidence (lower 95% bound of the share keeping the order)",
     ),
     RelType("HAS_COMPONENT", (("Dish", "Component"),), {"pos": "INT64", "surface": "STRING"}),
     RelType("HAS_COMPOUND", (("Dish", "Compound"),)),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -16,12 +17,14 @@ from dishgraph.actions import Action, ProtoAction
 from dishgraph.errors import InputError, UsageError
 from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import crg
-from dishgraph.knowledge import causal, names
+from dishgraph.knowledge import causal, names, precedence
 from dishgraph.knowledge.frequencies import dish_actions, dishes_with_recipes, materialize_uses
 from dishgraph.knowledge.pivots import COMPOSED
 
 ESTIMATED = "estimated"
-SOURCES = (ESTIMATED, COMPOSED, crg.SOURCE)  # who writes MUST_PRECEDE edges: order estimate, compose, the release
+TESTED = "tested"  # order knowledge with evidence (knowledge/precedence): dish, family and global levels
+# who writes MUST_PRECEDE edges: order estimate (the CRG method), order test, compose, the release
+SOURCES = (ESTIMATED, TESTED, COMPOSED, crg.SOURCE)
 
 
 @dataclass(frozen=True)
@@ -141,10 +144,51 @@ def _kept(estimates: Iterable[causal.Estimate], settings: OrderSettings) -> list
     return [e for e in estimates if e.ate is not None and e.ate > settings.tau_c]
 
 
+@dataclass
+class _Decision:
+    cause: str
+    effect: str
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    q_value: float
+    kept: bool
+    decision: str
+
+
+def estimate_evidence(
+    estimates: Sequence[causal.Estimate], tau_c: float = causal.TAU_C, alpha: float = precedence.ALPHA
+) -> list[_Decision]:
+    """The evidence of each stored estimate (ψ > τ_c) of one dish: interval, p-value, Benjamini–Hochberg q over
+    every pair estimated in the dish, and the decision: kept when q ≤ alpha and the interval excludes zero,
+    never in both directions ("both directions"), never in a cycle ("cycle")."""
+    ests = [e for e in estimates if e.ate is not None]
+    qs = precedence.bh([e.p_value if e.p_value is not None else 1.0 for e in ests])
+    stored = {(e.cause, e.effect) for e in ests if e.ate is not None and e.ate > tau_c}
+    out = []
+    for e, q in zip(ests, qs):
+        if (e.cause, e.effect) not in stored:
+            continue
+        ci = e.ci
+        if (e.effect, e.cause) in stored:
+            kept, why = False, "both directions"
+        elif ci is None or ci[0] <= 0:
+            kept, why = False, "interval includes zero"
+        elif q > alpha:
+            kept, why = False, "not significant"
+        else:
+            kept, why = True, "kept"
+        out.append(_Decision(e.cause, e.effect, ci[0] if ci else None, ci[1] if ci else None, e.p_value, q, kept, why))
+    precedence.drop_cycles([d for d in out if d.kept])  # type: ignore[misc]
+    return out
+
+
 def store_constraints(
     store: GraphStore, dish: str, settings: OrderSettings, estimates: Iterable[causal.Estimate]
 ) -> int:
-    """Replace the dish's estimated constraints of this window by those with ψ > τ_c; returns how many."""
+    """Replace the dish's estimated constraints of this window by those with ψ > τ_c, each with its evidence
+    (`estimate_evidence`); returns how many."""
+    estimates = list(estimates)
     kept = _kept(estimates, settings)
     store.query("order_clear_estimated", dish=dish, source=ESTIMATED, window=settings.window)
     store.write(
@@ -164,6 +208,13 @@ def store_constraints(
             for e in kept
         ],
     )
+    store.write(
+        "order_write_evidence",
+        [
+            {**asdict(d), "dish": dish, "source": ESTIMATED, "window": settings.window}
+            for d in estimate_evidence(list(estimates), settings.tau_c)
+        ],
+    )
     return len(kept)
 
 
@@ -178,9 +229,28 @@ class Constraint:
     estimator: str | None = None
     source: str | None = None
     window: str | None = None
+    dish: str | None = None  # "*": a global-level tested constraint
+    level: str | None = None  # tested: dish | family | global
+    ci_low: float | None = None
+    ci_high: float | None = None
+    q_value: float | None = None
+    kept: bool | None = None  # the decision (estimated and tested constraints)
+    decision: str | None = None
+    confidence: float | None = None  # tested: lower 95% bound of the share of recipes keeping the order
+    n_before: int | None = None
+    n_after: int | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def sure(self, min_confidence: float | None) -> bool:
+        """Passes a confidence filter: tested ones by their confidence, estimated ones by their decision;
+        constraints without evidence (composed, the release's) do not pass a filter above 0."""
+        if not min_confidence:
+            return True
+        if self.confidence is not None:
+            return self.confidence >= min_confidence
+        return bool(self.kept)
 
 
 _DISPLAY = re.compile(r"^\s*([^()]+?)\s*\((.*)\)\s*$")
@@ -213,24 +283,27 @@ def check_source(source: str | None) -> None:
         raise UsageError(f"unknown constraint source {source!r}: the order constraints' sources are {names}")
 
 
-def _constraints(rows: Iterable[dict], source: str | None) -> list[Constraint]:
-    return [Constraint(**r) for r in rows if source is None or r["source"] == source]
+def _constraints(rows: Iterable[dict], source: str | None, min_confidence: float | None = None) -> list[Constraint]:
+    out = [Constraint(**r) for r in rows if source is None or r["source"] == source]
+    return [c for c in out if c.sure(min_confidence)]
 
 
 def order_constraints(
-    store: GraphStore, dish: str, action, source: str | None = None
+    store: GraphStore, dish: str, action, source: str | None = None, min_confidence: float | None = None
 ) -> tuple[list[Constraint], list[Constraint]]:
-    """(must precede the action, must follow it) in the dish, from every source unless one is named.
+    """(must precede the action, must follow it) in the dish, from every source unless one is named; with
+    ``min_confidence``, only constraints at least that sure (`Constraint.sure`). Tested constraints of the
+    global level (dish "*") hold in every dish and are listed too.
 
     An unknown dish or action raises `UnknownName` with the closest names (an action written with surface
     forms, 切|菜心|, is told its class form, 切|油菜|); a known action without constraints gives ([], [])."""
     check_source(source)
     names.require_dish(store, dish)
     key = names.require_action(store, resolve_action(action))
-    return (
-        _constraints(store.query("action_must_precede", dish=dish, action=key), source),
-        _constraints(store.query("action_must_follow", dish=dish, action=key), source),
-    )
+    dishes = [dish] + ([precedence.GLOBAL_DISH] if source in (None, TESTED) else [])
+    before = [r for d in dishes for r in store.query("action_must_precede", dish=d, action=key)]
+    after = [r for d in dishes for r in store.query("action_must_follow", dish=d, action=key)]
+    return _constraints(before, source, min_confidence), _constraints(after, source, min_confidence)
 
 
 def dish_constraints(store: GraphStore, dish: str, source: str | None = None) -> list[Constraint]:
@@ -238,7 +311,9 @@ def dish_constraints(store: GraphStore, dish: str, source: str | None = None) ->
     return _constraints(store.query("order_dish_constraints", dish=dish), source)
 
 
-def why_none(store: GraphStore, dish: str, action: str | None = None, source: str | None = None) -> str:
+def why_none(
+    store: GraphStore, dish: str, action: str | None = None, source: str | None = None, hidden: set[str] | None = None
+) -> str:
     """Why a lookup in ``dish`` found no order constraint, and what to run: the dish has none yet (estimate
     them, or first ingest its recipes), none from ``source`` (the sources it has), or none that involves
     ``action`` (a few actions that have some)."""
@@ -257,10 +332,14 @@ def why_none(store: GraphStore, dish: str, action: str | None = None, source: st
         return f"{dish} has none from {source}, only {have}; leave out --source for all"
     if action is None:
         return f"{dish} has {have}"
-    busiest = store.query("order_dish_actions", dish=dish, source=source or "", limit=5)
-    return f"{dish} has {have}, none involving this action; actions that have some: " + ", ".join(
-        r["action"] for r in busiest
-    )
+    rows = store.query("order_dish_actions", dish=dish, source=source or "", limit=200)
+    if any(r["action"] == action for r in rows):  # it has some, each with an action the typed reading hides
+        return (
+            f"{dish} has {have}; those involving this action also involve an action hidden by default "
+            "(not a cooking step on foods): --all-actions shows them"
+        )
+    busiest = [r["action"] for r in rows if r["action"] != action and not (hidden and r["action"] in hidden)][:5]
+    return f"{dish} has {have}, none involving this action; actions that have some: " + ", ".join(busiest)
 
 
 @dataclass
@@ -313,10 +392,21 @@ class OrderCheck:
     """`check_order`'s answer with what it rests on: an empty ``violations`` means something only when
     ``constraints`` were checked (``note`` says why there were none and what to run)."""
 
-    violations: list[Violation]
+    violations: list  # Violation (first-occurrence check of one source) or precedence.ScoredViolation (tested)
     actions: int  # actions read from the text (or given)
     constraints: int  # constraints of the dish checked against them
     note: str = ""
+    flagged: bool | None = None  # out of order: any violation (one source), confidence ≥ min_confidence (tested)
+    confidence: float | None = None  # tested: how sure the recipe is out of order
+    min_confidence: float | None = None
+    applicable: int | None = None  # tested: constraints with both actions in the recipe
+    lines: list[str] = field(default_factory=list)  # the recipe's lines (sentences), for --explain
+    action_lines: list[int] = field(default_factory=list)  # each action's line
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["violations"] = [v.to_dict() for v in self.violations]
+        return d
 
 
 def check_actions(
@@ -333,7 +423,45 @@ def check_actions(
     if keep is not None:
         cons = keep(cons)
     note = "" if cons else why_none(store, dish, None, source)
-    return OrderCheck(check_sequence(cons, keys, phrases), len(keys), len(cons), note)
+    found = check_sequence(cons, keys, phrases)
+    return OrderCheck(found, len(keys), len(cons), note, flagged=bool(found))
+
+
+def check_tested(
+    store: GraphStore,
+    dish: str,
+    keys: Sequence[str],
+    phrases: Sequence[str],
+    hidden: set[str] | None = None,
+    min_confidence: float = precedence.MIN_CONFIDENCE,
+) -> OrderCheck:
+    """The whole recipe against the tested constraints, backing off dish → family → global (`check_recipe`)."""
+    look, n = tested_lookup(store, dish, hidden)
+    shown = [(k, p) for k, p in zip(keys, phrases) if not hidden or k not in hidden]
+    rc = precedence.check_recipe([k for k, _ in shown], look, [p for _, p in shown], min_confidence)
+    pos = [i for i, k in enumerate(keys) if not hidden or k not in hidden]
+    for v in rc.violations:  # positions in the whole action sequence, as the one-source check gives them
+        v.cause_pos, v.effect_pos = pos[v.cause_pos], pos[v.effect_pos]
+    return OrderCheck(
+        rc.violations, len(keys), n, "" if n else why_none(store, dish, None, TESTED), rc.flagged, rc.confidence,
+        min_confidence, rc.applicable,
+    )  # fmt: skip
+
+
+_LINE_END = re.compile(r"(?<=[。！？!?；;\n])")
+
+
+def recipe_lines(text: str, starts: Sequence[int]) -> tuple[list[str], list[int]]:
+    """The text's lines (split after 。！？；and newlines) and the line of each character offset."""
+    lines, bounds, at = [], [], 0
+    for part in _LINE_END.split(text):
+        if part.strip():
+            lines.append(part.strip())
+            bounds.append(at + len(part))
+        at += len(part)
+    import bisect
+
+    return lines, [min(bisect.bisect_right(bounds, s), len(lines) - 1) for s in starts]
 
 
 def no_action_read(text: str) -> InputError:
@@ -346,13 +474,18 @@ def no_action_read(text: str) -> InputError:
     )
 
 
-def action_sequence(actions_or_text, parser_factory: Callable[[], object] | None = None) -> tuple[list[str], list[str]]:
-    """(keys, phrases) from recipe text (parsed), Actions, ProtoActions, keys or display strings."""
+def action_sequence(
+    actions_or_text, parser_factory: Callable[[], object] | None = None, starts: list[int] | None = None
+) -> tuple[list[str], list[str]]:
+    """(keys, phrases) from recipe text (parsed), Actions, ProtoActions, keys or display strings; ``starts``,
+    when given, receives each action's offset in the text."""
     if isinstance(actions_or_text, str):
         parser = parser_factory() if parser_factory else None
         if parser is None:
             raise ValueError("checking free text needs the recipe parser (dishgraph.ingest.parser)")
         acts = [a for a in parser.parse(actions_or_text) if a.proto is not None]
+        if starts is not None:
+            starts.extend(a.start for a in acts)
         return [a.proto.key for a in acts], [a.phrase for a in acts]
     keys, phrases = [], []
     for a in actions_or_text:
@@ -387,3 +520,142 @@ def compare_constraints(
 
 def dishes_with_constraints(store: GraphStore) -> list[dict]:
     return store.query("order_dishes")
+
+
+# ------------------------------------------------------------------------------------------ tested constraints
+
+
+@dataclass
+class TestedReport:
+    dishes: int
+    recipes: int
+    tested: dict[str, int]  # pairs tested per level (summed over units)
+    kept: dict[str, int]  # constraints stored per level
+    cycles: dict[str, int]  # constraints dropped for a cycle, per level
+    families: int  # dishes with a family of 1+ other dishes
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def corpus_sequences(store: GraphStore) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """({recipe: its CRG keys in order}, {recipe: dish}) of every parsed recipe."""
+    seqs: dict[str, list[str]] = {}
+    dish_of: dict[str, str] = {}
+    for r in store.query("order_corpus_steps", dishes=[]):
+        seqs.setdefault(r["recipe"], []).append(r["action"])
+        dish_of[r["recipe"]] = r["dish"]
+    return seqs, dish_of
+
+
+def dish_families(store: GraphStore, dishes: Iterable[str]) -> dict[str, list[str]]:
+    comps: dict[str, set[str]] = {}
+    for r in store.query("diner_dish_components"):
+        comps.setdefault(r["dish"], set()).add(r["key"])
+    return precedence.families(comps, dishes)
+
+
+def _rows(evs: Iterable[precedence.Evidence], dish: str) -> list[dict]:
+    return [
+        {
+            "cause": e.cause, "effect": e.effect, "dish": dish, "level": e.level, "ate": e.ate,
+            "n_before": e.n_before, "n_after": e.n_after, "ci_low": e.ci_low, "ci_high": e.ci_high,
+            "p_value": e.p_value, "q_value": e.q_value, "kept": e.kept, "decision": e.decision,
+            "confidence": e.confidence, "estimator": "sign-test", "source": TESTED, "window": "aligned",
+        }
+        for e in evs
+    ]  # fmt: skip
+
+
+def estimate_tested(
+    store: GraphStore,
+    dishes: Sequence[str] | None = None,
+    *,
+    alpha: float = precedence.ALPHA,
+    min_n: int = 3,
+    min_recipes: int = 5,
+) -> TestedReport:
+    """Test every ordered pair of actions at three levels and store the kept ones as MUST_PRECEDE {source:
+    "tested"}: each dish's own (level dish), its family's on pairs of actions the dish does that its own recipes
+    leave undecided (level family), and the corpus's (level global, dish "*"). ``dishes`` default: those with
+    ``min_recipes``+ parsed recipes (fewer cannot make a dish-level test significant; a check of any other dish
+    reads the global level)."""
+    t0 = time.perf_counter()
+    seqs, dish_of = corpus_sequences(store)
+    by_dish: dict[str, Counter] = {}
+    acts: dict[str, set[str]] = {}
+    glob: Counter = Counter()
+    for rid, s in seqs.items():
+        c = Counter(precedence.strict_pairs(s))
+        d = dish_of[rid]
+        by_dish.setdefault(d, Counter()).update(c)
+        acts.setdefault(d, set()).update(s)
+        glob.update(c)
+    n_recipes = Counter(dish_of.values())
+    dishes = sorted(d for d, n in n_recipes.items() if n >= min_recipes) if dishes is None else list(dishes)
+    fams = dish_families(store, dishes)
+    tested = {lv: 0 for lv in precedence.LEVELS}
+    kept = dict(tested)
+    cycles = dict(tested)
+
+    def tally(evs: list[precedence.Evidence]) -> list[precedence.Evidence]:
+        lv = evs[0].level if evs else "dish"
+        tested[lv] += len(evs)
+        cycles[lv] += sum(e.decision == "cycle" for e in evs)
+        k = [e for e in evs if e.kept]
+        kept[lv] += len(k)
+        return k
+
+    store.query("order_clear_tested", dishes=[*dishes, precedence.GLOBAL_DISH], source=TESTED)
+    g_kept = tally(precedence.tested_pairs(glob, "global", alpha, min_n))
+    rows = _rows(g_kept, precedence.GLOBAL_DISH)
+    for d in dishes:
+        own = tally(precedence.tested_pairs(by_dish.get(d, Counter()), "dish", alpha, min_n))
+        decided = {(e.cause, e.effect) for e in own} | {(e.effect, e.cause) for e in own}
+        fc: Counter = Counter()
+        for o in fams.get(d, []):
+            fc.update(by_dish.get(o, Counter()))
+        mine = acts.get(d, set())
+        fc = Counter({p: n for p, n in fc.items() if p[0] in mine and p[1] in mine})
+        fam = [
+            e for e in tally(precedence.tested_pairs(fc, "family", alpha, min_n)) if (e.cause, e.effect) not in decided
+        ]
+        rows.extend(_rows(own + fam, d))
+    store.write("order_write_tested", rows)
+    return TestedReport(
+        len(dishes), sum(n_recipes[d] for d in dishes), tested, kept, cycles,
+        sum(bool(fams.get(d)) for d in dishes), round(time.perf_counter() - t0, 1),
+    )  # fmt: skip
+
+
+def tested_lookup(store: GraphStore, dish: str, hidden: set[str] | None = None) -> tuple[precedence.Lookup, int]:
+    """The backoff lookup over the stored tested constraints of ``dish`` (dish, then family level) and the
+    global ones, leaving out those with a ``hidden`` action; and how many constraints it holds."""
+    by_level: dict[str, dict[tuple[str, str], precedence.Evidence]] = {lv: {} for lv in precedence.LEVELS}
+    rows = store.query(
+        "order_tested_constraints", dishes=[dish, precedence.GLOBAL_DISH], source=TESTED, min_confidence=0.0
+    )
+    for r in rows:
+        if hidden and (r["cause"] in hidden or r["effect"] in hidden):
+            continue
+        e = precedence.Evidence(
+            r["cause"], r["effect"], r["level"], r["n_before"], r["n_after"], r["ate"], r["ci_low"], r["ci_high"],
+            r["p_value"], r["q_value"], True, "kept",
+        )  # fmt: skip
+        by_level[r["level"]][(e.cause, e.effect)] = e
+
+    def look(a: str, b: str) -> precedence.Evidence | None:
+        for lv in precedence.LEVELS:
+            t = by_level[lv]
+            e = t.get((a, b)) or t.get((b, a))
+            if e is not None:
+                return e
+        return None
+
+    return look, sum(len(t) for t in by_level.values())
+
+
+def has_tested(store: GraphStore, dish: str) -> bool:
+    """Whether a check of ``dish`` has tested constraints to read (its own, or global ones)."""
+    return bool(store.query("order_dish_sources_tested", dishes=[dish, precedence.GLOBAL_DISH], source=TESTED))

@@ -19,7 +19,7 @@ from dishgraph.eval.l2 import INSERT, REMOVE, OrderConstraint, normalise_constra
 from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import crg
 from dishgraph.ingest.loader import pair_key
-from dishgraph.knowledge.order import ESTIMATED
+from dishgraph.knowledge.order import ESTIMATED, TESTED
 from dishgraph.knowledge.pivots import ANNOTATED, COMPOSED, MINED
 
 # Pivot sources in order of trust. COMPOSED: PIVOT / MUST_PRECEDE edges written by `dishgraph pivots mine --knowledge
@@ -204,8 +204,8 @@ def load_pair_knowledge(
             "editor_base_constraints", dish=base, source=ESTIMATED
         )
     elif sources:  # pivot modes: the target dish's constraints (released ones included), else the base dish's
-        cons_rows = store.query("order_dish_constraints", dish=target) or store.query(
-            "order_dish_constraints", dish=base
+        cons_rows = _not_tested(store.query("order_dish_constraints", dish=target)) or _not_tested(
+            store.query("order_dish_constraints", dish=base)
         )
     else:  # fair mode: only what `dishgraph order estimate` learnt from the base dish's own recipes
         cons_rows = store.query("editor_base_constraints", dish=base, source=ESTIMATED)
@@ -279,3 +279,9 @@ def composed_fallback(
         key=lambda k: (-(ft[k] - fb.get(k, 0.0)), k),
     )
     return [p for p in (ProtoAction.from_key(k) for k in ranked) if p not in skip][:n]
+
+
+def _not_tested(rows: list[dict]) -> list[dict]:
+    """The editor's pivot modes read the constraints of the CRG method and the release, as before the tested
+    ones (`dishgraph order test`) existed: its figures stay comparable."""
+    return [r for r in rows if r["source"] != TESTED]

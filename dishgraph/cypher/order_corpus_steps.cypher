@@ -1,0 +1,11 @@
+// example: {"dishes": ["白灼菜心"]}
+// The parsed recipes of some dishes ([] = every dish) as their steps in order: the CRG key of each step, its
+// sentence and clause, and whether the typed reading hides its proto-action (culinary false). Order knowledge
+// with evidence counts which action comes before which from these rows.
+// params: $dishes
+MATCH (d:Dish)-[:HAS_RECIPE]->(r:Recipe)
+WHERE r.parsed = true AND (size($dishes) = 0 OR d.name IN $dishes)
+MATCH (r)-[:HAS_STEP]->(s:Step)-[:INSTANCE_OF]->(a:ProtoAction)
+RETURN d.name AS dish, r.id AS recipe, s.pos AS pos, a.key AS action, s.sentence AS sentence,
+       s.clause AS clause, s.start AS start, a.culinary AS culinary
+ORDER BY dish, recipe, pos
