@@ -7,5 +7,5 @@ MATCH (d:Dish)-[:HAS_RECIPE]->(r:Recipe)
 WHERE r.parsed = true AND (size($dishes) = 0 OR d.name IN $dishes)
 MATCH (r)-[:HAS_STEP]->(s:Step)-[:INSTANCE_OF]->(a:ProtoAction)
 RETURN d.name AS dish, r.id AS recipe, s.pos AS pos, a.key AS action, s.sentence AS sentence,
-       s.clause AS clause, s.start AS start, a.culinary AS culinary
+       s.clause AS clause, s.start AS start, s.phrase AS phrase, a.culinary AS culinary
 ORDER BY dish, recipe, pos
