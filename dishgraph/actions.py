@@ -88,7 +88,9 @@ class Action:
     heat: str = field(default="", compare=False)  # step properties: heat, duration and cut shape, as written
     duration: str = field(default="", compare=False)
     shape: str = field(default="", compare=False)
-    typed_key: str = field(default="", compare=False)  # the typed reading's key (verb class|food classes|tools)
+    typed_key: str = field(default="", compare=False)  # the typed reading's key (verb class|foods|tools, own names)
+    typed_class_key: str = field(default="", compare=False)  # the same lifted to glossary classes
+    typed_verb: str = field(default="", compare=False)  # the typed key's verb where no glossary class says it (关火)
     verb_start: int = field(default=0, compare=False)  # the verb's own span (``start``/``end``: the phrase)
     verb_end: int = field(default=0, compare=False)
 

@@ -103,6 +103,7 @@ class DishGraph:
 
     def _rolled_actions(self, dish: str, top: int, min_freq: float, by: str) -> list[Row]:
         """``actions(typed_keys=True)`` with foods rolled up: each recipe counts once per rolled-up key."""
+        from dishgraph.errors import UsageError
         from dishgraph.ingest.foods import ROLLUPS, rollup_recipes
 
         if by not in ROLLUPS:
@@ -116,8 +117,17 @@ class DishGraph:
             if freq < min_freq:
                 continue
             p = ProtoAction.from_key(key)
-            out.append({"action": key, "verb": p.verb, "ingredients": sorted(p.ingredients), "tools": sorted(p.tools),
-                        "freq": freq, "n": n, "total": total})
+            out.append(
+                {
+                    "action": key,
+                    "verb": p.verb,
+                    "ingredients": sorted(p.ingredients),
+                    "tools": sorted(p.tools),
+                    "freq": freq,
+                    "n": n,
+                    "total": total,
+                }
+            )
         return out[:top]
 
     def dish(self, dish: str, top: int = 10, all_actions: bool = False) -> dict[str, Any]:

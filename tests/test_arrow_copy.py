@@ -81,7 +81,7 @@ def test_any_value_survives_a_table_copy(tmp_path, values):
             {"id": f"r{n}#{pos}", "recipe": f"r{n}", "pos": pos, "phrase": phrase, "verb": "切", "start": start,
              "end": pos, "inherited": pos % 2 == 0, "clause": pos, "instruction": None, "action": "k",
              "ingredient_forms": ingredients, "tool_forms": tools, "sentence": 0, "culinary": None, "foods": None,
-             "heat": None, "duration": None, "shape": None, "typed_action": None}
+             "heat": None, "duration": None, "shape": None, "typed_action": None, "typed_classes": None}
         )  # fmt: skip
     with LadybugStore(tmp_path / "db") as store:
         store.bulk_load_nodes("Step", pa.Table.from_pylist(rows, schema=STEP_SCHEMA))

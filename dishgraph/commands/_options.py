@@ -31,6 +31,25 @@ AllActionsOpt = typer.Option(
     "准备, and actions whose objects are heat, time, shape or state, are hidden by default).",
 )
 
+ByOpt = typer.Option(
+    "food",
+    "--by",
+    help="Name the foods and tools of typed actions by their own canonical names (food), or roll them up to "
+    "their category (category: 蔬菜›叶菜类) or food group (group: 蔬菜).",
+)
+
+
+def check_by(by: str, all_actions: bool = False) -> None:
+    """--by takes food, category or group, and speaks of the typed reading only (CRG keys name classes)."""
+    from dishgraph.errors import UsageError
+    from dishgraph.ingest.foods import ROLLUPS
+
+    if by not in ROLLUPS:
+        raise UsageError(f"--by {by!r}: expected one of {', '.join(ROLLUPS)}")
+    if all_actions and by != "food":
+        raise UsageError("--by rolls up the typed reading's foods; --all-actions shows CRG keys, which name classes")
+
+
 # The CRG release: where it is, and its glossary.
 DataOpt = typer.Option(
     None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from dishgraph.commands._common import console, emit_json, open_store, rows_table
-from dishgraph.commands._options import AllActionsOpt, DbOpt, JsonOpt, UriOpt
+from dishgraph.commands._options import AllActionsOpt, ByOpt, DbOpt, JsonOpt, UriOpt, check_by
 
 
 def stats(
@@ -14,12 +14,14 @@ def stats(
     as_json: bool = JsonOpt,
     top: int = typer.Option(3, min=0, max=1000, help="Top proto-actions shown per dish."),
     all_actions: bool = AllActionsOpt,
+    by: str = ByOpt,
 ):
     """Counts per label and relationship type, recipes with actions, steps and omissions per recipe."""
     from dishgraph.graph.info import graph_stats
 
+    check_by(by, all_actions)
     with open_store(db, uri, read_only=True) as store:
-        data = graph_stats(store, top=top, all_actions=all_actions)
+        data = graph_stats(store, top=top, all_actions=all_actions, by=by)
     if as_json:
         return emit_json(data)
     if not data["recipes"]:

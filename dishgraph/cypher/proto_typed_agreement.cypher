@@ -1,5 +1,6 @@
-// Steps per proto-action, grouped by their typed reading (typed key and culinary flag): what
+// Steps per proto-action, grouped by their typed reading lifted to the release's classes (typed_classes; steps
+// written before it existed have their typed key in class space already) and culinary flag: what
 // loader.mark_culinary weighs to judge the proto-action.
 // params: (none)
 MATCH (s:Step)-[:INSTANCE_OF]->(a:ProtoAction)
-RETURN a.key AS key, s.typed_action AS typed, s.culinary AS culinary, count(*) AS n
+RETURN a.key AS key, coalesce(s.typed_classes, s.typed_action) AS typed, s.culinary AS culinary, count(*) AS n

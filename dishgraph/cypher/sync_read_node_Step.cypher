@@ -4,6 +4,6 @@
 // params: $first, $after, $limit
 MATCH (n:Step)
 WHERE $first OR n.id > $after
-RETURN n.id AS id, n.recipe AS recipe, n.pos AS pos, n.phrase AS phrase, n.verb AS verb, n.`start` AS `start`, n.`end` AS `end`, n.inherited AS inherited, n.clause AS clause, n.instruction AS instruction, n.action AS action, n.ingredient_forms AS ingredient_forms, n.tool_forms AS tool_forms, n.sentence AS sentence, n.culinary AS culinary, n.foods AS foods, n.heat AS heat, n.duration AS duration, n.shape AS shape, n.typed_action AS typed_action
+RETURN n.id AS id, n.recipe AS recipe, n.pos AS pos, n.phrase AS phrase, n.verb AS verb, n.`start` AS `start`, n.`end` AS `end`, n.inherited AS inherited, n.clause AS clause, n.instruction AS instruction, n.action AS action, n.ingredient_forms AS ingredient_forms, n.tool_forms AS tool_forms, n.sentence AS sentence, n.culinary AS culinary, n.foods AS foods, n.heat AS heat, n.duration AS duration, n.shape AS shape, n.typed_action AS typed_action, n.typed_classes AS typed_classes
 ORDER BY id
 LIMIT $limit

@@ -16,9 +16,10 @@ def database_info(store: GraphStore) -> dict[str, Any]:
     }
 
 
-def graph_stats(store: GraphStore, top: int = 5, all_actions: bool = False) -> dict[str, Any]:
+def graph_stats(store: GraphStore, top: int = 5, all_actions: bool = False, by: str = "food") -> dict[str, Any]:
     """Counts plus the action-graph figures (recipes with actions, steps and omissions); the top actions per
-    dish are the typed reading's keys of cooking steps (``Step.typed_action``), every CRG key with ``all_actions``."""
+    dish are the typed reading's keys of cooking steps (``Step.typed_action``: foods by their own names, rolled
+    up to their category or group with ``by``), every CRG key with ``all_actions``."""
     counts = store.counts()
     recipes = store.query("stats_recipe_actions")
     n = len(recipes)
@@ -29,7 +30,7 @@ def graph_stats(store: GraphStore, top: int = 5, all_actions: bool = False) -> d
     ranked = sorted(dish_recipes, key=lambda d: (-dish_recipes[d], d))  # most recipes first: a reader's dishes
     found: dict[str, list[dict[str, Any]]] = {}
     # Default: the typed keys of cooking steps (切|洋葱| where 切丝 follows 洋葱洗净); --all-actions: every CRG key.
-    for r in store.query("stats_top_actions_per_dish" if all_actions else "stats_top_typed_actions_per_dish"):
+    for r in _top_rows(store, all_actions, by):
         lst = found.setdefault(r["dish"], [])
         if len(lst) < top:
             lst.append({"action": r["action"], "recipes": r["recipes"]})
@@ -46,3 +47,19 @@ def graph_stats(store: GraphStore, top: int = 5, all_actions: bool = False) -> d
         "top_actions_per_dish": per_dish,  # dishes ranked by parsed recipes, most first
         "dish_recipes": {d: dish_recipes[d] for d in ranked},
     }
+
+
+def _top_rows(store: GraphStore, all_actions: bool, by: str):
+    """Rows {dish, action, recipes}, per dish most used first."""
+    if all_actions:
+        return store.query("stats_top_actions_per_dish")
+    if by == "food":
+        return store.query("stats_top_typed_actions_per_dish")
+    from dishgraph.ingest.foods import rollup_recipes
+
+    rolled = rollup_recipes(store.query("typed_actions_per_recipe", dishes=None), by)
+    return [
+        {"dish": d, "action": k, "recipes": n}
+        for d in sorted(rolled)
+        for k, n in sorted(rolled[d].items(), key=lambda kv: (-kv[1], kv[0]))
+    ]

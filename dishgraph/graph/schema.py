@@ -85,11 +85,13 @@ NODES: tuple[NodeType, ...] = (
             "duration": "STRING",
             "shape": "STRING",
             "typed_action": "STRING",
+            "typed_classes": "STRING",
         },
         "one action occurrence (parsed) or one PCS row; ingredient_forms / tool_forms are the surface "
         "forms as written (in order) and sentence the numbered step: what evaluation reads back "
         "(null on steps written before they existed); culinary, foods, heat, duration, shape and typed_action "
-        "are the typed reading of the same occurrence (docs/typed-reading.md)",
+        "are the typed reading of the same occurrence (docs/typed-reading.md; typed_action names foods by their "
+        "canonical names, typed_classes is the same lifted to the release's classes)",
     ),
     NodeType(
         "ProtoAction",

@@ -52,8 +52,8 @@ class CulinaryTally:
 
     def count_steps(self, steps: Any) -> CulinaryTally:
         """Add the steps of a step table (``loader.step_tables``), grouped by Arrow."""
-        g = steps.group_by(["action", "typed_action", "culinary"]).aggregate([("pos", "count")])
-        return self.count(zip(*(g[c].to_pylist() for c in ("action", "typed_action", "culinary", "pos_count"))))
+        g = steps.group_by(["action", "typed_classes", "culinary"]).aggregate([("pos", "count")])
+        return self.count(zip(*(g[c].to_pylist() for c in ("action", "typed_classes", "culinary", "pos_count"))))
 
     def verdicts(self, keys: Iterable[str], foods: set[str]) -> dict[str, bool]:
         """The flag of each key: most of its read steps agree; with none read, a cooking step read as the key,

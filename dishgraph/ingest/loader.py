@@ -276,7 +276,7 @@ def _step_recipe(step_id: str) -> str:
 
 STEP_COLUMNS = (
     "id", "recipe", "pos", "phrase", "verb", "start", "end", "inherited", "clause", "action", "ingredient_forms",
-    "tool_forms", "sentence", "culinary", "foods", "heat", "duration", "shape", "typed_action",
+    "tool_forms", "sentence", "culinary", "foods", "heat", "duration", "shape", "typed_action", "typed_classes",
 )  # fmt: skip
 
 
@@ -301,7 +301,8 @@ def step_tables(parsed: Sequence[ParsedRecipe]) -> tuple[Any, Any]:
             for name, value in zip(
                 STEP_COLUMNS,
                 (sid, pr.id, pos, a.phrase, a.verb, a.start, a.end, bool(a.inherited), a.clause, a.proto.key,
-                 a.ingredients, a.tools, a.step, a.culinary, a.foods, a.heat, a.duration, a.shape, a.typed_key),
+                 a.ingredients, a.tools, a.step, a.culinary, a.foods, a.heat, a.duration, a.shape, a.typed_key,
+                 a.typed_class_key),
             ):  # fmt: skip
                 cols[name].append(value)
             pos += 1

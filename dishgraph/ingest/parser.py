@@ -18,15 +18,18 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from operator import itemgetter
 
 from dishgraph.actions import Action, ProtoAction, TypedObject
 from dishgraph.ingest.clauses import Clause, split_clauses
 from dishgraph.ingest.depparse import BACKENDS as depparse_backends
 from dishgraph.ingest.depparse import DependencyParser, resolve_backend
+from dishgraph.ingest.foods import NOT_FOOD, food_lexicon
 from dishgraph.ingest.glossary import Glossary
 from dishgraph.ingest.roles import object_roles, role_of, rule_role
 from dishgraph.ingest.segment import Segmenter, Token, make_segmenter
+from dishgraph.ingest.simplified import to_simplified
 from dishgraph.registry import Registry
 
 
@@ -48,9 +51,16 @@ class RecipeParser:
         self._role_memo: dict[tuple[str, str], str] = {}  # (form, kind) -> role
         self._words: dict[str, tuple] = {}  # word -> its glossary facts (``_word_facts``)
         self._protos: dict[tuple, ProtoAction] = {}  # surface triple -> proto-action (``proto``)
-        # typed surface triple -> key (``_typed_key``). Only the key is kept: a memo of proto-actions, each
-        # with two frozensets and a dict, held as many objects again as the CRG one for the collector to walk.
-        self._typed_keys: dict[tuple, str] = {}
+        # typed surface triple -> its two keys (``_typed_key``). Only the keys are kept: a memo of proto-actions,
+        # each with two frozensets and a dict, held as many objects again as the CRG one for the collector to walk.
+        self._typed_keys: dict[tuple, tuple[str, str]] = {}
+        self._load_lexicon()
+
+    def _load_lexicon(self) -> None:
+        """The food lexicon (read once per process) and the corpus foods and tools the glossary lacks (鸭块, 鸡蛋清,
+        砂煲): typed objects, never CRG nouns. Not pickled to parse workers: each loads its own."""
+        self._lexicon = food_lexicon()
+        self._lexicon_nouns = _lexicon_nouns(self._lexicon)
 
     @property
     def name(self) -> str:
@@ -58,7 +68,13 @@ class RecipeParser:
 
     def __getstate__(self) -> dict:
         """Pickles (to parse workers) leave the memo tables behind: they refill in a few recipes."""
-        return {**self.__dict__, "_words": {}, "_protos": {}, "_typed_keys": {}, "_role_memo": {}}
+        state = {**self.__dict__, "_words": {}, "_protos": {}, "_typed_keys": {}, "_role_memo": {}}
+        del state["_lexicon"], state["_lexicon_nouns"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._load_lexicon()
 
     # ------------------------------------------------------------ splitting
     def clauses(self, text: str) -> list[Clause]:
@@ -180,8 +196,8 @@ class RecipeParser:
                 items.extend((kind, form, start + s, start + s + len(form)) for form, kind, s in parts)
             elif xverb:
                 items.append(("xverb", xverb, start, end))
-            elif role in _OBJ_ROLES:
-                items.append(("obj", w, start, end))
+            elif role in _OBJ_ROLES or (w in self._lexicon_nouns and not pos.startswith("v")):
+                items.append(("obj", w, start, end))  # typed only: a rule's heat, time…; a food the glossary lacks
             else:
                 items.append(("other", w, start, end))
             kind = items[first][0]
@@ -224,8 +240,13 @@ class RecipeParser:
             if v in typed:
                 objects, foods, heat, duration, shape = self._typed_objects(items, fused, typed[v])
                 culinary = self._culinary(items, v, text)
+                verb_class = self._verbs.get(form, form)
+                if foods and verb_class in _MEDIUM_VERBS:
+                    foods = [f for f in foods if not self._is_medium(f)]
             else:
                 objects, foods, heat, duration, shape, culinary = [], [], "", "", "", False
+            ve = fused[v][3] if in_crg and v in fused and fused[v][0] == "verb" else e
+            switch = text[s:ve] + ("火" if heat.endswith("火") and text[s:ve] in ("开", "关", "熄") else "")
             out.append(
                 Action(
                     verb=form,
@@ -244,7 +265,8 @@ class RecipeParser:
                     duration=duration,
                     shape=shape,
                     verb_start=s,
-                    verb_end=e,
+                    verb_end=ve,
+                    typed_verb="" if foods else _SWITCH_WORDS.get(switch, ""),
                 )
             )
         return out
@@ -259,10 +281,13 @@ class RecipeParser:
         out: list[str] = []
         fused: dict[int, tuple] = {}
         prev: tuple | None = None
+        inside = -1  # the end of a food read whole: the items before it are its pieces
         for i, item in enumerate(items):
             kind, form, s, e = item
             joined = prev is not None and prev[3] == s
-            if joined and prev[1] in _EXTRA_HEADS and out[-1] == "other" and prev[1] + text[s:e] in EXTRA_VERBS:
+            if e <= inside:
+                out.append("other")
+            elif joined and prev[1] in _EXTRA_HEADS and out[-1] == "other" and prev[1] + text[s:e] in EXTRA_VERBS:
                 fused[i - 1] = ("xverb", prev[1] + text[s:e], prev[2], e)
                 out[-1] = "verb"
                 out.append("other")
@@ -274,6 +299,17 @@ class RecipeParser:
                 else:
                     fused[i] = ("obj", text[s:e], s, e)
                 out.append("noun")
+            elif kind == "verb" and text[s:e] == "抽" and s and text[s - 1] in _SPLIT_SAUCES:
+                fused[i] = ("ingredient", text[s - 1 : e], s - 1, e)  # 淋上生抽: the sauce, not 抽
+                if joined and prev[3] == s and prev[2] == s - 1:
+                    out[-1] = "other"
+                out.append("noun")
+            elif kind == "verb" and _not_action(text, s, e):
+                out.append("other")
+            elif kind == "verb" and text[s:e] == "开" and (lid := self._lid(items, i, text)):
+                fused[i] = ("verb", form, s, lid)  # 开/盖 cut apart: 开盖, one step (盖 is no 盖上 there)
+                out.append("verb")
+                inside = lid
             elif kind == "verb":
                 out.append("prep" if form in _LIGHT_PREPS else "verb")
             elif kind == "xverb":
@@ -289,10 +325,36 @@ class RecipeParser:
                 )
             ):
                 out.append("other")  # a part fused into its verb
+            elif kind == "ingredient" and (whole := self._whole_food(items, i, text)):
+                fused[i] = whole  # 奶/黄馅: a glossary food the segmenter cut in pieces is read whole
+                out.append("noun")
+                inside = whole[3]
             else:
                 out.append("noun")
             prev = item
         return out, fused
+
+    @staticmethod
+    def _lid(items, i: int, text: str) -> int:
+        """The end of 盖 / 锅 / 盖子 written right after 开 at item ``i`` (开盖, 开锅), else 0."""
+        if i + 1 < len(items) and items[i + 1][2] == items[i][3] and text[items[i + 1][2] : items[i + 1][3]] in _LIDS:
+            return items[i + 1][3]
+        return 0
+
+    def _whole_food(self, items, i: int, text: str) -> tuple | None:
+        """The longest glossary food that starts at ingredient item ``i`` and ends where a later item of the
+        same run of adjacent words ends (奶 + 黄馅 = 奶黄馅), as an item; ``None`` when there is none."""
+        _, form, s, e = items[i]
+        best = None
+        for j in range(i + 1, min(i + 4, len(items))):
+            if items[j][2] != items[j - 1][3] or items[j][0] == "verb" and items[j][1] != "抽":
+                break
+            end = items[j][3]
+            if end - s > self._max_noun:
+                break
+            if text[s:end] in self._ingr:
+                best = ("ingredient", text[s:end], s, end)
+        return best
 
     def _fused_food(self, verb_item: tuple, form: str, text: str) -> bool:
         """A food fused into a verb the glossary lists whole (发酵: 酵, 收汁: 汁) names no object; one in a
@@ -323,7 +385,10 @@ class RecipeParser:
             kind, form, s, e = fused.get(o) or items[o]
             role = memo.get((form, kind))
             if role is None:
-                role = (rule_role(form) or "other") if kind == "obj" else role_of(form, kind, self._roles)
+                if kind == "obj":
+                    role = rule_role(form) or self._lexicon_nouns.get(form) or "other"
+                else:
+                    role = role_of(form, kind, self._roles)
                 memo[(form, kind)] = role
             objects.append(TypedObject(form, role, s, e))
             if role == "food":
@@ -336,6 +401,11 @@ class RecipeParser:
             elif role == "shape":
                 shape = shape or form
         return objects, foods, heat, duration, shape
+
+    def _is_medium(self, form: str) -> bool:
+        """Water or a cooking oil (by the lexicon's category): what 蒸, 炖, 煎, 炸 and 捞出 work in."""
+        cat = self._lexicon.category(self._lexicon.canonical(form) or form)
+        return cat.startswith("其他食物›水") or cat.startswith("油脂") or form in ("水", "清水", "油")
 
     def _culinary(self, items, v: int, text: str) -> bool:
         """Not a cooking step: a light verb (准备, 备用, 做 as "make"; asked of the word as written, since the
@@ -350,6 +420,8 @@ class RecipeParser:
             return False
         if word in _BOILS and prev is not None and prev[0] == "ingredient" and prev[3] == s:
             return False
+        if v + 1 < len(items) and items[v + 1][1] in _PICTURES:
+            return False
         for k in range(v + 1, len(items)):
             kind, w = items[k][0], items[k][1]
             if kind == "rel":
@@ -362,9 +434,12 @@ class RecipeParser:
     def parse(self, text: str) -> list[Action]:
         """All actions in ``text`` in reading order; ``proto`` is set for every action (glossary classes)."""
         _check_text(text)
+        simple = to_simplified(text)
         with _collector_paused():
-            clauses = self.clauses(text)
-            return self._actions(text, clauses, [self.segmenter.cut(cl.text) for cl in clauses])
+            clauses = self.clauses(simple)
+            return _as_written(
+                self._actions(simple, clauses, [self.segmenter.cut(cl.text) for cl in clauses]), text, simple
+            )
 
     def parse_many(self, texts: list[str]) -> list[list[Action]]:
         """``parse`` for many recipes, segmenting all their clauses in one call (LAC batches them: the
@@ -379,6 +454,8 @@ class RecipeParser:
 
     def _parse_batch(self, texts: list[str], cut_many: Callable) -> list[list[Action]]:
         """``parse_many`` with a segmenter that cuts many clauses in one call."""
+        written = texts
+        texts = [to_simplified(t) for t in texts]
         per_text = [self.clauses(t) for t in texts]
         flat = [cl.text for cls in per_text for cl in cls]
         # Segment each distinct clause once, and only clauses that can hold an action: a verb is always a
@@ -388,8 +465,8 @@ class RecipeParser:
         cut = dict(zip(todo, cut_many(todo)))
         tokens = [cut.get(t, []) for t in flat]
         out, k = [], 0
-        for text, clauses in zip(texts, per_text):
-            out.append(self._actions(text, clauses, tokens[k : k + len(clauses)]))
+        for text, original, clauses in zip(texts, written, per_text):
+            out.append(_as_written(self._actions(text, clauses, tokens[k : k + len(clauses)]), original, text))
             k += len(clauses)
         return out
 
@@ -400,6 +477,7 @@ class RecipeParser:
             actions.extend(self._clause_actions(self._tag(toks, hidden, cl.start), text, cl))
         prev: list[str] | None = None
         foods: list[str] = []
+        solid: list[str] = []  # the last foods named that are not only water or oil (what a medium verb works on)
         for a in actions:
             if a.proto is _TYPED_ONLY:  # no CRG action: keeps ``proto`` None, out of the CRG omission chain
                 a.proto = None
@@ -409,29 +487,53 @@ class RecipeParser:
                 prev = a.ingredients
                 a.proto = self.proto(a)
             if not a.culinary:
-                if a.foods:  # 将X分别切成丁, 准备X: foods a light verb names are the last named for what follows
-                    foods = a.foods
-                a.typed_key = self._typed_key(a)
+                light = (
+                    a.verb in _LIGHT_PREPS or a.verb in _LIGHT_VERBS or text[a.verb_start : a.verb_end] in _LIGHT_VERBS
+                )
+                if a.foods and light:
+                    foods = (
+                        a.foods
+                    )  # 将X分别切成丁, 准备X: foods a light verb names are the last named for what follows
+                self._typed_key(a)
                 continue
             if a.foods:  # the typed omission: a cooking step that names no food works on the last one named
                 foods = a.foods
             elif foods and a.verb not in _NO_FOOD_VERBS:
-                a.foods, a.foods_inherited = list(foods), True
-            a.typed_key = self._typed_key(a)
+                inherited = list(foods)
+                if self._verbs.get(a.verb, a.verb) in _MEDIUM_VERBS:  # steamed in the water boiled before: the food
+                    inherited = [f for f in inherited if not self._is_medium(f)] or list(solid)  # boiled in it
+                if inherited:
+                    a.foods, a.foods_inherited = inherited, True
+            if a.foods and not all(map(self._is_medium, a.foods)):
+                solid = a.foods
+            self._typed_key(a)
         return actions
 
     def _typed_key(self, a: Action) -> str:
-        """The typed reading lifted to glossary classes, as a proto-action key: the verb's class, its foods'
-        classes, its tool objects' classes (切丝 after 洋葱洗净: ``切|洋葱|``, where the CRG reading has ``切|丝|``)."""
+        """Set the typed reading's two keys and return the first. ``typed_key`` names the foods and tools by their
+        own canonical names (``ingest.foods``: 娃娃菜切成段 is ``切|娃娃菜|``, where the release class would say
+        ``切|洋葱|``); ``typed_class_key`` lifts the same objects to glossary classes, what the culinary flag of
+        a CRG proto-action is judged against (``ingest.culinary``)."""
         tools = tuple([o.form for o in a.objects if o.role == "tool"])
-        triple = (a.verb, tuple(a.foods), tools)
-        key = self._typed_keys.get(triple)
-        if key is None:
+        triple = (a.verb, tuple(a.foods), tools, a.typed_verb)
+        keys = self._typed_keys.get(triple)
+        if keys is None:
             if len(self._typed_keys) >= _WORD_MEMO:
                 self._typed_keys.clear()
-            key = self._lifted(a.verb, a.foods, tools).key
-            self._typed_keys[triple] = key
-        return key
+            canonical = self._canonical(a.typed_verb or self._verbs.get(a.verb, a.verb), a.foods, tools)
+            keys = self._typed_keys[triple] = (canonical, self._lifted(a.verb, a.foods, tools).key)
+        a.typed_key, a.typed_class_key = keys
+        return keys[0]
+
+    def _canonical(self, verb: str, foods: Iterable[str], tools: Iterable[str]) -> str:
+        """The typed key on canonical names: the verb's class (or the switch word: 关火), the foods' and tools'
+        own names (a form the lexicon calls no food or tool drops out, a form it lacks keeps its own name)."""
+        name = self._lexicon.canonical
+        return ProtoAction(
+            verb,
+            frozenset(filter(None, map(name, foods))),
+            frozenset(filter(None, map(name, tools))),
+        ).key
 
     def _lifted(self, verb: str, ingredients: Iterable[str], tools: Iterable[str]) -> ProtoAction:
         """Surface forms lifted to their glossary classes (forms outside the glossary drop out), for both
@@ -452,6 +554,34 @@ class RecipeParser:
             proto = self._lifted(a.verb, a.ingredients, a.tools)
             self._protos[triple] = proto
         return proto
+
+
+@lru_cache(maxsize=2)
+def _lexicon_nouns(lexicon) -> dict[str, str]:
+    return {
+        e.form: ("tool" if e.is_tool else "food")
+        for e in lexicon.entries.values()
+        if e.source == "corpus" and e.canonical != NOT_FOOD and not e.note
+    }
+
+
+def _not_action(text: str, s: int, e: int) -> bool:
+    """The verb at ``text[s:e]`` is part of a word that is no action (下午, 放弃, 吃不下; 下午1点 as one token)."""
+    word = text[s:e]
+    if word[:2] in ("下午", "上午"):
+        return True
+    for w, at in _NOT_ACTION_AT.get(word, ()):
+        if s >= at and text[s - at : s - at + len(w)] == w:
+            return True
+    return False
+
+
+def _as_written(actions: list[Action], text: str, simple: str) -> list[Action]:
+    """Phrases as written when the text was read in Simplified characters (the spans are the same)."""
+    if simple is not text and simple != text:
+        for a in actions:
+            a.phrase = text[a.start : a.end]
+    return actions
 
 
 def _crg_kinds(items) -> list[str]:
@@ -621,6 +751,57 @@ _UNTIL = {"至", "到", "直到", "直至", "至到"}  # 煮至沸腾: a state r
 _NO_FOOD_VERBS = {"预热", "关", "开", "开火", "关火", "停"}  # steps on the heat or an appliance only
 _PARTS = {"皮", "籽", "子", "核", "蒂", "骨", "根", "壳", "鳞", "筋", "膜", "内脏", "头", "尾", "叶"}
 _FUSED_PARTS = {"焯水", "过水", "泡水", "放水", "加水", "过油"}  # the 水/油 of a fused compound
+# Switching the heat or opening the lid is a step (the annotation guideline's <关火>), but its glossary verb class
+# (开, 关) names nothing: with no food, the typed key keeps the word as written (关火||, not 关||).
+_LIDS = {"盖", "锅", "盖子", "锅盖"}
+_SWITCH_WORDS = {
+    "开火": "开火",
+    "关火": "关火",
+    "熄火": "关火",
+    "关掉火": "关火",
+    "开盖": "开盖",
+    "揭盖": "开盖",
+    "开盖子": "开盖",
+    "开锅盖": "开盖",
+    "开锅": "开锅",
+}
+# Verb classes that work *in* water or oil: a medium named with them (隔水炖, 上锅蒸 after 水开, 橄榄油煎, 捞出沥干水)
+# is what they cook or drain in, not their food; the food is the one worked on before.
+_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯"}
+# Words a glossary verb starts or ends that are no action (下午, 放弃, 吃不下): the typed reading reads them as words.
+_NOT_ACTIONS = {
+    "下午",
+    "上午",
+    "放弃",
+    "放心",
+    "放假",
+    "放学",
+    "放松",
+    "下班",
+    "下次",
+    "下面",
+    "下方",
+    "以下",
+    "吃不下",
+    "放不下",
+    "开心",
+    "开玩笑",
+    "开吃",
+    "开动",
+    "下载",
+    "上传",
+    "打开冰箱",
+}
+_NOT_ACTION_AT: dict[
+    str, list[tuple[str, int]]
+] = {}  # a verb as written -> (word, offset) of each word above holding it
+for _w in _NOT_ACTIONS:
+    for _i in range(len(_w)):
+        for _j in range(_i + 1, len(_w) + 1):
+            _NOT_ACTION_AT.setdefault(_w[_i:_j], []).append((_w, _i))
+_PICTURES = {"照片", "图片", "图", "视频", "截图"}  # 放照片: a picture is put up, nothing is cooked
+# 生抽 / 老抽 (light and dark soy sauce) cut as 生 / 抽 make 抽 a verb: the typed reading joins them back.
+_SPLIT_SAUCES = {"生", "老"}
 _OBJ_ROLES = {"heat", "duration", "shape", "state"}  # nouns no glossary lists that still become typed objects
 _UNITS = {"分钟", "分", "小时", "秒", "秒钟", "度", "℃", "天", "晚"}  # jieba's 5/m 分钟/q
 _CRG_KIND = {"verb": "verb", "prep": "prep", "rel": "rel", "ingredient": "noun", "tool": "noun"}

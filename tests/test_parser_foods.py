@@ -1,0 +1,112 @@
+"""Foods by their own names in the typed reading, and the parse errors a cook met in real answers: switches
+(开火, 关火, 开吃) as steps, 生抽 split into a verb 抽, the cooking medium as the food (上锅蒸 after 水开, 隔水炖,
+橄榄油煎, 捞出沥干水), words holding a verb (下午, 放弃, 吃不下, 放照片), a food cut in pieces (奶黄馅), and
+Traditional text. Every line is a real recipe line of the corpora in ../shared/data."""
+
+import pytest
+
+from dishgraph.ingest.parser import RecipeParser
+
+
+@pytest.fixture(scope="module", params=["lac", "jieba"])
+def parser(request, glossary):
+    return RecipeParser(glossary, segmenter=request.param)
+
+
+@pytest.fixture(scope="module")
+def lac(glossary):
+    return RecipeParser(glossary, segmenter="lac")
+
+
+def cooking(actions):
+    return [a for a in actions if a.culinary]
+
+
+def keys(actions):
+    return [a.typed_key for a in cooking(actions)]
+
+
+def test_foods_are_named_by_their_own_names_and_the_crg_key_keeps_the_class(parser):
+    acts = parser.parse("娃娃菜洗净切成段，放入包菜。")
+    wash = next(a for a in acts if a.verb == "洗净")
+    assert wash.typed_key == "洗净|娃娃菜|" and wash.proto.key == "洗净|洋葱|"  # release class 洋葱, reference key
+    assert wash.typed_class_key == "洗净|洋葱|"
+    add = next(a for a in acts if a.verb == "放入")
+    assert add.typed_key == "加入|卷心菜|" and add.proto.key == "加入|辣椒|"  # 包菜 is a cabbage
+
+
+def test_synonyms_share_one_name(lac):
+    (a,) = cooking(lac.parse("西红柿切块"))
+    (b,) = cooking(lac.parse("番茄切块"))
+    assert a.typed_key == b.typed_key == "切|番茄|"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "切好八等分，开吃！",
+        "锅内倒入清水，放入山楂，开火。水开后放入适量冰糖熬制。",
+        "静置8-10小时后，拔电，可以开盖了。",
+        "然后加入黄油，完全融化后关火。",
+    ],
+)
+def test_a_switch_names_what_it_switches(parser, line):
+    """开吃 and 水开 are no steps; 开火, 关火, 开盖 are (the annotation guideline's <关火>), keyed by the word as
+    written where the glossary's verb class (开, 关) would name nothing."""
+    got = keys(parser.parse(line))
+    assert not [k for k in got if k.startswith(("开|", "关|"))], got
+
+
+def test_soy_sauce_is_a_food_not_the_verb_draw(parser, lac):
+    assert not [a for a in cooking(parser.parse("取出撒上葱花，淋上生抽。")) if a.verb == "抽"]
+    assert any("老抽" in a.foods for a in parser.parse("一茶匙老抽翻炒大概均匀"))
+    pour = next(a for a in lac.parse("取出撒上葱花，淋上生抽。") if a.verb == "淋")  # LAC cuts 生/抽
+    assert "生抽" in pour.foods and pour.typed_key == "淋|生抽|"
+
+
+@pytest.mark.parametrize(
+    ("line", "verb"),
+    [
+        ("将剂子擀薄，包入奶黄馅，放在蒸笼上。水开后上锅蒸20分钟。", "蒸"),
+        ("依次放入冰糖红枣，葡萄干，盖上盖子，隔水炖一个小时。", "炖"),
+        ("大火烧开煮锅中的水，放入鸭块，汆烫3分钟，捞出沥干水分。", "捞出"),
+        ("鸡柳用橄榄油煎至八成熟", "煎"),
+    ],
+)
+def test_the_cooking_medium_is_not_the_food(parser, line, verb):
+    acts = [a for a in cooking(parser.parse(line)) if a.verb == verb or a.verb.startswith(verb)]
+    assert acts
+    for a in acts:
+        assert not {"水", "油", "橄榄油", "清水"} & set(a.foods), (a.verb, a.foods)
+
+
+def test_switch_keys(lac):
+    assert "关火||" in keys(lac.parse("然后加入黄油，完全融化后关火。"))
+    assert "开火||" in keys(lac.parse("锅内倒入清水，放入山楂，开火。"))
+    assert "开盖||" in keys(lac.parse("静置8-10小时后，拔电，可以开盖了。"))
+
+
+def test_the_medium_verb_works_on_the_food_put_into_the_water(lac):
+    acts = lac.parse("木耳菜洗净，放入开水中汆一下，大概二三十秒钟，捞出。")
+    out = next(a for a in acts if a.verb == "捞出")
+    assert out.foods == ["木耳菜"] and out.typed_key == "捞出|木耳菜|"
+
+
+@pytest.mark.parametrize("line", ["下午1点开始熬", "没有的同学请放弃火烤的步骤。", "就不放照片了", "不然真吃不下生菜"])
+def test_words_holding_a_verb_are_no_step(parser, line):
+    assert not [a for a in cooking(parser.parse(line)) if a.typed_key.startswith("加入|")]
+
+
+def test_a_food_cut_in_pieces_is_read_whole(parser):
+    acts = parser.parse("将剂子擀薄，包入奶黄馅，放在蒸笼上")
+    wrap = next(a for a in acts if a.verb == "包")
+    assert "奶黄馅" in wrap.foods and "奶" not in wrap.foods
+
+
+def test_traditional_text_is_read_as_simplified_with_its_spans(lac):
+    text = "木耳菜洗淨，放入開水中汆一下，大概二三十秒鐘，撈出。"
+    acts = lac.parse(text)
+    assert [a.verb for a in acts][:1] == ["洗净"]
+    out = next(a for a in acts if a.verb == "捞出")
+    assert out.phrase == text[out.start : out.end] and "撈" in out.phrase  # as written
+    assert [[a.phrase for a in x] for x in lac.parse_many([text])] == [[a.phrase for a in acts]]
