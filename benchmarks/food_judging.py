@@ -36,11 +36,11 @@ def draw(db: str, label: str, out: Path, seed: int = SEED) -> None:
         chosen = sorted(random.Random(seed).sample(names, min(DISHES, len(names))))
         with open(out, "w", encoding="utf-8") as fh:
             for dish in chosen:
-                for rank, row in enumerate(g.dish(dish, top=TOP)["actions"], 1):
+                for rank, row in enumerate(g.dish(dish, top=TOP)["top_actions"], 1):
                     lines = []
                     for ex in g.store.query("typed_action_examples", dish=dish, key=row["action"], limit=3):
                         text = ex["text"] or ""
-                        a, b = int(ex["start"] or 0), int(ex["end"] or 0)
+                        a, b = int(ex["span_start"] or 0), int(ex["span_end"] or 0)
                         lines.append(text[max(0, a - 30) : a] + "【" + text[a:b] + "】" + text[b : b + 20])
                     item = {"graph": label, "dish": dish, "rank": rank, "action": row["action"], "lines": lines}
                     fh.write(json.dumps(item, ensure_ascii=False) + "\n")

@@ -130,7 +130,7 @@ class DishGraph:
             )
         return out[:top]
 
-    def dish(self, dish: str, top: int = 10, all_actions: bool = False) -> dict[str, Any]:
+    def dish(self, dish: str, top: int = 10, all_actions: bool = False, by: str = "food") -> dict[str, Any]:
         """One dish at a glance: who named it, its recipes per source, its ``top`` actions (the typed reading's
         cooking steps on foods, as `dishgraph stats` shows them; every CRG key with ``all_actions``), the dish
         pairs it is in and its order constraints per source. An unknown dish raises `UnknownName` with the
@@ -139,7 +139,7 @@ class DishGraph:
 
         # the keys `dishgraph stats` shows: the typed reading's cooking steps; every CRG key with all_actions
         # (an unknown dish: `actions` raises UnknownName with the closest names)
-        rows = self.actions(dish, top=top, typed_keys=not all_actions)
+        rows = self.actions(dish, top=top, typed_keys=not all_actions, by="food" if all_actions else by)
         return dish_card(self._store, dish, rows)
 
     def frequencies(self, dishes: Sequence[str] | None = None) -> dict[str, int]:
@@ -159,6 +159,22 @@ class DishGraph:
         unless ``all_actions``."""
         rows = pivots_mod.side_by_side(self._store, base, target)
         return rows if all_actions else self._culinary(rows, "action")
+
+    def typed_pivots(self, base: str, target: str) -> list[Row]:
+        """The pair's composed pivots in the typed reading, foods by their own names ({action, kind, fb, ft}):
+        冰糖雪梨 → 冰糖金桔 pools the dishes that handle 金桔 itself, not every dish of its release class 梨.
+        Computed when asked, nothing stored; reads no released pivot (`knowledge.compose.typed`)."""
+        from dishgraph.knowledge.compose.typed import typed_composed_pivots
+
+        return typed_composed_pivots(self._store, pivots_mod.pair_key(base, target))
+
+    def named_by_food(self, base: str, target: str) -> dict[str, str]:
+        """The release classes of the pair's changed foods, each with the food it stands for where the two differ
+        (白灼菜心 → 白灼秋葵: 洋葱 → "秋葵 (class 洋葱)"): how reference-keyed answers name the food they mean."""
+        from dishgraph.ingest.foods import class_labels
+
+        info = pivots_mod.pair_info(self._store, pivots_mod.pair_key(base, target))
+        return class_labels(info.get("change_from"), info.get("change_to"))
 
     def _culinary(self, rows: list[Any], *fields: str) -> list[Any]:
         """``rows`` (dicts or objects) none of whose ``fields`` is a proto-action the typed reading hides."""

@@ -5,21 +5,23 @@ from __future__ import annotations
 import typer
 
 from dishgraph.commands._common import console, emit_json, open_graph, rows_table
-from dishgraph.commands._options import AllActionsOpt, DbOpt, JsonOpt, UriOpt
+from dishgraph.commands._options import AllActionsOpt, ByOpt, DbOpt, JsonOpt, UriOpt, check_by
 
 
 def dish(
     name: str = typer.Argument(..., help="The dish (a misspelled name is told the closest ones)."),
     top: int = typer.Option(10, "--top", min=1, max=1000, help="Top actions shown."),
     all_actions: bool = AllActionsOpt,
+    by: str = ByOpt,
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
     """One dish at a glance: who named it, its recipes per source, its top actions, the dish pairs it is in
     and its order constraints per source."""
+    check_by(by, all_actions)
     with open_graph(db, uri, read_only=True) as g:
-        card = g.dish(name, top=top, all_actions=all_actions)
+        card = g.dish(name, top=top, all_actions=all_actions, by=by)
     if as_json:
         return emit_json(card)
     console.print(

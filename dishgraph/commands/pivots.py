@@ -11,6 +11,7 @@ from dishgraph.commands._common import console, emit_json, open_graph, print_not
 from dishgraph.commands._options import AllActionsOpt, BaseArg, DbOpt, JsonOpt, TargetArg, UriOpt, pair_of
 from dishgraph.errors import UsageError
 from dishgraph.ingest.crg import SOURCE as RELEASE
+from dishgraph.ingest.foods import name_key
 from dishgraph.knowledge.compose import DEFAULT_INSERTS, INSERT_METHODS
 from dishgraph.knowledge.pivots import edge_count, micro_totals, parse_pair
 
@@ -194,24 +195,45 @@ def show(
         50, "--limit", min=0, help="Rows shown in the table, most telling first (0: all; --json: all)."
     ),
     all_actions: bool = AllActionsOpt,
+    typed: bool = typer.Option(
+        False,
+        "--typed",
+        help="The pair's composed pivots in the typed reading instead: foods by their own names (冰糖金桔 peels "
+        "no 梨: its pools are the dishes handling 金桔 itself), computed now, nothing stored.",
+    ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     as_json: bool = JsonOpt,
 ):
     """A pair's pivots side by side: mined, annotated and released kind with base/target frequencies (released
-    and annotated actions first, then mined remove / insert, then by the larger frequency)."""
+    and annotated actions first, then mined remove / insert, then by the larger frequency). Keys are the CRG
+    release's (classes); the pair's changed foods are named beside their class (切|秋葵 (class 洋葱)|)."""
     b, t = pair_of(base, target)
+    if typed and all_actions:
+        raise UsageError("--typed shows the typed reading's cooking steps; --all-actions speaks of CRG keys")
     with open_graph(db, uri, read_only=True) as g:
-        rows = g.pivots_side_by_side(b, t, all_actions)
+        if typed:
+            return _print_typed(g.typed_pivots(b, t), b, t, as_json)
+        rows, labels = g.pivots_side_by_side(b, t, all_actions), g.named_by_food(b, t)
     if as_json:
-        return emit_json(rows)
+        return emit_json([{**r, "named": name_key(r["action"], labels)} for r in rows])
     shown = rows[:limit] if limit else rows
     more = [f"{len(rows) - len(shown)} more; --limit 0 for all"] if len(shown) < len(rows) else []
     edges = edge_count(rows)
     if edges != len(rows):
         more.append(f"{edges} pivot edges: one row per action here, one edge per source marking it in explore")
+    if labels:
+        more.append("keys name release classes; the changed foods are named beside theirs; --typed: own names")
+    shown = [{**r, "action": name_key(r["action"], labels)} for r in shown]
     cols = ["action", "mined", "typed", "composed", "annotated", "release", "fb", "ft", "votes"]
     console.print(rows_table(shown, f"pivots {b} -> {t} ({len(rows)} actions)", cols, notes=more))
+
+
+def _print_typed(rows: list[dict], b: str, t: str, as_json: bool) -> None:
+    if as_json:
+        return emit_json(rows)
+    title = f"composed pivots {b} -> {t}, typed reading ({len(rows)} actions)"
+    console.print(rows_table(rows, title, ["action", "kind", "fb", "ft"]))
 
 
 @app.command()

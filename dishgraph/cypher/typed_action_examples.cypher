@@ -4,6 +4,6 @@
 // params: $dish, $key, $limit
 MATCH (:Dish {name: $dish})-[:HAS_RECIPE]->(r:Recipe)-[:HAS_STEP]->(s:Step)
 WHERE s.culinary = true AND s.typed_action = $key
-RETURN r.id AS recipe, r.text AS text, s.phrase AS phrase, s.`start` AS start, s.`end` AS end, s.foods AS foods
+RETURN r.id AS recipe, r.text AS text, s.phrase AS phrase, s.`start` AS span_start, s.`end` AS span_end, s.foods AS foods
 ORDER BY recipe, s.pos
 LIMIT $limit

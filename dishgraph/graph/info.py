@@ -57,7 +57,7 @@ def _top_rows(store: GraphStore, all_actions: bool, by: str):
         return store.query("stats_top_typed_actions_per_dish")
     from dishgraph.ingest.foods import rollup_recipes
 
-    rolled = rollup_recipes(store.query("typed_actions_per_recipe", dishes=None), by)
+    rolled = rollup_recipes(store.query("typed_actions_all_recipes"), by)
     return [
         {"dish": d, "action": k, "recipes": n}
         for d in sorted(rolled)

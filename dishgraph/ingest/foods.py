@@ -189,3 +189,27 @@ def rollup_recipes(rows, by: str) -> dict[str, dict[str, int]]:
     for r in rows:
         out[r["dish"]].update({rollup_key(k, by, lex) for k in r["actions"] or ()})
     return {d: dict(c) for d, c in out.items()}
+
+
+def class_labels(*forms: str | None) -> dict[str, str]:
+    """Release class -> how a reference-keyed answer names it for these foods: ``秋葵 (class 洋葱)`` where the
+    food's own name differs from its class, ``雪梨/金桔 (class 梨)`` where two of them share one; a class that is
+    the food's own name is left out (菜心 … class 油菜 is shown, 土豆 in class 土豆 is not)."""
+    lex = food_lexicon()
+    foods: dict[str, list[str]] = defaultdict(list)
+    for form in forms:
+        if not form:
+            continue
+        cls = lex.glossary_class(form)
+        name = lex.canonical(form) or form
+        if cls and name not in foods[cls]:
+            foods[cls].append(name)
+    return {c: f"{'/'.join(names)} (class {c})" for c, names in foods.items() if names != [c]}
+
+
+def name_key(key: str, labels: dict[str, str]) -> str:
+    """A CRG key with the classes of ``labels`` named by their foods (切|洋葱| → 切|秋葵 (class 洋葱)|)."""
+    if not labels:
+        return key
+    verb, ingr, tools = key.split("|")
+    return "|".join((verb, "+".join(labels.get(c, c) for c in ingr.split("+")) if ingr else "", tools))
