@@ -58,15 +58,27 @@ def test_tally_verdicts_are_mark_culinarys():
     """A step read as a cooking step on its foods agrees; with no step read, a cooking step read as the key
     or the classes decide."""
     agreement = [
-        ("切|丝|", "切|洋葱|", True, 3),  # read as cutting the onion: 丝 is no food there
-        ("切|丝|", "切|丝|", True, 1),
-        ("炒|牛肉|", "炒|牛肉|", True, 5),
-        ("炒|牛肉|", None, None, 9),  # not read: not counted
-        ("煮|面条|", "煮|面条+水|", True, 2),  # the typed reading's foods include the key's
+        ("切|丝|", "切|洋葱|", "切|洋葱|", True, 3),  # read as cutting the onion: 丝 is no food there
+        ("切|丝|", "切|丝|", "切||", True, 1),
+        ("炒|牛肉|", "炒|牛肉|", "炒|牛肉|", True, 5),
+        ("炒|牛肉|", None, None, None, 9),  # not read: not counted
+        ("煮|面条|", "煮|面条+水|", "煮|水+面条|", True, 2),  # the typed reading's foods include the key's
+        ("蒸|水|", "蒸|洋葱|", "蒸|娃娃菜|", True, 4),  # the medium named by the key: still a cooking step
+        ("切|洋葱|", "切|洋葱|", "切|娃娃菜|", True, 2),  # the typed key on the food's own name
     ]
     tally = CulinaryTally().count(agreement)
-    verdicts = tally.verdicts(["切|丝|", "炒|牛肉|", "煮|面条|", "切|洋葱|", "用||刀"], {"牛肉", "洋葱", "面条"})
-    assert verdicts == {"切|丝|": False, "炒|牛肉|": True, "煮|面条|": True, "切|洋葱|": True, "用||刀": False}
+    keys = ["切|丝|", "炒|牛肉|", "煮|面条|", "切|洋葱|", "用||刀", "蒸|水|", "切|娃娃菜|", "切|菠菜|"]
+    verdicts = tally.verdicts(keys, {"牛肉", "洋葱", "面条"})
+    assert verdicts == {
+        "切|丝|": False,
+        "炒|牛肉|": True,
+        "煮|面条|": True,
+        "切|洋葱|": True,
+        "用||刀": False,
+        "蒸|水|": True,
+        "切|娃娃菜|": True,  # a node of its own, read as a cooking step
+        "切|菠菜|": False,  # never read: judged by classes, and 菠菜 is no release class
+    }
 
 
 @pytest.fixture(scope="module")

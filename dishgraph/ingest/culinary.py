@@ -14,6 +14,10 @@ from typing import Any
 from dishgraph.actions import ProtoAction
 
 NON_CULINARY_VERB_CLASSES = frozenset({"用", "准备", "做"})  # the release's classes of light verbs
+# The release classes of the cooking media, water and oil: the typed reading does not count them as the food of
+# 蒸, 炖, 捞出… (上锅蒸 after 水开 steams the food), but a CRG key that names the medium beside or instead of the
+# food (捞出|水+排骨|, 蒸|水|) still names a cooking step, as it did when the typed reading counted the water.
+MEDIUM_CLASSES = frozenset({"水", "油"})
 
 
 def culinary_by_classes(key: str, foods: set[str]) -> bool:
@@ -37,23 +41,27 @@ class CulinaryTally:
             found = self._ingredients[key] = ProtoAction.from_key(key).ingredients
         return found
 
-    def count(self, agreement: Iterable[tuple[str, str | None, bool | None, int]]) -> CulinaryTally:
-        """Add rows (key, typed key, typed culinary, steps), as ``proto_typed_agreement`` returns them."""
-        for key, typed, culinary, n in agreement:
+    def count(self, agreement: Iterable[tuple[str, str | None, str | None, bool | None, int]]) -> CulinaryTally:
+        """Add rows (key, typed key lifted to classes, typed key on the foods' own names, typed culinary, steps),
+        as ``proto_typed_agreement`` returns them."""
+        for key, typed, own, culinary, n in agreement:
             if not typed:
                 continue
             if culinary:
                 self.typed_keys.add(typed)
+                if own:
+                    self.typed_keys.add(own)  # 切|娃娃菜|: a node of its own that no step is an instance of
             c = self.read.setdefault(key, [0, 0])
             c[1] += n
-            if culinary and (typed == key or self._ingr(typed) >= self._ingr(key)):
+            if culinary and (typed == key or self._ingr(typed) | MEDIUM_CLASSES >= self._ingr(key)):
                 c[0] += n
         return self
 
     def count_steps(self, steps: Any) -> CulinaryTally:
         """Add the steps of a step table (``loader.step_tables``), grouped by Arrow."""
-        g = steps.group_by(["action", "typed_classes", "culinary"]).aggregate([("pos", "count")])
-        return self.count(zip(*(g[c].to_pylist() for c in ("action", "typed_classes", "culinary", "pos_count"))))
+        cols = ("action", "typed_classes", "typed_action", "culinary")
+        g = steps.group_by(list(cols)).aggregate([("pos", "count")])
+        return self.count(zip(*(g[c].to_pylist() for c in (*cols, "pos_count"))))
 
     def verdicts(self, keys: Iterable[str], foods: set[str]) -> dict[str, bool]:
         """The flag of each key: most of its read steps agree; with none read, a cooking step read as the key,

@@ -522,7 +522,7 @@ def mark_culinary(store: GraphStore, glossary: Glossary) -> int:
     verb class and food classes only (``food_classes``), unless a cooking step is read as it (a typed key with a
     node of its own, ``frequencies.materialize_typed_uses``). Returns how many flags changed."""
     read = store.query_columns("proto_typed_agreement")
-    agreement = zip(*(read.get(c, []) for c in ("key", "typed", "culinary", "n")))
+    agreement = zip(*(read.get(c, []) for c in ("key", "typed", "typed_key", "culinary", "n")))
     keys = store.query_columns("proto_all_keys")
     flags = dict(zip(keys.get("key", []), keys.get("culinary", [])))
     verdicts = CulinaryTally().count(agreement).verdicts(flags, food_classes(glossary))

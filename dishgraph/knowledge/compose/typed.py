@@ -6,7 +6,8 @@ classes are coarse: 冰糖雪梨 → 冰糖金桔 pools every dish of class 梨,
 editor and the CRG scores. Beside it, this module composes the same target from the same kinds of sources in
 the typed reading, where foods have their own canonical names (``ingest.foods``):
 
-- ``base``: the base dish's recipes with the old food swapped for the new one (雪梨 → 金桔), recipe by recipe;
+- ``base``: the base dish's recipes, the old food swapped for the new one where both are of one category
+  (菜心 → 油麦菜, leafy vegetables; a pear's peeling is no kumquat's), recipe by recipe;
 - ``action`` / ``flavour`` / ``food``: the recipes of every other dish sharing a DiNeR component of the name;
 - ``class`` → the **food pool**: recipes of other dishes with a cooking step on the new food itself (金桔),
   not on its class;
@@ -107,10 +108,13 @@ def typed_sources(
     if diner_glossary is None:
         diner_glossary = default_glossaries(store)[0]
     sources: list[Source] = []
+    # The base's handling of the old food carries over to the new one only within one category (菜心 → 油麦菜,
+    # both leafy): a pear is peeled, a kumquat is not, and the kumquat's own dishes say what is done to it.
+    swap = bool(old and new and lex.category(old) and lex.category(old) == lex.category(new))
     if data.recipes.get(base):
         swapped: Counter = Counter()
         for acts in data.actions.get(base, ()):
-            swapped.update({_swap(a, old, new) if old and new else a for a in acts})
+            swapped.update({_swap(a, old, new) if swap else a for a in acts})
         n = data.recipes[base]
         sources.append(Source("base", base, n, {a: c / n for a, c in swapped.items()}, [(base, n)]))
     parse = parse_name(target, diner_glossary)
