@@ -78,7 +78,7 @@ def _print_report(rep, out: Path) -> None:
         console.print(
             rows_table(
                 ex["pivots"][:8],
-                f"composed pivots {ex['base']} → {ex['target']} (first 8)",
+                f"composed pivots {ex['base']} → {ex['target']}, foods by their own names (first 8)",
                 ["kind", "action", "source", "fb", "ft"],
             )
         )
