@@ -80,7 +80,7 @@ def score(judged: Path, key: Path, out: Path | None) -> dict:
                 p["items"] += 1
                 p["correct"] += verdict == "correct"
                 if verdict == "wrong":
-                    cls = (row.get("error_class") or "other").strip() or "other"
+                    cls = ((row.get("error_class") or "").split() or ["other"])[0]  # a note may follow
                     p["errors"][cls] = p["errors"].get(cls, 0) + 1
     for p in per.values():
         p["percent_correct"] = round(100 * p["correct"] / p["items"], 1) if p["items"] else 0.0

@@ -110,3 +110,30 @@ def test_traditional_text_is_read_as_simplified_with_its_spans(lac):
     out = next(a for a in acts if a.verb == "捞出")
     assert out.phrase == text[out.start : out.end] and "撈" in out.phrase  # as written
     assert [[a.phrase for a in x] for x in lac.parse_many([text])] == [[a.phrase for a in acts]]
+
+
+def test_a_negated_verb_is_no_step_and_respectively_is_no_negation(lac):
+    assert not [a for a in cooking(lac.parse("小宝不吃辣，我就没放辣椒 全程开小火。")) if "辣椒" in a.foods]
+    assert not [a for a in cooking(lac.parse("关火，倒入炸好的花生米，不停翻炒。")) if a.verb == "停"]
+    assert [a for a in cooking(lac.parse("将番茄、洋葱分别切成丁")) if a.verb == "切成"]
+
+
+def test_the_part_removed_is_the_verb_and_flipping_names_no_noodles(parser):
+    keys_ = keys(parser.parse("新鲜大号山楂；山楂去蒂和根，用盐水浸泡10分钟"))
+    assert "去蒂|山楂|" in keys_ and not [k for k in keys_ if k.startswith("去皮|")]
+    flip = keys(parser.parse("冒烟后放入牛排，第一面煎2-3分钟，然后翻面再煎1.5-2分钟即可出锅"))
+    assert not [k for k in flip if "面条" in k]  # 翻面 flips the steak (LAC: 翻|牛排|)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["下放进去，小火慢慢煎，因为加了蜂蜜，所以切记不能大火，容易烧焦。", "继续翻炒3分钟左右后，加入没过牛腩的凉水，煮开。"],
+)
+def test_words_holding_cut_or_pass_are_no_step(parser, line):
+    assert not [k for k in keys(parser.parse(line)) if k.startswith(("切|", "过|"))]
+
+
+def test_a_cooking_step_naming_no_food_has_no_typed_key(lac):
+    (cut,) = [a for a in lac.parse("因为等会要蒸，所以用剪刀把它全部切小块。") if a.verb.startswith("切")]
+    assert cut.culinary and cut.typed_key == "" and cut.typed_class_key  # not shown; the culinary flag still reads it
+    assert "加热||烤箱" in keys(lac.parse("烤箱预热180度"))  # a step on an appliance keeps its key (预热: class 加热)

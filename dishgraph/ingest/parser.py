@@ -247,6 +247,7 @@ class RecipeParser:
                 objects, foods, heat, duration, shape, culinary = [], [], "", "", "", False
             ve = fused[v][3] if in_crg and v in fused and fused[v][0] == "verb" else e
             switch = text[s:ve] + ("火" if heat.endswith("火") and text[s:ve] in ("开", "关", "熄") else "")
+            removal = self._removal(items, v, text) if self._verbs.get(form) in _REMOVALS else ""
             out.append(
                 Action(
                     verb=form,
@@ -266,7 +267,7 @@ class RecipeParser:
                     shape=shape,
                     verb_start=s,
                     verb_end=ve,
-                    typed_verb="" if foods else _SWITCH_WORDS.get(switch, ""),
+                    typed_verb=removal or ("" if foods else _SWITCH_WORDS.get(switch, "")),
                 )
             )
         return out
@@ -314,6 +315,8 @@ class RecipeParser:
                 out.append("prep" if form in _LIGHT_PREPS else "verb")
             elif kind == "xverb":
                 out.append("verb")
+            elif prev is not None and prev[0] == "verb" and prev[3] == s and prev[1] + text[s:e] in _FUSED_PARTS:
+                out.append("other")  # 翻/面 cut apart: the side flipped, no 面条
             elif (
                 prev is not None
                 and prev[0] == "verb"
@@ -414,6 +417,8 @@ class RecipeParser:
         _, form, s, e = items[v]
         word = text[s:e]
         if form in _LIGHT_VERBS or word in _LIGHT_VERBS or word in _STATE_WORDS:
+            return False
+        if s and any(text[max(0, s - len(n)) : s] == n for n in _NEGATIONS) and text[s - 2 : s] not in _NOT_NEGATIONS:
             return False
         prev = items[v - 1] if v else None
         if prev is not None and prev[0] == "other" and prev[1] in _UNTIL:
@@ -523,7 +528,31 @@ class RecipeParser:
             canonical = self._canonical(a.typed_verb or self._verbs.get(a.verb, a.verb), a.foods, tools)
             keys = self._typed_keys[triple] = (canonical, self._lifted(a.verb, a.foods, tools).key)
         a.typed_key, a.typed_class_key = keys
-        return keys[0]
+        if a.culinary and not self._names_food(keys[0]):
+            a.typed_key = ""  # 切||: a cooking step that names no food has nothing to show (typed_classes keeps it)
+        return a.typed_key
+
+    @staticmethod
+    def _removal(items, v: int, text: str) -> str:
+        """The part a 去-verb removes, as written (去蒂, 去虾线, 去籽), when it is no skin: the glossary's class 去皮
+        holds them all, and a cook reads 去皮|口蘑| for 口蘑去蒂 as wrong. Peeling keeps its class."""
+        _, _, s, e = items[v]
+        word = text[s:e]
+        if word in ("去皮", "削皮", "去掉皮") or not word.startswith("去"):
+            return ""
+        if len(word) > 1 and word not in ("去掉", "去除"):
+            return word
+        if v + 1 < len(items) and items[v + 1][2] == e:
+            part = text[items[v + 1][2] : items[v + 1][3]]
+            if part in _REMOVED_PARTS:
+                return "去" + part
+        return ""
+
+    @staticmethod
+    def _names_food(key: str) -> bool:
+        """The typed key names a food, or is a step that works on none (预热||烤箱, 关火||)."""
+        verb, foods, _ = key.split("|")
+        return bool(foods) or verb in _NO_FOOD_STEPS
 
     def _canonical(self, verb: str, foods: Iterable[str], tools: Iterable[str]) -> str:
         """The typed key on canonical names: the verb's class (or the switch word: 关火), the foods' and tools'
@@ -750,7 +779,18 @@ _COMPLEMENTS = {"出", "出来", "开", "下", "好", "起", "起来", "上", "�
 _UNTIL = {"至", "到", "直到", "直至", "至到"}  # 煮至沸腾: a state reached, not a step
 _NO_FOOD_VERBS = {"预热", "关", "开", "开火", "关火", "停"}  # steps on the heat or an appliance only
 _PARTS = {"皮", "籽", "子", "核", "蒂", "骨", "根", "壳", "鳞", "筋", "膜", "内脏", "头", "尾", "叶"}
-_FUSED_PARTS = {"焯水", "过水", "泡水", "放水", "加水", "过油"}  # the 水/油 of a fused compound
+_FUSED_PARTS = {"焯水", "过水", "泡水", "放水", "加水", "过油", "翻面"}  # the 水/油 of a fused compound; 翻面 flips
+# Written right before a verb, these say it is not done (不放盐, 没加蛋清, 不停搅拌): no step.
+_NEGATIONS = ("不要", "不用", "不必", "无需", "不需", "没有", "暂不", "不", "没", "别", "勿", "未")
+# Verbs whose typed key may name no food: steps on the heat, the lid or an appliance (预热||烤箱, 关火||). Any other
+# cooking step that names no food and inherits none (切||, 加入||, 捞出||) has no typed key: it says nothing a
+# cook can use about a food, and the default views (stats, dish, TYPED_USES) show cooking steps on foods.
+_NOT_NEGATIONS = {"分别", "特别", "区别", "个别", "类别", "级别", "差不", "要不", "不不"}  # 分别切成: respectively
+_NO_FOOD_STEPS = {"预热", "加热", "关火", "开火", "开盖", "开锅", "停"}
+# Removing a part is one glossary class, 去皮; the typed key keeps the part removed as written (去蒂, 去虾线).
+_REMOVALS = {"去皮"}
+_REMOVED_PARTS = {"蒂", "虾线", "线", "籽", "子", "核", "芯", "心", "瓤", "头", "尾", "鳞", "筋", "膜", "内脏", "根", "骨", "刺"}
+_REMOVED_PARTS |= {"壳", "腥", "虾头", "鱼鳞", "鱼鳃", "鳃", "根部", "老根", "筋膜", "血水", "浮沫"}
 # Switching the heat or opening the lid is a step (the annotation guideline's <关火>), but its glossary verb class
 # (开, 关) names nothing: with no food, the typed key keeps the word as written (关火||, not 关||).
 _LIDS = {"盖", "锅", "盖子", "锅盖"}
@@ -767,7 +807,7 @@ _SWITCH_WORDS = {
 }
 # Verb classes that work *in* water or oil: a medium named with them (隔水炖, 上锅蒸 after 水开, 橄榄油煎, 捞出沥干水)
 # is what they cook or drain in, not their food; the food is the one worked on before.
-_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯"}
+_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡"}
 # Words a glossary verb starts or ends that are no action (下午, 放弃, 吃不下): the typed reading reads them as words.
 _NOT_ACTIONS = {
     "下午",
@@ -791,10 +831,18 @@ _NOT_ACTIONS = {
     "下载",
     "上传",
     "打开冰箱",
+    "切记",
+    "切勿",
+    "切忌",
+    "关注",
+    "关于",
+    "没过",
+    "漫过",
+    "开口",
+    "开嘴",
 }
-_NOT_ACTION_AT: dict[
-    str, list[tuple[str, int]]
-] = {}  # a verb as written -> (word, offset) of each word above holding it
+# a verb as written -> (word, offset) of each word above holding it
+_NOT_ACTION_AT: dict[str, list[tuple[str, int]]] = {}
 for _w in _NOT_ACTIONS:
     for _i in range(len(_w)):
         for _j in range(_i + 1, len(_w) + 1):
