@@ -127,7 +127,10 @@ def test_the_part_removed_is_the_verb_and_flipping_names_no_noodles(parser):
 
 @pytest.mark.parametrize(
     "line",
-    ["下放进去，小火慢慢煎，因为加了蜂蜜，所以切记不能大火，容易烧焦。", "继续翻炒3分钟左右后，加入没过牛腩的凉水，煮开。"],
+    [
+        "下放进去，小火慢慢煎，因为加了蜂蜜，所以切记不能大火，容易烧焦。",
+        "继续翻炒3分钟左右后，加入没过牛腩的凉水，煮开。",
+    ],
 )
 def test_words_holding_cut_or_pass_are_no_step(parser, line):
     assert not [k for k in keys(parser.parse(line)) if k.startswith(("切|", "过|"))]

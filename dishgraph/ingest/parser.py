@@ -789,8 +789,8 @@ _NOT_NEGATIONS = {"分别", "特别", "区别", "个别", "类别", "级别", "�
 _NO_FOOD_STEPS = {"预热", "加热", "关火", "开火", "开盖", "开锅", "停"}
 # Removing a part is one glossary class, 去皮; the typed key keeps the part removed as written (去蒂, 去虾线).
 _REMOVALS = {"去皮"}
-_REMOVED_PARTS = {"蒂", "虾线", "线", "籽", "子", "核", "芯", "心", "瓤", "头", "尾", "鳞", "筋", "膜", "内脏", "根", "骨", "刺"}
-_REMOVED_PARTS |= {"壳", "腥", "虾头", "鱼鳞", "鱼鳃", "鳃", "根部", "老根", "筋膜", "血水", "浮沫"}
+_REMOVED_PARTS = set("蒂线籽子核芯心瓤头尾鳞筋膜根骨刺壳腥鳃")
+_REMOVED_PARTS |= {"虾线", "内脏", "虾头", "鱼鳞", "鱼鳃", "根部", "老根", "筋膜", "血水", "浮沫"}
 # Switching the heat or opening the lid is a step (the annotation guideline's <关火>), but its glossary verb class
 # (开, 关) names nothing: with no food, the typed key keeps the word as written (关火||, not 关||).
 _LIDS = {"盖", "锅", "盖子", "锅盖"}
