@@ -48,10 +48,11 @@ lint: install
 	$(BIN)/mypy
 
 # Test files run in parallel (pytest-xdist), one file per worker at a time so that a file's fixtures are
-# built once; TEST_WORKERS=1 runs them one after another.
+# built once, handed out in the order tests/conftest.py sorts them (longest first: --no-loadscope-reorder,
+# or xdist would hand out the files with most tests first); TEST_WORKERS=1 runs them one after another.
 TEST_WORKERS ?= auto
 test: install tools/cypher-lint/node_modules browser lint
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 clean:
 	rm -rf $(VENV) tools/cypher-lint/node_modules report

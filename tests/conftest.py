@@ -6,9 +6,13 @@ import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 if "DISHGRAPH_CACHE" not in os.environ:  # token caches of a test run stay out of the user's ~/.cache
+    import atexit
+    import shutil
     import tempfile
 
     os.environ["DISHGRAPH_CACHE"] = tempfile.mkdtemp(prefix="dishgraph-cache-")
+    # the process that made it removes it (pytest-xdist's workers inherit the variable and share it)
+    atexit.register(shutil.rmtree, os.environ["DISHGRAPH_CACHE"], ignore_errors=True)
 
 import pytest
 
@@ -60,8 +64,78 @@ def store(tmp_path):
     s.close()
 
 
+def built_once(tmp_path_factory, name: str, build):
+    """``build(folder)`` run once per test run, whichever test file or pytest-xdist worker asks first; the
+    others wait for it and get the same folder and the same (pickled) result. The folder is the run's own
+    (pytest's numbered temporary folder, shared by the workers of one run only), so nothing outlives the run
+    and nothing of another run is read. Treat the folder as read-only: copy what a test writes to."""
+    import fcntl
+    import pickle
+    import shutil
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder that holds each worker's own
+    folder, done = base / f"shared-{name}", base / f"shared-{name}.pickle"
+    with open(base / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also when a build raises
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed in another worker
+            folder.mkdir()
+            result = build(folder)
+            tmp = done.with_suffix(".tmp")
+            tmp.write_bytes(pickle.dumps(result))
+            tmp.replace(done)
+        return folder, pickle.loads(done.read_bytes())
+
+
+@pytest.fixture(scope="session")
+def release_lac(tmp_path_factory, crg_dir):
+    """The CRG release ingested as `dishgraph ingest counterfactual` does (parsed with lac, 2 workers, bulk
+    path) into a fresh database, once per run: ``(database path, the ingest's report)``. The database is
+    alone in its folder; open it read-only, or copy the folder (without ``*.lock``) and write to the copy."""
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.ingest.crg import ingest_counterfactual
+
+    def build(folder):
+        with LadybugStore(folder / "db") as store:
+            return ingest_counterfactual(store, crg_dir, segmenter="lac", workers=2, show_progress=False)
+
+    folder, report = built_once(tmp_path_factory, "release-lac", build)
+    return folder / "db", report
+
+
+# Test files whose module fixtures or tests take longest (measured with --durations on 2 cores), longest first.
+# Under pytest-xdist (`make test`: --dist loadfile --no-loadscope-reorder) files are handed to workers in
+# collection order, so these start first and the short files even out the end of the run. xdist's own order
+# (files with most tests first) had undone the earlier slow-first sort: the end-to-end demo (4 tests, about
+# 4 minutes) started half-way or last. Only the order changes, never what a test does.
+LONGEST_FIRST = (
+    "test_demo.py",
+    "test_compose.py",
+    "test_eval_graph_equivalence.py",
+    "test_pcs_namer.py",
+    "test_ingest.py",
+    "test_export.py",
+    "test_cypher_lint.py",
+    "test_arrow_copy.py",
+    "test_causal.py",
+    "test_offline.py",
+    "test_parser_recall.py",
+    "test_hostile.py",
+    "test_diner_graph.py",
+    "test_outputs.py",
+    "test_models.py",
+    "test_sync.py",
+    "test_ingest_loading_process.py",
+    "test_install.py",
+    "test_gpu_bundle.py",
+    "test_queries_execute.py",
+)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Files marked slow run first. `make test` runs files in parallel (pytest-xdist, one file per worker at
-    a time): started last, the end-to-end demo (about 4 minutes) ran alone while the other worker sat idle.
-    The sort is stable, so every file keeps its own order."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """Files in ``LONGEST_FIRST`` order first, then every other file as collected. The sort is stable, so
+    every file keeps its own order."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

@@ -29,14 +29,12 @@ SEGMENTER = "lac"  # the same segmenter for the ingest and the fresh parse (`aut
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory, crg_dir, glossary):
-    """The release ingested into a fresh database (2 workers, bulk path), and the fresh parser."""
-    from dishgraph.ingest.crg import ingest_counterfactual
+def release(release_lac, crg_dir, glossary):
+    """The release ingested into a fresh database (conftest's ``release_lac``: the same segmenter, 2 workers,
+    bulk path), and the fresh parser."""
     from dishgraph.ingest.parser import RecipeParser
 
-    db = tmp_path_factory.mktemp("release") / "db"
-    with LadybugStore(db) as store:
-        ingest_counterfactual(store, crg_dir, segmenter=SEGMENTER, workers=2, show_progress=False)
+    db, _ = release_lac
     return db, load_instances(crg_dir), RecipeParser(glossary, SEGMENTER)
 
 

@@ -36,12 +36,16 @@ def graph_counts(store) -> dict:
 
 
 @pytest.fixture(scope="module")
-def release_db(tmp_path_factory, crg_dir):
+def release_db(tmp_path_factory, crg_dir, release_lac):
+    """The release ingested into a fresh database (conftest's ``release_lac``), then again into a copy of it."""
+    import shutil
+
     from dishgraph.ingest.crg import ingest_counterfactual
 
-    path = tmp_path_factory.mktemp("release") / "db"
+    db, first = release_lac
+    folder = tmp_path_factory.mktemp("release") / "db-folder"
+    path = shutil.copytree(db.parent, folder, ignore=shutil.ignore_patterns("*.lock")) / db.name
     with LadybugStore(path) as store:
-        first = ingest_counterfactual(store, crg_dir, segmenter="lac", workers=2, show_progress=False)
         counts1 = graph_counts(store)
         second = ingest_counterfactual(store, crg_dir, segmenter="lac", workers=2, show_progress=False)
         counts2 = graph_counts(store)
