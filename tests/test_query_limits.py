@@ -167,3 +167,144 @@ def test_ctrl_c_while_the_statement_thread_starts_still_stops_it(db, monkeypatch
         assert type(stopped.value) is KeyboardInterrupt  # stopped, not abandoned still running
         assert time.monotonic() - t < 3
         assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 1}]
+
+
+# Chains: the engine (LadybugDB 0.22) crashes (SIGSEGV) on about 8,000 operators in a row, 8,000 subscripts
+# or 9,000 property accesses in a row, however flat; the caps stop far below, for read-only and --write alike.
+CHAIN_OPS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "^",
+    " AND ",
+    " OR ",
+    " XOR ",
+    "=",
+    "<",
+    "<>",
+    " IN ",
+    " CONTAINS ",
+    " STARTS WITH ",
+]
+GAPS = [" ", "", "\r", "\n", "\r\n", "\t", " \u3000 "]  # a lone CR and non-ASCII space: the lexer refuses both
+OPERANDS = ["1", "'a'", "'菜'", "菜", "é", "[1]", "x", "true", "$p", "(1)"]
+STEPS = [
+    *((f"op{o.strip()}", lambda g, a, o=o: f"{g}{o}{g}{a}") for o in CHAIN_OPS),
+    ("subscript", lambda g, a: f"{g}[0]"),
+    ("property", lambda g, a: f"{g}.p"),
+    ("concat", lambda g, a: f"{g}+{g}'菜\r'"),
+]
+
+
+def _chain(step: int, gap: str, operand: str, n: int, depth: int) -> str:
+    _, make = STEPS[step]
+    return "RETURN " + "[" * depth + operand + make(gap, operand) * n + "]" * depth
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(0, len(STEPS) - 1),
+    st.sampled_from(GAPS),
+    st.sampled_from(OPERANDS),
+    st.one_of(st.integers(0, 2 * readonly.MAX_CHAIN), st.integers(0, 12_000)),
+    st.integers(0, 4),
+)
+def test_chains_of_every_operator_are_capped_before_the_engine(step, gap, operand, n, depth):
+    """Through the guard only (the engine crashes on the long ones): every chain past the cap is refused,
+    whatever the gaps (a lone CR, non-ASCII) or operands (non-ASCII outside a string); one well under it
+    passes."""
+    text = _chain(step, gap, operand, n, depth)
+    reason = readonly.shape_reason(text)
+    if n > readonly.MAX_CHAIN:
+        assert reason is not None, text[:80]
+    elif n <= readonly.MAX_CHAIN // 2 and len(text) <= readonly.MAX_STATEMENT_CHARS:
+        assert reason is None, (reason, text[:80])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(GAPS), st.integers(0, 8_000), st.sampled_from(["1", "'菜'", "[1]", "{a: 1}"]))
+def test_list_elements_are_capped(gap, n, item):
+    text = "RETURN [" + f",{gap}".join([item] * n) + "]"
+    reason = readonly.shape_reason(text)
+    small = (
+        len(text) <= readonly.MAX_STATEMENT_CHARS and len(readonly.tokens(text, tolerant=True)) <= readonly.MAX_TOKENS
+    )
+    assert (reason is None) == (n <= readonly.MAX_ITEMS and small), reason
+
+
+def test_tokens_are_capped_and_counted_only_up_to_the_cap():
+    text = "RETURN " + ", ".join(["[" + ",".join(["1"] * 100) + "]"] * 120)  # 24,000 tokens, no other cap
+    assert "tokens" in readonly.shape_reason(text)
+    t = time.perf_counter()
+    assert "tokens" in readonly._shape_reason("RETURN [1]" + "[0]" * 24_999)
+    assert time.perf_counter() - t < 2
+
+
+# The probe's reproductions (each was SIGSEGV, exit -11, with no message).
+PROBE = {
+    "plus": "RETURN " + "+".join(["1"] * 10_000),
+    "subscripts": "RETURN [1]" + "[0]" * 30_000,
+    "properties": "WITH {p: 1} AS m RETURN m" + ".p" * 10_000,
+    "power": "RETURN " + "^".join(["2"] * 9_000),
+    "times": "RETURN " + "*".join(["1"] * 9_000),
+    "concat": "RETURN " + "+".join(["'菜'"] * 9_000),
+    "cr list": "RETURN \r" + "[" * 1_000 + "1" + "]" * 1_000,
+    "non-ascii list": "RETURN " + "[" * 1_000 + "é" + "]" * 1_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROBE))
+def test_the_probes_crashing_shapes_are_refused_in_the_shell_and_the_api(db, name):
+    text = PROBE[name]
+    for extra in ([], ["--write"]):
+        res = run(app, ["db", "shell", text, "--db", str(db), *extra])
+        assert res.exit_code == 2, (extra, res.output[-300:])
+        out = " ".join(res.output.split())
+        assert "refused" in out and "Traceback" not in out and len(res.output.strip().splitlines()) <= 3, out
+    with LadybugStore(db) as s:
+        with pytest.raises(StatementTooComplex):
+            s.execute(text)
+
+
+WORST_AT_THE_CAP = [
+    _chain(0, " ", "1", readonly.MAX_CHAIN, 0),  # +
+    _chain(5, "\r", "2", readonly.MAX_CHAIN, 0),  # ^ with lone CRs
+    _chain(CHAIN_OPS.index(" IN "), " ", "1", readonly.MAX_CHAIN - 1, 0),
+    _chain(len(CHAIN_OPS), "", "[1]", readonly.MAX_CHAIN, 0),  # subscripts
+    "WITH {p: 1} AS m RETURN m" + ".p" * readonly.MAX_CHAIN,
+    _chain(len(CHAIN_OPS) + 2, "\r", "'菜'", readonly.MAX_CHAIN // 2, 0),  # concatenation with lone CRs
+    "RETURN [" + ",".join(["'é'"] * readonly.MAX_ITEMS) + "]",
+    "RETURN "
+    + "[" * (readonly.MAX_DEPTH - 1)
+    + "+".join(["1"] * (readonly.MAX_CHAIN - 30))
+    + "]" * (readonly.MAX_DEPTH - 1),
+]
+
+
+def test_the_worst_shapes_the_caps_let_through_do_not_crash_the_engine(db, tmp_path):
+    """In a subprocess (a crash there is a failing exit code, not a dead test run), on a read-write open."""
+    for text in WORST_AT_THE_CAP:
+        assert readonly.shape_reason(text) is None, text[:60]
+    (tmp_path / "texts.json").write_text(__import__("json").dumps(WORST_AT_THE_CAP), encoding="utf-8")
+    script = (
+        "import json, sys\n"
+        "from dishgraph.graph.ladybug_store import LadybugStore\n"
+        "with LadybugStore(sys.argv[1]) as s:\n"
+        "    for t in json.load(open(sys.argv[2], encoding='utf-8')):\n"
+        "        try:\n"
+        "            s.execute(t, {'p': 1})\n"
+        "        except RuntimeError:\n"
+        "            pass  # an engine error is a message, not a crash\n"
+        "print('survived')\n"
+    )
+    db2 = tmp_path / "db"
+    p = subprocess.run(
+        [sys.executable, "-c", script, str(db2), str(tmp_path / "texts.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    assert p.returncode == 0 and "survived" in p.stdout, (p.returncode, p.stderr[-500:])

@@ -105,30 +105,45 @@ class Token:
     text: str
 
 
-def tokens(cypher: str) -> list[Token]:
-    """The tokens of a Cypher text, comments dropped; raises _Refused where the engine could read it otherwise."""
+def tokens(cypher: str, *, tolerant: bool = False, limit: int | None = None) -> list[Token]:
+    """The tokens of a Cypher text, comments dropped; raises _Refused where the engine could read it otherwise.
+
+    ``tolerant`` (the shape check, which must bound every text, also one the read-only check refuses or only
+    the engine could read): never raises; a lone CR is whitespace, a character outside plain ASCII is a token
+    of kind "other", and a string, name or comment this lexer cannot end is read on as code from its opening
+    character, so its contents are counted, never hidden. ``limit``: stop once more tokens than that are read."""
     out: list[Token] = []
     i, n = 0, len(cypher)
-    while i < n:
+    while i < n and (limit is None or len(out) <= limit):
         c = cypher[i]
         if c in " \t\n":
             i += 1
         elif c == "\r":
             if cypher[i + 1 : i + 2] != "\n":
-                raise _Refused("a carriage return without a line feed")
+                if not tolerant:
+                    raise _Refused("a carriage return without a line feed")
+                i += 1
+                continue
             i += 2
-        elif cypher.startswith("//", i):
-            i = _line_comment_end(cypher, i)
-        elif cypher.startswith("/*", i):
-            i = _block_comment_end(cypher, i)
-        elif c in "'\"":
-            j = _string_end(cypher, i)
-            out.append(Token("string", cypher[i:j]))
-            i = j
-        elif c == "`":
-            j = _backtick_end(cypher, i)
-            out.append(Token("name", cypher[i + 1 : j - 1].replace("``", "`")))
-            i = j
+        elif cypher.startswith("//", i) or cypher.startswith("/*", i) or c in "'\"`":
+            try:
+                if cypher.startswith("//", i):
+                    i = _line_comment_end(cypher, i)
+                elif cypher.startswith("/*", i):
+                    i = _block_comment_end(cypher, i)
+                elif c == "`":
+                    j = _backtick_end(cypher, i)
+                    out.append(Token("name", cypher[i + 1 : j - 1].replace("``", "`")))
+                    i = j
+                else:
+                    j = _string_end(cypher, i)
+                    out.append(Token("string", cypher[i:j]))
+                    i = j
+            except _Refused:
+                if not tolerant:
+                    raise
+                out.append(Token("other", c))
+                i += 1
         elif m := _WORD.match(cypher, i):
             kind = "param" if out and out[-1].text == "$" and out[-1].kind == "punct" else "word"
             out.append(Token(kind, m.group()))
@@ -138,6 +153,9 @@ def tokens(cypher: str) -> list[Token]:
             i = m.end()
         elif c in _PUNCT or c == "$":
             out.append(Token("punct", c))
+            i += 1
+        elif tolerant:
+            out.append(Token("other", c))
             i += 1
         else:
             raise _Refused(f"character U+{ord(c):04X} {c!r} outside a string literal (only plain ASCII is read here)")
@@ -337,40 +355,99 @@ def _check_call(toks: list[Token], k: int) -> int:
 
 # The engine's parser is recursive and slow on nesting: 300 nested brackets or 20,000 NOTs crash the process
 # (SIGSEGV), 100 brackets take 3 s and 20 nested CASEs 6 s to parse, before any timeout applies (measured on
-# LadybugDB 0.22). So a statement's size and nesting are capped before the engine sees it, for every
-# statement on every open (`check_shape`), far below where it breaks and far above what a person writes.
+# LadybugDB 0.22). Chains crash it too, however flat: an expression of about 8,000 operators in a row
+# (``1+1+…``, ``*``, ``^``, ``'a'+'a'+…``, ``1 IN [1] IN [1]…``) or 8,000 subscripts or 9,000 property accesses
+# in a row (``[1][0][0]…``, ``m.p.p…``) is SIGSEGV in the main thread and in a worker thread alike, and the
+# time is quadratic on the way (1,000 ``+`` take 0.8 s, 4,000 take 9 s, 7,000 take 26 s); a list of 10,000
+# elements takes 1.6 s. So a statement's size, nesting, chains and items are capped before the engine sees
+# it, for every statement on every open (`check_shape`), far below where it breaks and far above what a
+# person writes (the project's own queries: at most 485 tokens, chains of a few operators).
 MAX_STATEMENT_CHARS = 100_000
 MAX_DEPTH = 24  # brackets, CASE ... END and runs of NOT, together
 MAX_CASE_DEPTH = 8
+MAX_TOKENS = 20_000  # words, literals and punctuation of the whole text, all its statements together
+MAX_CHAIN = 500  # operators, subscripts and property accesses in a row, summed over the enclosing brackets
+MAX_ITEMS = 5_000  # elements of one list, entries of one map, arguments of one call, items of one RETURN
 _OPEN_CLOSE = {"(": ")", "[": "]", "{": "}"}
+_OPERATORS = frozenset("+-*/%^=<>~")
+_WORD_OPERATORS = frozenset({"AND", "OR", "XOR", "IN", "IS", "CONTAINS", "STARTS", "ENDS"})
+# Words after which an expression starts afresh (a clause, a CASE branch, an alias): a chain ends there.
+_CHAIN_BREAKS = frozenset(
+    {
+        *("MATCH", "OPTIONAL", "UNWIND", "WITH", "RETURN", "WHERE", "ORDER", "BY", "SKIP", "LIMIT", "AS"),
+        *("UNION", "CALL", "YIELD", "CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "ON"),
+        *("CASE", "WHEN", "THEN", "ELSE", "END"),
+    }
+)
+_NOT_OPERANDS = (READ_KEYWORDS | REFUSED_WORDS) - {"NULL", "TRUE", "FALSE", "COUNT", "EXISTS"}
+
+
+def _ends_operand(t: Token | None) -> bool:
+    """Whether a ``[`` after ``t`` is a subscript (after a value) rather than a list or a pattern."""
+    if t is None:
+        return False
+    if t.kind == "punct":
+        return t.text in ")]}"
+    return t.kind != "word" or t.text.upper() not in _NOT_OPERANDS
 
 
 def _shape_reason(cypher: str) -> str | None:
     if len(cypher) > MAX_STATEMENT_CHARS:
         return f"a statement of {len(cypher):,} characters (at most {MAX_STATEMENT_CHARS:,})"
-    try:
-        toks = tokens(cypher)
-    except _Refused:
-        return None  # not this check's business: the engine or the read-only check says what is wrong
+    # Tolerant: a text the read-only check refuses (a lone CR, a character outside ASCII) still reaches the
+    # engine on a --write open, so it is measured all the same.
+    toks = tokens(cypher, tolerant=True, limit=MAX_TOKENS)
+    if len(toks) > MAX_TOKENS:
+        return f"a statement of more than {MAX_TOKENS:,} tokens (at most {MAX_TOKENS:,})"
     stack: list[str] = []
-    deepest, cases, nots = 0, 0, 0
-    for t in toks:
+    chains, items = [0], [1]  # per open bracket (and the top level): operators in a row, items so far
+    deepest, cases, nots, prev = 0, 0, 0, None
+    for k, t in enumerate(toks):
         word = t.text.upper() if t.kind == "word" else ""
+        punct = t.text if t.kind == "punct" else ""
         nots = nots + 1 if word == "NOT" else 0
-        if t.kind == "punct" and t.text in _OPEN_CLOSE:
-            stack.append(_OPEN_CLOSE[t.text])
-        elif t.kind == "punct" and t.text in ")]}" and stack and stack[-1] == t.text:
+        if punct == ";":
+            stack, chains, items, prev = [], [0], [1], None
+            continue
+        subscript = punct == "[" and _ends_operand(prev)
+        access = punct == "." and k + 1 < len(toks) and toks[k + 1].kind in ("word", "name", "other")
+        starts_with = word == "WITH" and prev is not None and prev.text.upper() in ("STARTS", "ENDS")
+        if subscript or access or punct in _OPERATORS or word in _WORD_OPERATORS:
+            chains[-1] += 1
+        elif punct == "," or (word in _CHAIN_BREAKS and not starts_with):
+            chains[-1] = 0
+            if punct == ",":
+                items[-1] += 1
+                if items[-1] > MAX_ITEMS:
+                    return f"{items[-1]:,} items in one list, map, call or clause (at most {MAX_ITEMS:,})"
+        if sum(chains) > MAX_CHAIN:
+            return (
+                f"an expression of more than {MAX_CHAIN:,} operators, subscripts and property accesses in a row "
+                f"(at most {MAX_CHAIN:,})"
+            )
+        if punct in _OPEN_CLOSE:
+            stack.append(_OPEN_CLOSE[punct])
+            chains.append(0)
+            items.append(1)
+        elif punct in (")", "]", "}") and stack and stack[-1] == punct:
             stack.pop()
+            chains.pop()
+            items.pop()
         elif word == "CASE":
             stack.append("END")
+            chains.append(0)
+            items.append(1)
             cases = stack.count("END")
             if cases > MAX_CASE_DEPTH:
                 return f"CASE nested {cases} deep (at most {MAX_CASE_DEPTH})"
         elif word == "END" and stack and stack[-1] == "END":
             stack.pop()
+            chains.pop()
+            items.pop()
         deepest = max(deepest, len(stack) + nots)
         if deepest > MAX_DEPTH:
             return f"a statement nested more than {MAX_DEPTH} deep (brackets, CASE and NOT together)"
+        prev = t
     return None
 
 
