@@ -308,3 +308,22 @@ def test_the_worst_shapes_the_caps_let_through_do_not_crash_the_engine(db, tmp_p
         env={**os.environ, "OMP_NUM_THREADS": "1"},
     )
     assert p.returncode == 0 and "survived" in p.stdout, (p.returncode, p.stderr[-500:])
+
+
+def test_the_timeout_holds_while_rows_are_read_and_printed(db):
+    """`--max-rows 0` on 5,000,000 rows ran far past --timeout: the engine's timeout ended when it handed over
+    the result, and reading the rows (45 s) and drawing the table (about an hour) were never timed."""
+    t = time.monotonic()
+    res = run(app, ["db", "shell", "UNWIND range(1, 5000000) AS x RETURN x", "--db", str(db), "--timeout", "1.5",
+                    "--max-rows", "0"])  # fmt: skip
+    out = " ".join(res.output.split())
+    assert res.exit_code == 1 and "timeout of 1.5 s while its rows were read" in out, out[-300:]
+    assert time.monotonic() - t < 15
+    t = time.monotonic()  # few enough rows to read in time, too many to draw in it
+    res = run(app, ["db", "shell", "UNWIND range(1, 30000) AS x RETURN x", "--db", str(db), "--timeout", "1",
+                    "--max-rows", "0"])  # fmt: skip
+    out = " ".join(res.output.split())
+    assert res.exit_code == 1 and "while its rows were printed" in out and "of 30,000 shown" in out, out[-300:]
+    assert time.monotonic() - t < 15
+    res = run(app, ["db", "shell", "UNWIND range(1, 2500) AS x RETURN x", "--db", str(db), "--max-rows", "0"])
+    assert res.exit_code == 0 and "│ 2500 │" in res.output  # pages: every row still shown

@@ -11,6 +11,7 @@ from dishgraph.commands._common import console, emit_json, open_store, rows_tabl
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
 
 MAX_ROWS = 100  # a table longer than this scrolls away; the note says how many more and how to see them
+PAGE_ROWS = 1_000  # rows drawn as one table (--max-rows 0 or large): the timeout is checked between pages
 SHELL_TIMEOUT = 60.0  # seconds: a statement that runs longer is almost always a mistake in a shell
 SHELL_MEMORY_MB = 2048
 MAX_TIMEOUT = 7 * 24 * 3600.0  # a week: larger values (inf) overflowed the timer
@@ -88,8 +89,8 @@ def shell(
     reads run: MATCH, WITH, UNWIND, RETURN, UNION, allow-listed functions and CALLs (show_tables, table_info,
     db.labels, ...). Anything else (writes, COPY, LOAD FROM, INSTALL, CHECKPOINT, settings, ...) is refused
     (exit 2); on Neo4j the session is opened with read access too, so the server refuses writes itself.
-    Statements too large or nested too deeply for the engine's parser are refused (exit 2); each one runs
-    under --timeout, and Ctrl-C stops it (exit 130)."""
+    Statements too large, chained too long or nested too deeply for the engine's parser are refused (exit 2);
+    each one runs under --timeout (also while its rows are read and printed), and Ctrl-C stops it (exit 130)."""
     from dishgraph.errors import UsageError
 
     params = _params(param)
@@ -177,8 +178,11 @@ def _rows(store, text: str, params: dict, write: bool) -> list[dict]:
 def _run(store, text: str, params: dict, write: bool, as_json: bool, max_rows: int = 0) -> None:
     """One statement: the read-only check, then execute and print (a table of at most ``max_rows`` rows with a
     note of the rest, or JSON). A label or type the schema lacks is told the closest one."""
+    import time
+
     from dishgraph.graph.shell_hints import did_you_mean
 
+    started = time.monotonic()
     rows = _rows(store, text, params, write)
     if as_json:
         return emit_json(rows)
@@ -187,7 +191,19 @@ def _run(store, text: str, params: dict, write: bool, as_json: bool, max_rows: i
         return console.print("(no rows)" + (f"{hint.replace('; ', ' — ', 1)}" if hint else ""))
     shown = rows[:max_rows] if max_rows else rows
     more = [f"{len(rows) - len(shown)} more rows not shown; --max-rows 0 for all, or --json"] if shown != rows else []
-    console.print(rows_table(shown, notes=more))
+    # A table is drawn whole, at about 2,000 rows a second: `--max-rows 0` on 5,000,000 rows ran on for
+    # an hour past --timeout. So it is printed in pages, and the timeout holds between them.
+    timeout = getattr(store, "query_timeout", None)
+    for k in range(0, len(shown), PAGE_ROWS):
+        if k and timeout and time.monotonic() - started > timeout:
+            from dishgraph.errors import DatabaseError
+
+            raise DatabaseError(
+                f"the statement ran past its timeout of {timeout:g} s while its rows were printed ({k:,} of "
+                f"{len(rows):,} shown) and was stopped (give --timeout SECONDS for longer, 0 for none, or --json)"
+            )
+        last = k + PAGE_ROWS >= len(shown)
+        console.print(rows_table(shown[k : k + PAGE_ROWS], notes=more if last else ()))
 
 
 def _interactive(
