@@ -374,19 +374,23 @@ class DishGraph:
         source: str | None = None,
         all_actions: bool = False,
         min_confidence: float | None = None,
-    ) -> list:
+    ) -> list[order.Violation | precedence.ScoredViolation]:
         """Violated constraints of the dish in a recipe (text, parsed lazily) or an action sequence.
 
-        Where the graph has tested constraints (`dishgraph order test`) and no other ``source`` is named, the
-        whole recipe is read against them, backing off dish → family → global: the violations (each with its
-        level, confidence and evidence) come back only when the recipe is out of order at ``min_confidence``
-        (default `precedence.MIN_CONFIDENCE`); `check_order_report` has every one. With a ``source`` named,
-        or none tested, every violated constraint of that source (first occurrences compared), as before.
+        Where the graph has tested constraints (`dishgraph order test`) and no ``source`` is named, the whole
+        recipe is scored by how likely its order is under the corpus's pairwise order counts on the typed keys,
+        backing off dish → family → global → class keys → verb classes (`precedence.score_recipe`): the
+        violations (pairs surely in the less likely order, each with its level, counts and interval) come back
+        only when the recipe is out of order at ``min_confidence`` (default `precedence.MIN_RECIPE_CONFIDENCE`);
+        `check_order_report` has every one. Every action is read (the typed reading's hidden ones too).
+        ``source="tested"`` reads the kept tested constraints only (`precedence.check_recipe`). With another
+        ``source`` named, or none tested, every violated constraint of that source (first occurrences compared).
 
         A dish the graph does not know, or an action given by name (key or display form) that it does not
         know, raises `UnknownName` with the closest names: "no constraint violated" would be a lie. A text
         over `MAX_CHECK_CHARS` (or a sequence over `MAX_CHECK_ACTIONS`) is a `UsageError`, as ingest caps a
-        recipe. Constraints with an action the typed reading hides are not checked unless ``all_actions``."""
+        recipe. Otherwise constraints with an action the typed reading hides are not checked unless
+        ``all_actions``."""
         rep = self.check_order_report(dish, actions_or_text, source, all_actions, min_confidence)
         return rep.violations if rep.flagged else []
 
@@ -404,7 +408,9 @@ class DishGraph:
         _check_recipe_size(actions_or_text)
         names.require_dish(self._store, dish)
         starts: list[int] = []
-        keys, phrases = order.action_sequence(actions_or_text, self._make_parser, starts)
+        typed: list[str] = []
+        classes: list[str] = []
+        keys, phrases = order.action_sequence(actions_or_text, self._make_parser, starts, typed, classes)
         if not isinstance(actions_or_text, str):
             named = {order.resolve_action(a) for a in actions_or_text if not isinstance(a, Action)}
             found = {r["key"] for r in self._store.query("load_existing_proto_actions", keys=sorted(named))}
@@ -412,7 +418,11 @@ class DishGraph:
                 names.require_action(self._store, key)
         elif not keys:
             raise order.no_action_read(actions_or_text)
-        if source in (None, order.TESTED) and order.has_tested(self._store, dish):
+        if source is None and order.has_tested(self._store, dish):
+            # the whole recipe scored by the likelihood of its order (every action, typed keys)
+            conf = precedence.MIN_RECIPE_CONFIDENCE if min_confidence is None else min_confidence
+            rep = order.check_scored(self._store, dish, typed, phrases, conf, classes)
+        elif source == order.TESTED and order.has_tested(self._store, dish):
             conf = precedence.MIN_CONFIDENCE if min_confidence is None else min_confidence
             hidden = None if all_actions else hidden_actions(self._store)
             rep = order.check_tested(self._store, dish, keys, phrases, hidden, conf)

@@ -107,3 +107,84 @@ def test_estimated_constraints_carry_their_evidence(store, planted):
     assert all(c.ate > 0.1 for c in cons)  # the CRG method's edges are what they were
     kept = {(c.cause, c.effect) for c in cons if c.kept}
     assert kept and not kept & {(e, c) for c, e in kept}
+
+
+def test_whole_recipe_score_backs_off_to_classes_and_verbs_and_reads_every_pair():
+    P = precedence.PairCounts
+    glob = P("global", Counter({("wash|a|", "cut|a|"): 60, ("cut|a|", "wash|a|"): 3}))
+    verbs = P("verbs", Counter({("cut", "fry"): 900, ("fry", "cut"): 50, ("wash", "fry"): 400}))
+    classes = P("global classes", Counter({("cut|A|", "fry|B|"): 2, ("fry|B|", "cut|A|"): 30}))
+    model = precedence.OrderModel(
+        [P("dish", Counter()), P("family", Counter()), glob], [P("dish verbs", Counter()), verbs], classes=[classes]
+    )
+    po = model.pair("cut|a|", "fry|b|")  # no recipe orders the keys: the verbs' order decides
+    assert po.level == "verbs" and po.p > 0.9 and po.ci_low < po.p < po.ci_high
+    # their class keys are ordered the other way round in 32 recipes: the finer evidence pulls p down
+    po_c = model.pair("cut|a|", "fry|b|", "cut|A|", "fry|B|")
+    assert po_c.level == "global classes" and (po_c.n_before, po_c.n_after) == (2, 30) and po_c.p < 0.5
+    assert model.pair("wash|a|", "cut|a|").level == "global" and model.pair("x||", "y||") is None
+    # held-out counts leave the model: without them the pair falls back to the verbs (none for wash/cut)
+    glob.minus = Counter(glob.counts)
+    assert model.pair("wash|a|", "cut|a|") is None
+    glob.minus = Counter()
+    ok = precedence.score_recipe(["wash|a|", "cut|a|", "fry|b|"], model, ["w", "c", "f"])
+    rev = precedence.score_recipe(["fry|b|", "cut|a|", "wash|a|"], model, ["f", "c", "w"])
+    assert ok.z > 1 and not ok.violations and not ok.flagged and ok.pairs == 3
+    assert rev.z < -1 and rev.flagged and rev.confidence >= precedence.MIN_RECIPE_CONFIDENCE
+    v = next(v for v in rev.violations if v.cause == "wash|a|" and v.effect == "cut|a|")
+    assert v.level == "global" and (v.n_before, v.n_after) == (60, 3)
+    assert (v.cause_pos, v.effect_pos, v.cause_phrase, v.effect_phrase) == (2, 1, "w", "c")
+    assert 0.8 < v.confidence < 1 and v.ci_low < v.ate < v.ci_high
+    # an interleaved repeat orders nothing: the pair is not read
+    assert precedence.score_recipe(["cut|a|", "wash|a|", "cut|a|"], model).pairs == 0
+
+
+def test_recipe_confidence_is_the_share_of_real_recipes_reading_as_low():
+    cal = precedence.CALIBRATION
+    top_u, top_w = cal["u"][-1][0], cal["w"][-1][0]
+    assert precedence.recipe_confidence(top_u, top_w, cal) == pytest.approx(0.0)
+    assert precedence.recipe_confidence(-50.0, top_w, cal) == pytest.approx(0.999)
+    # the 5th percentile of real recipes on either reading reads as confidence 0.95
+    u5 = next(v for v, s in cal["u"] if s == 0.05)
+    w5 = next(v for v, s in cal["w"] if s == 0.05)
+    assert precedence.recipe_confidence(u5, top_w, cal) == pytest.approx(0.95)
+    assert precedence.recipe_confidence(top_u, w5, cal) == pytest.approx(0.95)
+    # a long recipe must score higher than a short one to read as real; its lowest pair may be lower
+    assert precedence.readings(2.0, -3.0, 100)[0] < precedence.readings(2.0, -3.0, 4)[0]
+    assert precedence.readings(2.0, -3.0, 100)[1] > precedence.readings(2.0, -3.0, 4)[1]
+
+
+def test_real_recipes_read_as_real_and_reversed_ones_as_out_of_order(store, crg_dir, glossary):
+    """Real data: three base dishes of the release parsed into the graph; each dish's recipes as written and
+    with their sentences reversed, scored by the whole-recipe checker (the counts include the recipe checked,
+    so this tests the wiring and the direction, not the held-out figures: benchmarks/bench_order_check.py)."""
+    import re
+
+    from dishgraph.api import DishGraph
+    from dishgraph.eval.parse_recall import read_base_recipes
+    from dishgraph.ingest import loader
+    from dishgraph.ingest.parser import RecipeParser
+
+    parser = RecipeParser(glossary)
+    by_dish = read_base_recipes(crg_dir)
+    dishes = sorted(by_dish, key=lambda d: -len(by_dish[d]))[:3]
+    loader.load_dishes(store, dishes, "crg")
+    recs = [loader.RecipeRecord(loader.recipe_id("crg", d, t), d, t, "crg") for d in dishes for t in by_dish[d]]
+    loader.load_recipes(store, recs)
+    loader.load_parsed(store, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs])
+    order.estimate_tested(store, min_recipes=5)
+    g = DishGraph(store, glossary=glossary)
+    real = rev = n = 0
+    for r in recs:
+        lines = [x for x in re.split(r"(?<=[。！？；\n])", r.text) if x.strip()]
+        if len(lines) < 4 or n == 8:
+            continue
+        n += 1
+        real += g.check_order_report(r.dish, r.text).flagged
+        rep = g.check_order_report(r.dish, "".join(reversed(lines)))
+        rev += rep.flagged
+        assert rep.score is not None and rep.score < 0 and rep.violations
+        v = rep.violations[0]
+        assert v.level in ("dish", "family", "global", "dish classes", "global classes", "dish verbs", "verbs")
+        assert v.n_before > v.n_after and 0.5 < v.confidence <= 1 and v.cause_phrase and v.effect_phrase
+    assert n == 8 and real <= 1 and rev >= 6, (real, rev)

@@ -399,7 +399,8 @@ class OrderCheck:
     flagged: bool | None = None  # out of order: any violation (one source), confidence ≥ min_confidence (tested)
     confidence: float | None = None  # tested: how sure the recipe is out of order
     min_confidence: float | None = None
-    applicable: int | None = None  # tested: constraints with both actions in the recipe
+    applicable: int | None = None  # tested: constraints with both actions in the recipe (scored: pairs read)
+    score: float | None = None  # scored: the recipe's z (Σ log-odds of its pairs' order / √Σ squares)
     lines: list[str] = field(default_factory=list)  # the recipe's lines (sentences), for --explain
     action_lines: list[int] = field(default_factory=list)  # each action's line
 
@@ -448,6 +449,59 @@ def check_tested(
     )  # fmt: skip
 
 
+def order_model(store: GraphStore, dish: str) -> precedence.OrderModel:
+    """The pairwise order counts of every parsed recipe on the typed reading's keys (Step.typed_action, the CRG
+    key where a step has none), at the levels dish, family (`dish_families`) and global; of the same keys lifted
+    to the release's classes (Step.typed_classes) in the dish and over the corpus; and of their verb classes in
+    the dish and over the corpus: the model `precedence.score_recipe` reads."""
+    seqs: dict[str, list[str]] = {}
+    cls: dict[str, list[str]] = {}
+    dish_of: dict[str, str] = {}
+    for r in store.query("order_corpus_steps", dishes=[]):
+        key = r.get("typed") or r["action"]
+        seqs.setdefault(r["recipe"], []).append(key)
+        cls.setdefault(r["recipe"], []).append(r.get("typed_classes") or key)
+        dish_of[r["recipe"]] = r["dish"]
+    fam = set(dish_families(store, [dish]).get(dish, []))
+    own, family, glob, verbs, own_verbs, classes, own_classes = (Counter() for _ in range(7))
+    for rid, s in seqs.items():
+        c = precedence.strict_pairs(s)
+        v = precedence.strict_pairs([precedence.verb_of(k) for k in s])
+        k = precedence.strict_pairs(cls[rid])
+        glob.update(c)
+        verbs.update(v)
+        classes.update(k)
+        if dish_of[rid] == dish:
+            own.update(c)
+            own_verbs.update(v)
+            own_classes.update(k)
+        elif dish_of[rid] in fam:
+            family.update(c)
+    P = precedence.PairCounts
+    return precedence.OrderModel(
+        [P("dish", own), P("family", family), P("global", glob)],
+        [P("dish verbs", own_verbs), P("verbs", verbs)],
+        classes=[P("dish classes", own_classes), P("global classes", classes)],
+    )
+
+
+def check_scored(
+    store: GraphStore,
+    dish: str,
+    keys: Sequence[str],
+    phrases: Sequence[str],
+    min_confidence: float = precedence.MIN_RECIPE_CONFIDENCE,
+    classes: Sequence[str] | None = None,
+) -> OrderCheck:
+    """The whole recipe (typed keys, their class keys, repeats aligned) scored by how likely its order is
+    (`precedence.score_recipe`)."""
+    rs = precedence.score_recipe(keys, order_model(store, dish), phrases, min_confidence, classes=classes)
+    return OrderCheck(
+        rs.violations, len(keys), rs.pairs, "" if rs.pairs else "no pair of the recipe's actions is ordered in the "
+        "corpus's recipes", rs.flagged, rs.confidence, min_confidence, rs.pairs, score=rs.z,
+    )  # fmt: skip
+
+
 _LINE_END = re.compile(r"(?<=[。！？!?；;\n])")
 
 
@@ -475,10 +529,15 @@ def no_action_read(text: str) -> InputError:
 
 
 def action_sequence(
-    actions_or_text, parser_factory: Callable[[], object] | None = None, starts: list[int] | None = None
+    actions_or_text,
+    parser_factory: Callable[[], object] | None = None,
+    starts: list[int] | None = None,
+    typed: list[str] | None = None,
+    classes: list[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(keys, phrases) from recipe text (parsed), Actions, ProtoActions, keys or display strings; ``starts``,
-    when given, receives each action's offset in the text."""
+    when given, receives each action's offset in the text, ``typed`` each action's typed key and ``classes`` its
+    class-lifted typed key (its key where an action has none)."""
     if isinstance(actions_or_text, str):
         parser = parser_factory() if parser_factory else None
         if parser is None:
@@ -486,6 +545,10 @@ def action_sequence(
         acts = [a for a in parser.parse(actions_or_text) if a.proto is not None]
         if starts is not None:
             starts.extend(a.start for a in acts)
+        if typed is not None:
+            typed.extend(a.typed_key or a.proto.key for a in acts)
+        if classes is not None:
+            classes.extend(a.typed_class_key or a.typed_key or a.proto.key for a in acts)
         return [a.proto.key for a in acts], [a.phrase for a in acts]
     keys, phrases = [], []
     for a in actions_or_text:
@@ -494,9 +557,17 @@ def action_sequence(
                 continue
             keys.append(a.proto.key)
             phrases.append(a.phrase)
+            if typed is not None:
+                typed.append(a.typed_key or a.proto.key)
+            if classes is not None:
+                classes.append(a.typed_class_key or a.typed_key or a.proto.key)
         else:
             keys.append(resolve_action(a))
             phrases.append(str(ProtoAction.from_key(keys[-1])))
+            if typed is not None:
+                typed.append(keys[-1])
+            if classes is not None:
+                classes.append(keys[-1])
     return keys, phrases
 
 

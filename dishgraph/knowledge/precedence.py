@@ -398,3 +398,245 @@ def families(components: Mapping[str, set[str]], dishes: Iterable[str], min_shar
         need = min(min_shared, len(mine))
         out[d] = sorted(o for o, n in shared.items() if o != d and n >= need)
     return out
+
+
+# ------------------------------------------------------------------------------------------ the recipe's likelihood
+# The whole-recipe score. Every pair of distinct actions the recipe orders strictly (aligned repeats) is looked
+# up in the pairwise order counts, each level shrunk toward the next coarser one (a Beta prior of ``PRIOR``
+# pseudo-recipes at the coarser level's p): the order of the two keys' verb classes over the corpus, then in the
+# dish's recipes, then the keys' order over the corpus, in the dish's family and in the dish. A pair's log-odds
+# of the order the recipe has, llr = log p / (1 - p); the recipe's score z = Σ llr / √Σ llr² is ~0 for a random
+# order of the same actions (each pair as likely either way) and grows with the recipe's length for a recipe in
+# the usual order. Two readings are compared with how low real recipes (held out) read (``CALIBRATION``): the
+# score against its length, u = z - SLOPE_Z √pairs, and the strongest single violation against the number of
+# pairs it was the lowest of, w = min llr + SLOPE_MIN log(1 + pairs). The recipe's confidence that it is out of
+# order is 1 - the share of real recipes reading as low on either.
+
+PRIOR_VERB = 1.0  # pseudo-recipes of the corpus's verb level around 1/2
+PRIOR = 2.0  # pseudo-recipes of each finer level around the coarser level's p
+
+
+def verb_of(key: str) -> str:
+    return key.split("|", 1)[0]
+
+
+@dataclass
+class PairCounts:
+    """Counts of one level: recipes with x strictly before y, minus the held-out ones (``minus``)."""
+
+    name: str
+    counts: Counter
+    minus: Counter = field(default_factory=Counter)
+
+    def n(self, x: str, y: str) -> int:
+        return self.counts.get((x, y), 0) - self.minus.get((x, y), 0)
+
+
+@dataclass
+class PairOrder:
+    """How likely a pair's order is: p = P(x before y) after backoff, and the most specific level's evidence."""
+
+    x: str
+    y: str
+    p: float
+    level: str  # the most specific level with recipes ordering the two (verb, dish verb: only their verbs')
+    n_before: int  # recipes at that level with every x before every y
+    n_after: int
+    ci_low: float  # 95% interval of p (the Beta posterior at that level, normal approximation)
+    ci_high: float
+
+    @property
+    def llr(self) -> float:
+        return math.log(self.p / (1 - self.p))
+
+
+class OrderModel:
+    """Pairwise order statistics with backoff dish → family → global (``levels``, most specific first, on keys)
+    → the same on class keys (``classes``: the typed key lifted to the release's classes, where given) → dish
+    verbs → verbs (``verbs``, most specific first, on verb classes)."""
+
+    def __init__(
+        self,
+        levels: Sequence[PairCounts],
+        verbs: Sequence[PairCounts],
+        prior: float = PRIOR,
+        prior_verb: float = PRIOR_VERB,
+        classes: Sequence[PairCounts] = (),
+    ):
+        self.levels = list(levels)
+        self.verbs = list(verbs)
+        self.classes = list(classes)
+        self.prior = prior
+        self.prior_verb = prior_verb
+
+    def pair(self, x: str, y: str, cx: str | None = None, cy: str | None = None) -> PairOrder | None:
+        """P(x before y) (class keys cx, cy) and its evidence; None when no recipe of the corpus orders the two
+        (nor their classes, nor their verbs)."""
+        vx, vy = verb_of(x), verb_of(y)
+        p, best, first = 0.5, None, True
+        steps = [(lv, vx, vy) for lv in reversed(self.verbs)]
+        if cx is not None and cy is not None:
+            steps += [(lv, cx, cy) for lv in reversed(self.classes)]
+        steps += [(lv, x, y) for lv in reversed(self.levels)]
+        for lv, a_, b_ in steps:  # coarse to fine
+            k, r = (lv.n(a_, b_), lv.n(b_, a_)) if a_ != b_ else (0, 0)
+            w = self.prior_verb if first else self.prior
+            first = False
+            a, b = k + w * p, r + w * (1 - p)
+            p = a / (a + b)
+            if k + r:
+                best = (lv.name, k, r, a, b)
+        if best is None:
+            return None
+        name, k, r, a, b = best
+        sd = math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+        return PairOrder(x, y, p, name, k, r, max(0.0, p - Z95 * sd), min(1.0, p + Z95 * sd))
+
+
+def _cdf(table: Sequence[tuple[float, float]], v: float) -> float:
+    """The share of real recipes reading at most ``v``, interpolated in a table [(value, share)] by value."""
+    if v <= table[0][0]:
+        return table[0][1]
+    for (v0, c0), (v1, c1) in zip(table, table[1:]):
+        if v <= v1:
+            return c0 + (c1 - c0) * (v - v0) / (v1 - v0) if v1 > v0 else c1
+    return 1.0
+
+
+# Chosen on the demo graph's even-numbered dishes, held out (benchmarks/bench_order_check.py, method scored):
+SLOPE_Z = 0.3
+SLOPE_MIN = 2.0
+# how low those dishes' real recipes read, knowledge estimated without each recipe's fold: [(value, share)]
+CALIBRATION: dict[str, list[tuple[float, float]]] = {
+    "u": [
+        (-5.854, 0.001),
+        (-4.262, 0.0025),
+        (-3.383, 0.005),
+        (-2.736, 0.01),
+        (-2.185, 0.015),
+        (-1.9, 0.02),
+        (-1.396, 0.025),
+        (-1.3, 0.03),
+        (-0.931, 0.04),
+        (-0.6308, 0.05),
+        (-0.1803, 0.075),
+        (0.1805, 0.1),
+        (1.071, 0.2),
+        (1.635, 0.3),
+        (2.591, 0.5),
+        (12.06, 1.0),
+    ],
+    "w": [
+        (-3.759, 0.001),
+        (-3.521, 0.0025),
+        (-2.057, 0.005),
+        (-0.8955, 0.01),
+        (0.1024, 0.015),
+        (0.3305, 0.02),
+        (0.8167, 0.025),
+        (0.9462, 0.03),
+        (1.314, 0.04),
+        (1.574, 0.05),
+        (2.25, 0.075),
+        (2.586, 0.1),
+        (3.751, 0.2),
+        (4.497, 0.3),
+        (5.541, 0.5),
+        (11.99, 1.0),
+    ],
+}
+MIN_RECIPE_CONFIDENCE = 0.9725  # flag (exit 4) from this recipe confidence
+
+
+@dataclass
+class RecipeScore:
+    """A whole recipe scored: the pairs it orders that the corpus informs (``pairs``), its score z, its lowest
+    llr, the confidence that it is out of order, and the violations (pairs surely in the less likely order)."""
+
+    violations: list[ScoredViolation]
+    pairs: int
+    z: float
+    min_llr: float
+    confidence: float
+    flagged: bool
+    min_confidence: float
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["violations"] = [v.to_dict() for v in self.violations]
+        return d
+
+
+def recipe_stats(
+    keys: Sequence[str], model: OrderModel, classes: Sequence[str] | None = None
+) -> tuple[list[tuple[str, str, PairOrder]], float, float]:
+    """(the informative pairs (x, y, its order) with x strictly before y, z, the lowest llr); ``classes``: each
+    action's class key, for the model's class levels."""
+    cls = dict(zip(keys, classes)) if classes is not None else {}
+    found = []
+    for x, y in strict_pairs(keys):
+        po = model.pair(x, y, cls.get(x), cls.get(y))
+        if po is not None:
+            found.append((x, y, po))
+    if not found:
+        return found, 0.0, 0.0
+    ls = [po.llr for _, _, po in found]
+    q = math.sqrt(sum(v * v for v in ls)) or 1.0
+    return found, sum(ls) / q, min(ls)
+
+
+def readings(
+    z: float, min_llr: float, pairs: int, slope_z: float = SLOPE_Z, slope_min: float = SLOPE_MIN
+) -> tuple[float, float]:
+    """(u, w): the score against the recipe's length, the strongest violation against its number of pairs."""
+    return z - slope_z * math.sqrt(pairs), min_llr + slope_min * math.log1p(pairs)
+
+
+def recipe_confidence(u: float, w: float, calibration: Mapping[str, Sequence[tuple[float, float]]]) -> float:
+    """1 - the share of real recipes reading as low, on u or on w (the larger)."""
+    return max(1 - _cdf(calibration["u"], u), 1 - _cdf(calibration["w"], w))
+
+
+def score_recipe(
+    keys: Sequence[str],
+    model: OrderModel,
+    phrases: Sequence[str] | None = None,
+    min_confidence: float = MIN_RECIPE_CONFIDENCE,
+    calibration: Mapping[str, Sequence[tuple[float, float]]] | None = None,
+    max_violations: int = 20,
+    classes: Sequence[str] | None = None,
+) -> RecipeScore:
+    """Score the whole recipe (repeats aligned); violations: pairs whose reverse order is surely the likelier
+    (the 95% interval of p(cause before effect) above 1/2, and the recipe has every effect before every cause),
+    surest first. The score and the confidence read every informative pair, violation or not."""
+    found, z, m = recipe_stats(keys, model, classes)
+    conf = recipe_confidence(*readings(z, m, len(found)), calibration or CALIBRATION) if found else 0.0
+    sp = spans(keys)
+    viol = []
+    for x, y, po in found:
+        if po.ci_high >= 0.5:
+            continue  # the recipe's order is the likelier one, or not surely the less likely
+        # the constraint is y -> x (p(y before x) = 1 - p); the recipe puts every x before every y
+        viol.append(
+            ScoredViolation(
+                y,
+                x,
+                po.level,
+                round(1 - po.ci_high, 4),
+                po.n_after,
+                po.n_before,
+                round(1 - 2 * po.p, 4),
+                round(1 - 2 * po.ci_high, 4),
+                round(1 - 2 * po.ci_low, 4),
+                None,
+                sp[y][0],
+                sp[x][1],
+                phrases[sp[y][0]] if phrases else "",
+                phrases[sp[x][1]] if phrases else "",
+            )
+        )
+    viol.sort(key=lambda v: (-v.ate, v.effect_pos, v.cause_pos))
+    return RecipeScore(
+        viol[:max_violations], len(found), round(z, 4), round(m, 4), round(conf, 4), conf >= min_confidence,
+        min_confidence,
+    )  # fmt: skip
