@@ -85,20 +85,64 @@ def _exists(path: str) -> bool:
 STREAMED_INPUTS = frozenset({"ingest corpus:file"})
 
 
+_MiB = 1 << 20
+# Inputs read whole into memory, each capped at about 10-100x the largest real file of its kind (sizes in the
+# data release): past the cap the file is refused with its size before it is read (a 3 GB file grew the
+# process past memory first). "*:NAME" is that option of every command. A directory given there (PCS tables)
+# is checked file by file where its files are read (`pcs.tables.MAX_TABLE_FILE_BYTES`).
+WHOLE_FILE_CAPS: dict[str, int] = {
+    "*:glossary": 16 * _MiB,  # glossary.json 154 KB (CRG), 17 KB (DiNeR)
+    "*:glossary_path": 16 * _MiB,
+    "*:names_file": 16 * _MiB,  # dish names, one a line
+    "*:pivots": 64 * _MiB,  # pivot_actions.json 119 KB
+    "*:constraints": 64 * _MiB,  # order_constraints.json 142 KB
+    "*:vectors": 2048 * _MiB,  # word2vec-style text vectors: real Chinese ones are 1-2 GB
+    "pivots import-annotation:files": 64 * _MiB,  # the annotation CSV of every pivot: well under 1 MB
+    "ingest pcs:file": 1 * _MiB,  # a PCS table file: 12 KB at most in the release (a 1,000-row cap per table)
+    "pcs serialize:file": 1 * _MiB,
+    "eval l1:out": 64 * _MiB,  # 2,500 generated recipes (base_recipes.txt, 5,000 recipes: 1.25 MB)
+    "eval l2:out": 64 * _MiB,
+    "eval crg:outs": 64 * _MiB,
+    "eval diner:predictions": 64 * _MiB,
+    "glossary build:corpus": 256 * _MiB,  # recipes, one a line: 8 MB for the largest corpus of the release
+    "glossary build:overrides": 16 * _MiB,
+    "glossary build:reference": 16 * _MiB,
+}
+
+
+def whole_file_cap(command: str, name: str) -> int | None:
+    return WHOLE_FILE_CAPS.get(f"{command}:{name}", WHOLE_FILE_CAPS.get(f"*:{name}"))
+
+
+def size_text(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}".replace(".0 ", " ")
+    return f"{n:,} bytes"
+
+
 def _check_inputs(command: str, params: dict[str, Any]) -> None:
-    """A FIFO, socket or device given where a command reads a whole file is a usage error naming it."""
+    """A FIFO, socket or device given where a command reads a whole file is a usage error naming it; a file
+    past its `WHOLE_FILE_CAPS` is an input error (exit 1) naming it with its size and the cap."""
     import stat
 
-    from dishgraph.errors import UsageError
+    from dishgraph.errors import InputError, UsageError
 
     for name, value in params.items():
         if name in NOT_INPUTS or f"{command}:{name}" in STREAMED_INPUTS:
             continue
         for p in _paths(value):
             try:
-                mode = os.stat(p).st_mode
+                st = os.stat(p)
             except OSError:
                 continue
+            mode = st.st_mode
+            cap = whole_file_cap(command, name)
+            if cap is not None and stat.S_ISREG(mode) and st.st_size > cap:
+                raise InputError(
+                    f"{p}: {size_text(st.st_size)}; this input (--{name.replace('_', '-')}) is read whole, "
+                    f"at most {size_text(cap)} (the largest real one is far smaller)"
+                )
             kind = (
                 "a FIFO"
                 if stat.S_ISFIFO(mode)

@@ -269,7 +269,17 @@ def split_of(file: Path, root: Path) -> str:
     return ""
 
 
+# A table file is read whole; the release's largest is 12 KB (a table holds at most 1,000 rows). A larger
+# file is skipped and named with its size (exit 3), the others load.
+MAX_TABLE_FILE_BYTES = 1 << 20
+
+
 def _read_file(path: Path, errors: list[PCSFormatError] | None) -> list[PCSTable]:
+    size = path.stat().st_size
+    if size > MAX_TABLE_FILE_BYTES:
+        raise PCSFormatError(
+            path, 0, f"{size:,} bytes; a PCS table file is read whole, at most {MAX_TABLE_FILE_BYTES:,} bytes"
+        )
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as e:

@@ -28,6 +28,15 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")  # C
 _FORMAT = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
 CHUNK_BYTES = 1 << 16
+# A streamed input (a corpus, a CRG text file; ``.gz`` or not) yields at most this many bytes, and a ``.gz``
+# at most `MAX_GZIP_RATIO` times what it has taken of its compressed bytes: a 2 MB gzip of 2 GB of newlines
+# ran past 120 s (each blank line handled in turn). Real text compresses about 3x (the XiaChuFang and classic
+# corpora: 3.0x; deflate's limit is 1,032x); the largest corpus of the release is 8 MB. The ratio is judged
+# once `RATIO_FLOOR` bytes came out, so a small file is never refused for it. Reading stops at the cap, after
+# every record before it: the stop is skipped input named with its file and line (exit 3), as damage is.
+MAX_GZIP_RATIO = 100
+RATIO_FLOOR = 1 << 20
+MAX_STREAM_BYTES = 16 << 30
 _BOMS = (
     (b"\xef\xbb\xbf", "utf-8-sig"),
     (b"\xff\xfe\x00\x00", "utf-32"),
@@ -69,19 +78,25 @@ class _Replay(io.RawIOBase):
     FIFO opened twice waited for a second writer forever."""
 
     def __init__(self, head: bytes, fh: BinaryIO):
-        self._head, self._fh = memoryview(head), fh
+        self._head, self._fh, self._pos = memoryview(head), fh, 0
 
     def readable(self) -> bool:
         return True
+
+    def tell(self) -> int:
+        """Bytes handed out so far (a gzip stream's compressed bytes taken: `MAX_GZIP_RATIO`)."""
+        return self._pos
 
     def readinto(self, b: Any) -> int:
         if self._head.nbytes:
             n = min(len(b), self._head.nbytes)
             b[:n] = self._head[:n]
             self._head = self._head[n:]
+            self._pos += n
             return n
         data = self._fh.read(len(b))
         b[: len(data)] = data
+        self._pos += len(data)
         return len(data)
 
     def close(self) -> None:
@@ -179,6 +194,7 @@ def raw_chunks(ctx: ReadContext) -> Iterator[bytes]:
 
     with open_binary(ctx.path) as fh:
         offset, first, decoder = 0, True, None
+        compressed = fh.fileobj if isinstance(fh, gzip.GzipFile) else None  # its tell(): compressed bytes taken
         while True:
             try:
                 chunk = fh.read1(CHUNK_BYTES)
@@ -203,9 +219,39 @@ def raw_chunks(ctx: ReadContext) -> Iterator[bytes]:
                     yield _final(decoder)
                 return
             offset += len(chunk)
+            if (stop := _past_cap(offset, compressed)) is not None:
+                ctx.damaged = (offset - len(chunk), "too-large", stop)
+                if decoder is not None:
+                    yield _final(decoder)
+                return
             if decoder is not None:
                 chunk = decoder.decode(chunk).encode("utf-8", "surrogateescape")
             yield chunk
+
+
+def _past_cap(offset: int, compressed: Any) -> str | None:
+    """Why reading must stop once ``offset`` bytes came out (of a gzip whose source is ``compressed``), or None."""
+    if offset > MAX_STREAM_BYTES:
+        return f"yields past {_size(MAX_STREAM_BYTES)}; at most {_size(MAX_STREAM_BYTES)} are read from one input"
+    if compressed is None or offset <= RATIO_FLOOR:
+        return None
+    try:
+        taken = compressed.tell()
+    except (OSError, ValueError):
+        return None
+    if offset > MAX_GZIP_RATIO * max(taken, 1):
+        return (
+            f"decompresses past {offset // max(taken, 1):,}x its size ({_size(offset)} from {_size(taken)} "
+            f"compressed; at most {MAX_GZIP_RATIO}x, text compresses about 3x): a decompression bomb"
+        )
+    return None
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n:,} bytes"
 
 
 def _final(decoder) -> bytes:
@@ -296,6 +342,12 @@ def iter_lines(ctx: ReadContext, max_line_bytes: int) -> Iterator[tuple[int, str
 
 def report_damage(ctx: ReadContext, line) -> None:
     if getattr(ctx, "damaged", None) is not None:
+        if len(ctx.damaged) == 3:  # a cap (`_past_cap`): reading stopped at this line
+            offset, reason, why = ctx.damaged
+            ctx.damaged = None
+            ctx.skip(line, reason, f"{why}; reading stopped here, after byte {offset:,} of the "
+                     "uncompressed stream: records before it were read, nothing after it is")  # fmt: skip
+            return
         offset, why = ctx.damaged
         ctx.damaged = None
         ctx.skip(
