@@ -102,6 +102,7 @@ def test_two_base_dishes_get_mined_pivots(views):
     keys = {n["id"] for n in bases["nodes"]}
     for side in ("base", "target"):
         assert all(c["cause"] in keys and c["effect"] in keys for c in bases["constraints"][side])
+        assert all(c["kept"] is not False for c in bases["constraints"][side])  # only kept ones are drawn
 
 
 HOSTILE = '</script><script>document.title="pwned"</script><!--&amp;\u2028'

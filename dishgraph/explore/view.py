@@ -120,6 +120,12 @@ def pair_view(g, base: str, target: str, top: int = 25, *, compute: bool = False
     constraints = {}
     for dish in (base, target):
         cons = [c for c in order.dish_constraints(store, dish) if c.cause not in hidden and c.effect not in hidden]
+        dropped = sum(c.kept is False for c in cons)  # estimated with evidence against them: not significant,
+        cons = [c for c in cons if c.kept is not False]  # both directions or a cycle (the release's carry none)
+        if dropped:
+            notes.append(
+                f"{dropped} order constraint(s) of {dish} not kept (not significant, both ways, a cycle): not drawn."
+            )
         cons.sort(key=lambda c: (c.ate is None, -(c.ate or 0.0), c.source or "", c.cause, c.effect))  # strongest first
         constraints[dish] = [c.to_dict() for c in cons]
 
