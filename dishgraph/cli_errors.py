@@ -151,6 +151,10 @@ def _guarded(callback, command: str):
         from dishgraph.cli_outputs import guard
 
         guard(command, kwargs)
+        if type(kwargs.get("workers")) is int:  # every --workers, also one a command forgot to cap itself
+            from dishgraph.commands.ingest import capped_workers
+
+            kwargs["workers"] = capped_workers(kwargs["workers"])
         return callback(*args, **kwargs)
 
     run._dishgraph_guarded = True  # type: ignore[attr-defined]

@@ -132,3 +132,21 @@ def test_a_pcs_directory_skips_an_oversized_table_file_by_name(tmp_path, data_di
     out = _out(res)
     assert res.exit_code == 3, out
     assert str(big) in out and "read whole, at most 1,048,576 bytes" in out, out
+
+
+def test_every_workers_option_is_capped_by_cores_and_memory():
+    """`--workers 200` started 200 interpreters; ingest capped it, demo, eval crg, pcs benchmark and order
+    estimate did not. Every command's --workers passes the same cap at the CLI edge, so a new one does too."""
+    import os
+
+    import dishgraph.cli_errors as ce
+    from tests.test_outputs import LEAVES
+
+    with_workers = {name for name, cmd in LEAVES.items() if any(p.name == "workers" for p in cmd.params)}
+    assert {"demo", "eval crg", "pcs benchmark", "order estimate", "ingest corpus"} <= with_workers, with_workers
+    got: dict = {}
+    for name in sorted(with_workers):
+        got.clear()
+        ce._guarded(lambda **kw: got.update(kw), name)(workers=10_000)
+        assert 1 <= got["workers"] <= 2 * (os.cpu_count() or 1), (name, got)
+    assert run(["demo", "--workers", "0"]).exit_code == 2

@@ -9,6 +9,7 @@ import typer
 from dishgraph.cli_errors import exit_on
 from dishgraph.commands._common import console, emit_json, open_store, rows_table
 from dishgraph.commands._options import DbOpt, JsonOpt, UriOpt
+from dishgraph.commands.ingest import capped_workers
 
 DEMO_DATA = ("counterfactual", "diner", "xiachufang")  # what `run_demo` reads
 
@@ -26,7 +27,14 @@ def demo(
         help="Fetch the data the demo reads (CRG release, DiNeR glossary, XiaChuFang sample) when it is missing, "
         "from its public sources at pinned commits ($DISHGRAPH_DATA_URL: a mirror of them).",
     ),
-    workers: int = typer.Option(2, "--workers", "-w", help="Worker processes for parsing and estimation."),
+    workers: int = typer.Option(
+        2,
+        "--workers",
+        "-w",
+        min=1,
+        callback=capped_workers,
+        help="Worker processes for parsing and estimation (at most twice the cores and what free memory takes).",
+    ),
     as_json: bool = JsonOpt,
 ):
     """Ingest the CRG release and the XiaChuFang sample, parse, frequencies, order constraints, composed

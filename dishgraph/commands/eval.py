@@ -20,6 +20,7 @@ from dishgraph.commands._options import (
     SegmenterOpt,
     UriOpt,
 )
+from dishgraph.commands.ingest import capped_workers
 from dishgraph.ingest.crg import SOURCE as RELEASE
 from dishgraph.jsonsafe import json_safe
 
@@ -171,7 +172,14 @@ def crg(
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
     no_graph: bool = NoGraphOpt,
-    workers: int = typer.Option(2, "--workers", "-w", help="Processes that parse and segment the outputs."),
+    workers: int = typer.Option(
+        2,
+        "--workers",
+        "-w",
+        min=1,
+        callback=capped_workers,
+        help="Processes that parse and segment the outputs (at most twice the cores and what free memory takes).",
+    ),
     as_json: bool = JsonOpt,
     json_out: Path | None = JsonOutOpt,
 ):

@@ -9,6 +9,7 @@ import typer
 from dishgraph.cli_errors import DishgraphGroup, exit_on
 from dishgraph.commands._common import console, emit_json, open_store, rows_table
 from dishgraph.commands._options import DbOpt, GlossaryOpt, JsonOpt, JsonOutOpt, SegmenterOpt, UriOpt
+from dishgraph.commands.ingest import capped_workers
 
 app = typer.Typer(
     help="PizzaCommonSense view: per step the comestibles going in and coming out.",
@@ -183,7 +184,13 @@ def agreement(
 def benchmark(
     data: Path = typer.Argument(..., help="The release directory (train/, val/, test/)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random split."),
-    workers: int = typer.Option(2, "--workers", min=1, help="Processes: the two splits at once (1: in turn)."),
+    workers: int = typer.Option(
+        2,
+        "--workers",
+        min=1,
+        callback=capped_workers,
+        help="Processes: the two splits at once (1: in turn; capped by cores and free memory).",
+    ),
     as_json: bool = JsonOpt,
     json_out: Path | None = JsonOutOpt,
 ):
