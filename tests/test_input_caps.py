@@ -150,3 +150,22 @@ def test_every_workers_option_is_capped_by_cores_and_memory():
         ce._guarded(lambda **kw: got.update(kw), name)(workers=10_000)
         assert 1 <= got["workers"] <= 2 * (os.cpu_count() or 1), (name, got)
     assert run(["demo", "--workers", "0"]).exit_code == 2
+
+
+def test_a_lone_surrogate_in_a_corpus_record_skips_it_by_name(tmp_path, real_lines):
+    """A JSON ``\\ud83d`` without its partner decodes to no character; it was dropped quietly and the record
+    stored changed. Now the record is skipped and named with its line; the others are stored."""
+    good = json.loads(real_lines[0])
+    bad = [
+        '{"dish": "菜\\ud83d", "text": "1、切菜。2、炒菜。"}',
+        '{"dish": "炒菜", "text": "1、切菜\\udc00。2、炒菜。"}',
+        '{"dish": "炒菜", "title": "x\\ud800", "steps": ["切菜", "炒菜"]}',
+    ]
+    f = tmp_path / "s.jsonl"
+    f.write_text("\n".join([json.dumps(good, ensure_ascii=False), *bad, real_lines[1]]) + "\n", encoding="utf-8")
+    res = run(["ingest", "corpus", f, "--db", tmp_path / "db", "-w", "1", "--segmenter", "jieba", "--json"])
+    out = json.loads(res.stdout[res.stdout.index("{") :])
+    assert res.exit_code == 3 and out["recipes"] == 2, _out(res)
+    assert out["skipped_by_reason"] == {"surrogate": 3}
+    named = sorted(m.split(": ", 1)[0] for m in out["messages"] if "lone surrogate" in m)
+    assert named == [f"{f}:2", f"{f}:3", f"{f}:4"], out["messages"]

@@ -35,6 +35,7 @@ _WS = re.compile(r"[ \t\r\n]*")
 _STRUCTURE = re.compile(r'[\[\]{}",]')  # what delimits a JSON element outside strings
 _IN_STRING = re.compile(r'["\\]')  # what ends a string, or escapes its next character
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # undecodable bytes under errors="surrogateescape"
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what a JSON "\\ud83d" alone decodes to
 _STEP_FIELDS = ("recipeInstructions", "instructions", "steps")
 _TITLE_FIELDS = ("title", "name")
 _ID_FIELDS = ("id", "_id", "recipe_id")
@@ -158,11 +159,22 @@ class _Fields:
         elif text is not None and not isinstance(text, str):
             ctx.skip(line, "bad-text", f"text field is a {_json_type(text)}, not text or a list of steps")
             return None
+        title = self._get(rec, self.title, _TITLE_FIELDS if self.title is None else ())
+        for what, value in (("dish", raw_dish), ("text", text), ("title", title)):
+            if isinstance(value, str) and (m := _SURROGATE.search(value)):
+                # A JSON escape of half a UTF-16 pair ("\ud83d" without its partner): no character at all.
+                # Dropping it quietly changed the record; the record is skipped and named instead.
+                ctx.skip(
+                    line,
+                    "surrogate",
+                    f"{what} holds a lone surrogate U+{ord(m.group()):04X} (a \\u escape of half a UTF-16 pair, "
+                    "not a character)",
+                )
+                return None
         dish = clean_name(raw_dish, ctx, line, max_chars=max_name_chars)
         text = clean_text(text or "", ctx, line)
         if not check_recipe(ctx, line, dish, text):
             return None
-        title = self._get(rec, self.title, _TITLE_FIELDS if self.title is None else ())
         if title is not None and not isinstance(title, str):
             ctx.warn(line, "bad-title", f"title is a {_json_type(title)}, not text; ignored")
             title = None
