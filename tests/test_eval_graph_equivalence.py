@@ -120,7 +120,10 @@ def test_l2_of_replace_baseline_identical_through_graph(release, served, fresh, 
 
 # Step properties added after the first databases were written, in the order they were added (the typed
 # reading's came after the surface forms, so no database has them without the forms)
-NEWER = ("ingredient_forms", "tool_forms", "sentence", "culinary", "foods", "heat", "duration", "shape", "typed_action")
+NEWER = (
+    "ingredient_forms", "tool_forms", "sentence", "culinary", "foods", "heat", "duration", "shape", "typed_action",
+    "typed_classes",
+)  # fmt: skip
 
 
 def _old_step_ddl() -> str:

@@ -136,7 +136,7 @@ def test_cli_unknown_source_is_a_usage_error_naming_the_sources(db):
     for args in (("order", "show", TARGET, "淋|蔬菜|"), ("order", "check", TARGET, "淋油，切洋葱。")):
         r = run(*args, "--source", "bogus", "--db", db)
         assert r.exit_code == 2, r.output
-        want = "unknown constraint source 'bogus': the order constraints' sources are estimated, composed, crg-release"
+        want = "unknown constraint source 'bogus': the order constraints' sources are estimated, tested, composed, crg-release"
         assert want in " ".join(r.output.split())
 
 

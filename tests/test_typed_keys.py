@@ -61,3 +61,23 @@ def test_pivots_mine_typed_keys_inserts_cutting_the_onion(onion_db):
     assert rows["切|洋葱|"]["typed"] == "insert" and rows["切|洋葱|"]["ft"] == pytest.approx(8 / 22)
     refused = run(app, ["pivots", "mine", "我的家常菜->我的洋葱菜", "--typed-keys", "--knowledge", "composed"])
     assert refused.exit_code == 2 and "--typed-keys" in refused.output
+
+
+@pytest.mark.parametrize("mode", ["create", "merge", "copy"])
+def test_every_loading_path_stores_both_typed_keys(tmp_path, crg_dir, mode):
+    """The class-lifted typed key judges the culinary flag: a loading path that dropped it judged 煮|叶子+油菜|
+    (菜心煮熟) against 煮|菜心| and hid a released pivot."""
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.ingest.crg import ingest_counterfactual, release_records
+    from dishgraph.ingest.pipeline import parse_and_load
+    from dishgraph.ingest.readers import read_crg_release
+
+    release = read_crg_release(crg_dir)
+    records = release_records(crg_dir, ("白灼菜心",), 8, release=release)
+    with LadybugStore(tmp_path / "db") as store:
+        ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+        parse_and_load(store, records, release.glossary, show_progress=False, mode=mode)
+        rows = store.execute("MATCH (s:Step) RETURN s.typed_classes AS c, s.culinary AS k")
+        assert rows and all(r["c"] for r in rows if r["k"])
+        (flag,) = store.execute("MATCH (a:ProtoAction {key: '煮|叶子+油菜|'}) RETURN a.culinary AS c")
+        assert flag["c"] is True

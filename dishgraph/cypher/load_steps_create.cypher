@@ -1,6 +1,6 @@
 // Create parsed steps the loader's delta check found absent, with their HAS_STEP and INSTANCE_OF edges.
 // params: $rows [{id, recipe, pos, phrase, verb, start, end, inherited, clause, action, ingredient_forms,
-//                  tool_forms, sentence, culinary, foods, heat, duration, shape, typed_action}]
+//                  tool_forms, sentence, culinary, foods, heat, duration, shape, typed_action, typed_classes}]
 // The incremental path's fast form (2.4x MERGE's rate on Ladybug): idempotent only behind that delta check
 // (load_existing_steps), which sends recipes with any step already there through load_steps (MERGE).
 UNWIND $rows AS r
@@ -11,4 +11,4 @@ CREATE (x)-[:HAS_STEP]->(s:Step {id: r.id, recipe: r.recipe, pos: r.pos, phrase:
                                  action: r.action, ingredient_forms: r.ingredient_forms,
                                  tool_forms: r.tool_forms, sentence: r.sentence, culinary: r.culinary,
                                  foods: r.foods, heat: r.heat, duration: r.duration, shape: r.shape,
-                                 typed_action: r.typed_action})-[:INSTANCE_OF]->(a)
+                                 typed_action: r.typed_action, typed_classes: r.typed_classes})-[:INSTANCE_OF]->(a)
