@@ -449,11 +449,20 @@ def check_tested(
     )  # fmt: skip
 
 
-def order_model(store: GraphStore, dish: str) -> precedence.OrderModel:
+def order_model(
+    store: GraphStore, dish: str, keys: Sequence[str] | None = None, classes: Sequence[str] | None = None
+) -> precedence.OrderModel:
     """The pairwise order counts of every parsed recipe on the typed reading's keys (Step.typed_action, the CRG
     key where a step has none), at the levels dish, family (`dish_families`) and global; of the same keys lifted
     to the release's classes (Step.typed_classes) in the dish and over the corpus; and of their verb classes in
-    the dish and over the corpus: the model `precedence.score_recipe` reads."""
+    the dish and over the corpus: the model `precedence.score_recipe` reads.
+
+    Given the checked recipe's ``keys`` (and ``classes``), only pairs among them are counted: a pair's count
+    depends on the positions of its two actions alone (`precedence.strict_pairs`), so the other actions of each
+    recipe are dropped first, and a check counts a few pairs per recipe instead of all of them."""
+    want = set(keys) if keys is not None else None
+    want_cls = set(classes) if classes is not None else (want if want is not None else None)
+    want_verbs = {precedence.verb_of(k) for k in want} if want is not None else None
     seqs: dict[str, list[str]] = {}
     cls: dict[str, list[str]] = {}
     dish_of: dict[str, str] = {}
@@ -465,8 +474,12 @@ def order_model(store: GraphStore, dish: str) -> precedence.OrderModel:
     fam = set(dish_families(store, [dish]).get(dish, []))
     own, family, glob, verbs, own_verbs, classes, own_classes = (Counter() for _ in range(7))
     for rid, s in seqs.items():
+        verbs_of = [precedence.verb_of(k) for k in s]
+        if want is not None:
+            s, verbs_of = [k for k in s if k in want], [v for v in verbs_of if v in want_verbs]
+            cls[rid] = [k for k in cls[rid] if k in want_cls]
         c = precedence.strict_pairs(s)
-        v = precedence.strict_pairs([precedence.verb_of(k) for k in s])
+        v = precedence.strict_pairs(verbs_of)
         k = precedence.strict_pairs(cls[rid])
         glob.update(c)
         verbs.update(v)
@@ -495,7 +508,8 @@ def check_scored(
 ) -> OrderCheck:
     """The whole recipe (typed keys, their class keys, repeats aligned) scored by how likely its order is
     (`precedence.score_recipe`)."""
-    rs = precedence.score_recipe(keys, order_model(store, dish), phrases, min_confidence, classes=classes)
+    model = order_model(store, dish, keys, classes)
+    rs = precedence.score_recipe(keys, model, phrases, min_confidence, classes=classes)
     return OrderCheck(
         rs.violations, len(keys), rs.pairs, "" if rs.pairs else "no pair of the recipe's actions is ordered in the "
         "corpus's recipes", rs.flagged, rs.confidence, min_confidence, rs.pairs, score=rs.z,
