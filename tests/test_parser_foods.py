@@ -140,3 +140,14 @@ def test_a_cooking_step_naming_no_food_has_no_typed_key(lac):
     (cut,) = [a for a in lac.parse("因为等会要蒸，所以用剪刀把它全部切小块。") if a.verb.startswith("切")]
     assert cut.culinary and cut.typed_key == "" and cut.typed_class_key  # not shown; the culinary flag still reads it
     assert "加热||烤箱" in keys(lac.parse("烤箱预热180度"))  # a step on an appliance keeps its key (预热: class 加热)
+
+
+def test_what_comes_out_of_the_pot_is_the_food_not_the_seasoning(lac):
+    assert "捞出|口蘑|锅" in keys(lac.parse("口蘑煎熟，撒盐出锅"))
+
+
+def test_a_broth_is_a_medium_and_a_misspelled_sauce_is_the_sauce(lac):
+    acts = lac.parse("将各种肉丸、串类等食材放入加热好的汤料中煮熟后")
+    assert [a.typed_key for a in cooking(acts) if a.verb.startswith("煮")] == ["煮|肉丸+食材|"]
+    assert "加入|蚝油|" in keys(lac.parse("牛肉炒熟，加耗油，盐"))  # 耗油: 蚝油 misspelled, not 加 + 油
+    assert "放凉|面包|" in keys(lac.parse("第二天早上面包就烤好了。出炉放凉。"))  # cooling is no 加入

@@ -243,6 +243,8 @@ class RecipeParser:
                 verb_class = self._verbs.get(form, form)
                 if foods and verb_class in _MEDIUM_VERBS:
                     foods = [f for f in foods if not self._is_medium(f)]
+                if foods and _FINISHING & {text[s:e], text[s : e + 1]} and all(map(self._is_seasoning, foods)):
+                    foods = []  # 撒盐出锅: the dish comes out of the pot, not the salt (the food is inherited)
             else:
                 objects, foods, heat, duration, shape, culinary = [], [], "", "", "", False
             ve = fused[v][3] if in_crg and v in fused and fused[v][0] == "verb" else e
@@ -267,7 +269,9 @@ class RecipeParser:
                     shape=shape,
                     verb_start=s,
                     verb_end=ve,
-                    typed_verb=removal or ("" if foods else _SWITCH_WORDS.get(switch, "")),
+                    typed_verb=removal
+                    or _COOLING.get(text[s : e + 1], "")
+                    or ("" if foods else _SWITCH_WORDS.get(switch, "")),
                 )
             )
         return out
@@ -328,6 +332,9 @@ class RecipeParser:
                 )
             ):
                 out.append("other")  # a part fused into its verb
+            elif kind == "ingredient" and form == "油" and s and text[s - 1] in _OYSTER_TYPOS:
+                fused[i] = ("ingredient", text[s - 1 : e], s - 1, e)  # 加耗油: 蚝油 misspelled, not 加 + 油
+                out.append("noun")
             elif kind == "ingredient" and (whole := self._whole_food(items, i, text)):
                 fused[i] = whole  # 奶/黄馅: a glossary food the segmenter cut in pieces is read whole
                 out.append("noun")
@@ -406,9 +413,15 @@ class RecipeParser:
         return objects, foods, heat, duration, shape
 
     def _is_medium(self, form: str) -> bool:
-        """Water or a cooking oil (by the lexicon's category): what 蒸, 炖, 煎, 炸 and 捞出 work in."""
-        cat = self._lexicon.category(self._lexicon.canonical(form) or form)
-        return cat.startswith("其他食物›水") or cat.startswith("油脂") or form in ("水", "清水", "油")
+        """Water, a broth or a cooking oil (by the lexicon): what 蒸, 炖, 煎, 炸, 煲 and 捞出 work in."""
+        name = self._lexicon.canonical(form) or form
+        cat = self._lexicon.category(name)
+        return (
+            cat.startswith("其他食物›水") or cat.startswith("油脂") or name in _BROTHS or form in ("水", "清水", "油")
+        )
+
+    def _is_seasoning(self, form: str) -> bool:
+        return self._lexicon.category(self._lexicon.canonical(form) or form).startswith("调味品")
 
     def _culinary(self, items, v: int, text: str) -> bool:
         """Not a cooking step: a light verb (准备, 备用, 做 as "make"; asked of the word as written, since the
@@ -483,6 +496,7 @@ class RecipeParser:
         prev: list[str] | None = None
         foods: list[str] = []
         solid: list[str] = []  # the last foods named that are not only water or oil (what a medium verb works on)
+        main: list[str] = []  # the last foods named that are not only seasonings (what comes out of the pot)
         for a in actions:
             if a.proto is _TYPED_ONLY:  # no CRG action: keeps ``proto`` None, out of the CRG omission chain
                 a.proto = None
@@ -507,10 +521,15 @@ class RecipeParser:
                 inherited = list(foods)
                 if self._verbs.get(a.verb, a.verb) in _MEDIUM_VERBS:  # steamed in the water boiled before: the food
                     inherited = [f for f in inherited if not self._is_medium(f)] or list(solid)  # boiled in it
+                finishing = _FINISHING & {text[a.verb_start : a.verb_end], text[a.verb_start : a.verb_end + 1]}
+                if finishing and all(map(self._is_seasoning, inherited)):
+                    inherited = list(main)  # 撒盐出锅: what comes out is the food, not the salt
                 if inherited:
                     a.foods, a.foods_inherited = inherited, True
             if a.foods and not all(map(self._is_medium, a.foods)):
                 solid = a.foods
+                if not all(map(self._is_seasoning, a.foods)):
+                    main = a.foods
             self._typed_key(a)
         return actions
 
@@ -585,12 +604,17 @@ class RecipeParser:
         return proto
 
 
+# Corpus forms the annotators flagged as a fragment of another word, a dish name, a locative or a mixture are
+# not read as objects (荷兰 of 荷兰芹, 锅内); misspellings, Traditional and regional names are.
+_UNSURE_NOTE = re.compile("片段|菜名|方位|混合|泛|部位|存疑|疑")
+
+
 @lru_cache(maxsize=2)
 def _lexicon_nouns(lexicon) -> dict[str, str]:
     return {
         e.form: ("tool" if e.is_tool else "food")
         for e in lexicon.entries.values()
-        if e.source == "corpus" and e.canonical != NOT_FOOD and not e.note
+        if e.source == "corpus" and e.canonical != NOT_FOOD and not _UNSURE_NOTE.search(e.note)
     }
 
 
@@ -785,6 +809,9 @@ _NEGATIONS = ("不要", "不用", "不必", "无需", "不需", "没有", "暂�
 # Verbs whose typed key may name no food: steps on the heat, the lid or an appliance (预热||烤箱, 关火||). Any other
 # cooking step that names no food and inherits none (切||, 加入||, 捞出||) has no typed key: it says nothing a
 # cook can use about a food, and the default views (stats, dish, TYPED_USES) show cooking steps on foods.
+_OYSTER_TYPOS = {"耗", "毫"}  # 耗油 / 毫油 written for 蚝油; the CRG reading keeps its 油 (the release's texts have it)
+_BROTHS = {"高汤", "汤", "汤料", "汤底", "清汤", "骨头汤", "鸡汤"}  # the liquid a food is cooked in, like water
+_FINISHING = {"出锅", "起锅", "装盘", "盛出", "盛盘", "出炉"}  # what comes out is the dish, never a seasoning
 _NOT_NEGATIONS = {"分别", "特别", "区别", "个别", "类别", "级别", "差不", "要不", "不不"}  # 分别切成: respectively
 _NO_FOOD_STEPS = {"预热", "加热", "关火", "开火", "开盖", "开锅", "停"}
 # Removing a part is one glossary class, 去皮; the typed key keeps the part removed as written (去蒂, 去虾线).
@@ -794,6 +821,13 @@ _REMOVED_PARTS |= {"虾线", "内脏", "虾头", "鱼鳞", "鱼鳃", "根部", "
 # Switching the heat or opening the lid is a step (the annotation guideline's <关火>), but its glossary verb class
 # (开, 关) names nothing: with no food, the typed key keeps the word as written (关火||, not 关||).
 _LIDS = {"盖", "锅", "盖子", "锅盖"}
+_COOLING = {
+    "放凉": "放凉",
+    "晾凉": "放凉",
+    "放冷": "放凉",
+    "凉凉": "放凉",
+    "放至温热": "放凉",
+}  # not 加入 (the class of 放)
 _SWITCH_WORDS = {
     "开火": "开火",
     "关火": "关火",
@@ -807,7 +841,7 @@ _SWITCH_WORDS = {
 }
 # Verb classes that work *in* water or oil: a medium named with them (隔水炖, 上锅蒸 after 水开, 橄榄油煎, 捞出沥干水)
 # is what they cook or drain in, not their food; the food is the one worked on before.
-_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡"}
+_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡", "煲"}
 # Words a glossary verb starts or ends that are no action (下午, 放弃, 吃不下): the typed reading reads them as words.
 _NOT_ACTIONS = {
     "下午",
