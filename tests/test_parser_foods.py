@@ -151,3 +151,16 @@ def test_a_broth_is_a_medium_and_a_misspelled_sauce_is_the_sauce(lac):
     assert [a.typed_key for a in cooking(acts) if a.verb.startswith("煮")] == ["煮|肉丸+食材|"]
     assert "加入|蚝油|" in keys(lac.parse("牛肉炒熟，加耗油，盐"))  # 耗油: 蚝油 misspelled, not 加 + 油
     assert "放凉|面包|" in keys(lac.parse("第二天早上面包就烤好了。出炉放凉。"))  # cooling is no 加入
+
+
+@pytest.mark.parametrize(
+    ("line", "wrong"),
+    [
+        ("洗花生米。准备调料。所有材料一起冷水下锅，大火煮开后转中", "加入|水|锅"),  # the food goes in, not the water
+        ("需要继续努力！加油加油！此方法还适用于很", "加入|食用油|"),  # a cheer
+        ("牛排➕无限量生菜，超市买的牛肉，没有人帮切，就整块用蚝油", "切|"),  # nobody cut it
+        ("地瓜炸好捞出，锅里的油倒掉，留少许底油", "加入|食用油|锅"),  # the oil is poured off
+    ],
+)
+def test_third_round_lines(lac, line, wrong):
+    assert not [k for k in keys(lac.parse(line)) if k.startswith(wrong)]

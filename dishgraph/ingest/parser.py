@@ -243,6 +243,8 @@ class RecipeParser:
                 verb_class = self._verbs.get(form, form)
                 if foods and verb_class in _MEDIUM_VERBS:
                     foods = [f for f in foods if not self._is_medium(f)]
+                if foods and text[max(0, s - 2) : s] in _COLD_START and all(map(self._is_medium, self._named(foods))):
+                    foods = [f for f in foods if not self._is_medium(f)]  # 冷水下锅: the food goes in, not the water
                 if foods and _FINISHING & {text[s:e], text[s : e + 1]} and all(map(self._is_seasoning, foods)):
                     foods = []  # 撒盐出锅: the dish comes out of the pot, not the salt (the food is inherited)
             else:
@@ -420,6 +422,10 @@ class RecipeParser:
             cat.startswith("其他食物›水") or cat.startswith("油脂") or name in _BROTHS or form in ("水", "清水", "油")
         )
 
+    def _named(self, foods: list[str]) -> list[str]:
+        """The foods the lexicon names (材料, 食材 and other words for "the ingredients" are not)."""
+        return [f for f in foods if self._lexicon.canonical(f)]
+
     def _is_seasoning(self, form: str) -> bool:
         return self._lexicon.category(self._lexicon.canonical(form) or form).startswith("调味品")
 
@@ -432,6 +438,8 @@ class RecipeParser:
         if form in _LIGHT_VERBS or word in _LIGHT_VERBS or word in _STATE_WORDS:
             return False
         if s and any(text[max(0, s - len(n)) : s] == n for n in _NEGATIONS) and text[s - 2 : s] not in _NOT_NEGATIONS:
+            return False
+        if _CHEER.match(text, s) or (word == "加" and _CHEER.match(text, max(0, s - 2))):  # 加油！ cheers the reader on
             return False
         prev = items[v - 1] if v else None
         if prev is not None and prev[0] == "other" and prev[1] in _UNTIL:
@@ -805,11 +813,28 @@ _NO_FOOD_VERBS = {"预热", "关", "开", "开火", "关火", "停"}  # steps on
 _PARTS = {"皮", "籽", "子", "核", "蒂", "骨", "根", "壳", "鳞", "筋", "膜", "内脏", "头", "尾", "叶"}
 _FUSED_PARTS = {"焯水", "过水", "泡水", "放水", "加水", "过油", "翻面"}  # the 水/油 of a fused compound; 翻面 flips
 # Written right before a verb, these say it is not done (不放盐, 没加蛋清, 不停搅拌): no step.
-_NEGATIONS = ("不要", "不用", "不必", "无需", "不需", "没有", "暂不", "不", "没", "别", "勿", "未")
+_NEGATIONS = (
+    "没有人帮",
+    "没人帮",
+    "不要",
+    "不用",
+    "不必",
+    "无需",
+    "不需",
+    "没有",
+    "暂不",
+    "不",
+    "没",
+    "别",
+    "勿",
+    "未",
+)
 # Verbs whose typed key may name no food: steps on the heat, the lid or an appliance (预热||烤箱, 关火||). Any other
 # cooking step that names no food and inherits none (切||, 加入||, 捞出||) has no typed key: it says nothing a
 # cook can use about a food, and the default views (stats, dish, TYPED_USES) show cooking steps on foods.
 _OYSTER_TYPOS = {"耗", "毫"}  # 耗油 / 毫油 written for 蚝油; the CRG reading keeps its 油 (the release's texts have it)
+_CHEER = re.compile("加油(?:[！!~～]|加油)")
+_COLD_START = {"冷水", "凉水", "清水"}  # 冷水下锅 / 凉水入锅: the food, not the water, goes into the pot
 _BROTHS = {"高汤", "汤", "汤料", "汤底", "清汤", "骨头汤", "鸡汤"}  # the liquid a food is cooked in, like water
 _FINISHING = {"出锅", "起锅", "装盘", "盛出", "盛盘", "出炉"}  # what comes out is the dish, never a seasoning
 _NOT_NEGATIONS = {"分别", "特别", "区别", "个别", "类别", "级别", "差不", "要不", "不不"}  # 分别切成: respectively
@@ -827,7 +852,9 @@ _COOLING = {
     "放冷": "放凉",
     "凉凉": "放凉",
     "放至温热": "放凉",
-}  # not 加入 (the class of 放)
+    "倒掉": "倒掉",
+    "倒出": "倒出",
+}  # letting a food cool, pouring it off: no 加入 (the class of 放 and 倒)
 _SWITCH_WORDS = {
     "开火": "开火",
     "关火": "关火",
@@ -841,7 +868,7 @@ _SWITCH_WORDS = {
 }
 # Verb classes that work *in* water or oil: a medium named with them (隔水炖, 上锅蒸 after 水开, 橄榄油煎, 捞出沥干水)
 # is what they cook or drain in, not their food; the food is the one worked on before.
-_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡", "煲"}
+_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡", "煲", "洗净", "搅拌"}
 # Words a glossary verb starts or ends that are no action (下午, 放弃, 吃不下): the typed reading reads them as words.
 _NOT_ACTIONS = {
     "下午",
