@@ -164,3 +164,9 @@ def test_a_broth_is_a_medium_and_a_misspelled_sauce_is_the_sauce(lac):
 )
 def test_third_round_lines(lac, line, wrong):
     assert not [k for k in keys(lac.parse(line)) if k.startswith(wrong)]
+
+
+def test_a_bit_and_the_next_picture_are_no_adding(lac):
+    assert not [k for k in keys(lac.parse("把五指毛桃用水泡下，将泥沙洗干净。")) if k.startswith("加入|")]
+    assert not [k for k in keys(lac.parse("（变怎么样的颜色？看下一张图）。")) if k.startswith("加入|")]
+    assert "打|食材|辅食机" in keys(lac.parse("食材倒入辅食杯中加适量水。用辅食机打成泥糊。"))  # blended in water

@@ -868,7 +868,7 @@ _SWITCH_WORDS = {
 }
 # Verb classes that work *in* water or oil: a medium named with them (隔水炖, 上锅蒸 after 水开, 橄榄油煎, 捞出沥干水)
 # is what they cook or drain in, not their food; the food is the one worked on before.
-_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡", "煲", "洗净", "搅拌"}
+_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡", "煲", "洗净", "搅拌", "打"}
 # Words a glossary verb starts or ends that are no action (下午, 放弃, 吃不下): the typed reading reads them as words.
 _NOT_ACTIONS = {
     "下午",
@@ -901,6 +901,12 @@ _NOT_ACTIONS = {
     "漫过",
     "开口",
     "开嘴",
+    "看下",
+    "等下",
+    "泡下",
+    "下一张",
+    "下一步",
+    "下一个",
 }
 # a verb as written -> (word, offset) of each word above holding it
 _NOT_ACTION_AT: dict[str, list[tuple[str, int]]] = {}
