@@ -152,7 +152,7 @@ def _guarded(callback, command: str):
 
         guard(command, kwargs)
         if type(kwargs.get("workers")) is int:  # every --workers, also one a command forgot to cap itself
-            from dishgraph.commands.ingest import capped_workers
+            from dishgraph.cli_workers import capped_workers
 
             kwargs["workers"] = capped_workers(kwargs["workers"])
         return callback(*args, **kwargs)

@@ -151,6 +151,7 @@ WRITES = {
     "ingest counterfactual": "the CRG release: dishes, pairs, recipes, glossary, reference pivots and constraints",
     "ingest pcs": "PizzaCommonSense recipes, steps, comestibles",
     "order estimate": "estimated MUST_PRECEDE edges",
+    "order test": "tested MUST_PRECEDE edges (dish, family and global levels, with their evidence)",
     "pivots import-annotation": "annotated PIVOT edges",
     "pivots mine": "mined (or composed) PIVOT edges; --new-pair: the DishPair",
     "pivots validate-composed": "USES frequencies and dish-name components that are missing (nothing composed)",

@@ -125,7 +125,13 @@ def test_query_columns_are_the_querys_rows(tmp_path, corpus, glossary):
     from dishgraph.ingest.corpus import ingest_corpus
 
     with LadybugStore(tmp_path / "db") as store:
-        assert store.query_columns("proto_typed_agreement") == {"key": [], "typed": [], "culinary": [], "n": []}
+        assert store.query_columns("proto_typed_agreement") == {
+            "key": [],
+            "typed": [],
+            "typed_key": [],
+            "culinary": [],
+            "n": [],
+        }
         ingest_corpus(store, corpus, glossary, segmenter="lac", show_progress=False)
         rows = store.query("proto_typed_agreement")
         cols = store.query_columns("proto_typed_agreement")

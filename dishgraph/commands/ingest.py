@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from dishgraph.cli_errors import DishgraphGroup, exit_on
+from dishgraph.cli_workers import WORKER_MIB, capped_workers  # noqa: F401 (other commands import them here)
 from dishgraph.commands._common import console, emit_json, open_store, print_note, print_warning, progress, rows_table
 from dishgraph.commands._options import (
     DbOpt,
@@ -29,25 +30,6 @@ NoRefreshOpt = typer.Option(
     help="Do not re-derive what the new recipes change (dish frequencies, composed target knowledge); commands "
     "that read it then say what to run.",
 )
-
-# Parsing is most of an ingest's time and scales with processes (the loader overlaps it in this one).
-WORKER_MIB = 300  # a parse worker's resident memory: LAC's ONNX session and jieba loaded (172 MiB measured) + room
-
-
-def capped_workers(value: int) -> int:
-    """--workers within what the machine holds: at most twice the cores and as many as the free memory
-    takes at `WORKER_MIB` each (`--workers 200` started 200 interpreters and passed 4 GB), with a note."""
-    cores = os.cpu_count() or 1
-    try:
-        free_mib = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2**20
-    except (ValueError, OSError, AttributeError):  # no sysconf figure here: cores alone
-        free_mib = WORKER_MIB * 2 * cores
-    cap = max(1, min(2 * cores, free_mib // WORKER_MIB))
-    if value > cap:
-        print_note(f"--workers {value} capped to {cap} ({cores} cores, {free_mib:,} MiB free)")
-        return cap
-    return value
-
 
 WorkersOpt = typer.Option(
     max(1, os.cpu_count() or 1),

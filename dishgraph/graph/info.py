@@ -49,7 +49,7 @@ def graph_stats(store: GraphStore, top: int = 5, all_actions: bool = False, by: 
     }
 
 
-def _top_rows(store: GraphStore, all_actions: bool, by: str):
+def _top_rows(store: GraphStore, all_actions: bool, by: str) -> list[dict[str, Any]]:
     """Rows {dish, action, recipes}, per dish most used first."""
     if all_actions:
         return store.query("stats_top_actions_per_dish")

@@ -18,6 +18,11 @@ NON_CULINARY_VERB_CLASSES = frozenset({"用", "准备", "做"})  # the release's
 # 蒸, 炖, 捞出… (上锅蒸 after 水开 steams the food), but a CRG key that names the medium beside or instead of the
 # food (捞出|水+排骨|, 蒸|水|) still names a cooking step, as it did when the typed reading counted the water.
 MEDIUM_CLASSES = frozenset({"水", "油"})
+# The verb classes the typed reading reads a medium with (parser._MEDIUM_VERBS): only their keys may name one
+# (关|水| of 关火 names the heat, class 水 holding 火, and stays no cooking step on foods).
+MEDIUM_VERB_CLASSES = frozenset(
+    {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡", "煲", "洗净", "搅拌", "打"}
+)
 
 
 def culinary_by_classes(key: str, foods: set[str]) -> bool:
@@ -53,7 +58,8 @@ class CulinaryTally:
                     self.typed_keys.add(own)  # 切|娃娃菜|: a node of its own that no step is an instance of
             c = self.read.setdefault(key, [0, 0])
             c[1] += n
-            if culinary and (typed == key or self._ingr(typed) | MEDIUM_CLASSES >= self._ingr(key)):
+            media = MEDIUM_CLASSES if key.split("|", 1)[0] in MEDIUM_VERB_CLASSES else frozenset()
+            if culinary and (typed == key or self._ingr(typed) | media >= self._ingr(key)):
                 c[0] += n
         return self
 

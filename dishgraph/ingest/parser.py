@@ -23,6 +23,7 @@ from operator import itemgetter
 
 from dishgraph.actions import Action, ProtoAction, TypedObject
 from dishgraph.ingest.clauses import Clause, split_clauses
+from dishgraph.ingest.culinary import MEDIUM_VERB_CLASSES
 from dishgraph.ingest.depparse import BACKENDS as depparse_backends
 from dishgraph.ingest.depparse import DependencyParser, resolve_backend
 from dishgraph.ingest.foods import NOT_FOOD, food_lexicon
@@ -868,7 +869,7 @@ _SWITCH_WORDS = {
 }
 # Verb classes that work *in* water or oil: a medium named with them (隔水炖, 上锅蒸 after 水开, 橄榄油煎, 捞出沥干水)
 # is what they cook or drain in, not their food; the food is the one worked on before.
-_MEDIUM_VERBS = {"蒸", "炖", "煎", "炸", "捞出", "焖", "汆", "焯", "煮", "过", "泡", "煲", "洗净", "搅拌", "打"}
+_MEDIUM_VERBS = MEDIUM_VERB_CLASSES  # shared with the culinary flag (ingest.culinary)
 # Words a glossary verb starts or ends that are no action (下午, 放弃, 吃不下): the typed reading reads them as words.
 _NOT_ACTIONS = {
     "下午",
