@@ -128,10 +128,25 @@ def test_an_exhausting_read_fails_with_a_message_in_the_shell(db):
         assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 1}]
 
 
+def _wait_for_the_reader(p, db, limit: float = 60.0) -> None:
+    """Until the process has the engine loaded (its library in the process's memory map): the Ctrl-C must
+    reach a running statement, not an interpreter still importing (whose KeyboardInterrupt is another path)."""
+    maps = f"/proc/{p.pid}/maps"
+    end = time.monotonic() + limit
+    while time.monotonic() < end and p.poll() is None:
+        try:
+            if "ladybug" in open(maps, encoding="utf-8", errors="replace").read():
+                return
+        except OSError:
+            return  # no /proc here: the fixed wait after this is all there is
+        time.sleep(0.1)
+
+
 def test_ctrl_c_stops_a_running_statement_with_exit_130(db):
     cmd = [sys.executable, "-m", "dishgraph.cli", "db", "shell", LONG]
     p = subprocess.Popen([*cmd, "--db", str(db), "--timeout", "0"], stderr=subprocess.PIPE, text=True)
-    time.sleep(4)  # started and inside the engine
+    _wait_for_the_reader(p, db)  # on a loaded machine the start alone can take longer than any fixed sleep
+    time.sleep(3)  # the database opened and the statement inside the engine
     t = time.monotonic()
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=30)
