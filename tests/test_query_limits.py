@@ -144,7 +144,14 @@ def _wait_for_the_reader(p, db, limit: float = 60.0) -> None:
 
 def test_ctrl_c_stops_a_running_statement_with_exit_130(db):
     cmd = [sys.executable, "-m", "dishgraph.cli", "db", "shell", LONG]
-    p = subprocess.Popen([*cmd, "--db", str(db), "--timeout", "0"], stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [*cmd, "--db", str(db), "--timeout", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+        # Ctrl-C as a terminal delivers it: a pytest-xdist worker ignores SIGINT, and a child inherits an ignored
+        # signal (Python then installs no KeyboardInterrupt handler at all)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     _wait_for_the_reader(p, db)  # on a loaded machine the start alone can take longer than any fixed sleep
     time.sleep(3)  # the database opened and the statement inside the engine
     t = time.monotonic()
