@@ -303,8 +303,17 @@ class ScoredViolation:
         return asdict(self)
 
 
+class _ViolationsAsDicts:
+    """``to_dict`` of a recipe's verdict: its fields, each violation as its own dict."""
+
+    def to_dict(self) -> dict:
+        d = asdict(self)  # type: ignore[call-overload]
+        d["violations"] = [v.to_dict() for v in self.violations]  # type: ignore[attr-defined]
+        return d
+
+
 @dataclass
-class RecipeCheck:
+class RecipeCheck(_ViolationsAsDicts):
     """A whole recipe checked: every kept constraint among its actions, kept or broken, and a verdict."""
 
     violations: list[ScoredViolation]
@@ -313,11 +322,6 @@ class RecipeCheck:
     confidence: float  # how sure the recipe is out of order: the larger of the best violation and the share
     flagged: bool
     min_confidence: float
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["violations"] = [v.to_dict() for v in self.violations]
-        return d
 
 
 MIN_CONFIDENCE = 0.9  # flag a recipe (exit 4) when its confidence reaches this
@@ -549,7 +553,7 @@ MIN_RECIPE_CONFIDENCE = 0.9725  # flag (exit 4) from this recipe confidence
 
 
 @dataclass
-class RecipeScore:
+class RecipeScore(_ViolationsAsDicts):
     """A whole recipe scored: the pairs it orders that the corpus informs (``pairs``), its score z, its lowest
     llr, the confidence that it is out of order, and the violations (pairs surely in the less likely order)."""
 
@@ -560,11 +564,6 @@ class RecipeScore:
     confidence: float
     flagged: bool
     min_confidence: float
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["violations"] = [v.to_dict() for v in self.violations]
-        return d
 
 
 def recipe_stats(
