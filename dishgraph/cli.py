@@ -61,12 +61,33 @@ def _main(
     """dishgraph: recipe corpora as action graphs in a Cypher graph database.
 
     Exit codes: 0 success, 1 failed, 2 usage error, 3 finished with skipped input, 4 violations found
-    (`order check`), 5 database in use, 130 interrupted (see docs/cli.md).
+    (`order check`, `db check`), 5 database in use, 130 interrupted (see docs/cli.md).
     """
+    _notes_as_lines()
     if wait is not None:  # only then: the GPU path (train, generate) must not import the graph layer
         from dishgraph.graph import lock
 
         lock.WAIT = wait
+
+
+def _notes_as_lines() -> None:
+    """The library's notices (`DishgraphNotice`, e.g. a command that never finished writing) as one "note:"
+    line on stderr, not Python's warning format with a file and line of dishgraph's code."""
+    import warnings
+
+    from dishgraph.errors import DishgraphNotice
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+        if issubclass(category, DishgraphNotice):
+            from dishgraph.commands._common import print_note
+
+            print_note(str(message))
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
 
 
 # Top-level commands.

@@ -24,7 +24,8 @@ EXIT_CODES = {
     "missing argument, options that exclude each other); nothing was done",
     EXIT_SKIPPED: "finished with skipped input: every good record was stored, bad ones were skipped and "
     "reported with file and line",
-    EXIT_VIOLATIONS: "check found violations: the check ran and the input breaks a rule (`order check`); "
+    EXIT_VIOLATIONS: "check found violations: the check ran and the input breaks a rule (`order check`), or "
+    "the database is not whole (`db check`); "
     "the output lists them",
     EXIT_IN_USE: "database in use: another process held the database for longer than --wait SECONDS "
     "($DISHGRAPH_WAIT, default 60); the message names it (PID, command, since when); nothing was done",
@@ -46,6 +47,10 @@ class UsageError(DishgraphError):
 
 class InputError(DishgraphError):
     """An input file cannot be used at all (missing, a directory, nothing readable in it)."""
+
+
+class DishgraphNotice(UserWarning):
+    """Something the user should know that stops nothing (the CLI prints it as one "note:" line on stderr)."""
 
 
 class DatabaseError(DishgraphError):

@@ -1,4 +1,4 @@
-"""`dishgraph db info|init|shell|reset`."""
+"""`dishgraph db info|init|shell|check|recover|reset`."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ MAX_MEMORY_MB = 1 << 30  # a pebibyte: larger values overflowed the address-spac
 MAX_STDIN_CHARS = 1_000_000  # stdin read no further: the statement cap (readonly.MAX_STATEMENT_CHARS) refuses it
 
 app = typer.Typer(
-    help="The graph database: info, init (the schema), a Cypher shell, recover, reset.",
+    help="The graph database: info, init (the schema), a Cypher shell, check, recover, reset.",
     no_args_is_help=True,
     cls=DishgraphGroup,
 )
@@ -228,6 +228,60 @@ def _params(items: list[str]) -> dict:
     from dishgraph.commands._repl import parse_param
 
     return dict(parse_param(p) for p in items)
+
+
+@app.command()
+def check(
+    db: str | None = DbOpt,
+    quick: bool = typer.Option(False, "--quick", help="Checksum and markers only; no table is read."),
+    accept: bool = typer.Option(
+        False,
+        "--accept",
+        help="Record the file's content as good (after restoring or checking it yourself) and forget the "
+        "commands marked unfinished.",
+    ),
+    as_json: bool = JsonOpt,
+):
+    """Is the database whole? Its file against the checksum its last writer recorded, commands that began
+    writing and never finished, and every table read whole (rows counted, a content fingerprint).
+
+    Exit 0 when all is well, 4 when something is wrong (each problem one line). The fingerprint does not depend
+    on where the engine keeps rows: two databases with the same one hold the same graph."""
+    from dishgraph import config
+    from dishgraph.errors import EXIT_VIOLATIONS
+    from dishgraph.graph import checksum
+    from dishgraph.graph.check import check_database
+    from dishgraph.graph.ladybug_store import database_file
+
+    if accept:
+        path = database_file(config.db_path(db))
+        from dishgraph.graph.lock import ProcessLock
+
+        lock = ProcessLock(path.with_name(path.name + ".lock"))
+        lock.acquire(None)
+        try:
+            digest = checksum.accept(path)
+        finally:
+            lock.release()
+        console.print(f"{path}: content recorded as good (SHA-256 {digest[:16]}…); no command marked unfinished")
+        return
+    report = check_database(config.db_path(db), quick=quick)
+    if as_json:
+        emit_json(report)
+    else:
+        console.print(styled(report["database"], "bold"))
+        console.print(f"checksum: {report['checksum']}")
+        if "tables" in report:
+            rows = sum(t["rows"] for t in report["tables"])
+            console.print(
+                f"tables: {len(report['tables'])} read whole, {rows:,} rows; fingerprint {report['fingerprint'][:16]}…"
+            )
+        for p in report["problems"]:
+            console.print(styled("problem:", "bold red", p))
+        if report["ok"]:
+            console.print("ok")
+    if not report["ok"]:
+        raise typer.Exit(EXIT_VIOLATIONS)
 
 
 @app.command()

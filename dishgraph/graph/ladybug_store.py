@@ -14,8 +14,8 @@ from typing import Any
 import ladybug
 
 from dishgraph import outputs
-from dishgraph.errors import DatabaseError
-from dishgraph.graph import diskspace, queries, schema
+from dishgraph.errors import DatabaseError, DishgraphError
+from dishgraph.graph import checksum, diskspace, queries, schema
 from dishgraph.graph.arrow_copy import is_table, temp_file_error, write_table_parquet
 from dishgraph.graph.base import BulkRows, GraphStore
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
@@ -81,9 +81,12 @@ class LadybugStore(GraphStore):
         buffer_pool_bytes: int | None = None,
         wait: float | None = None,
         query_timeout: float | None = None,
+        verify_checksum: bool = True,
     ):
         """``path``: the database file, or a directory to hold one (``DIR/db``). ``wait``: seconds to wait
-        for another process that holds the database (None: $DISHGRAPH_WAIT, else 60; see `graph.lock`)."""
+        for another process that holds the database (None: $DISHGRAPH_WAIT, else 60; see `graph.lock`).
+        ``verify_checksum``: refuse a file that differs from its recorded checksum (`graph.checksum`); off only
+        for `db check`, which reads a damaged file to say what is wrong."""
         if bulk_source not in BULK_SOURCES:
             raise ValueError(f"bulk_source must be one of {BULK_SOURCES}, not {bulk_source!r}")
         self.path = database_file(path)
@@ -108,7 +111,11 @@ class LadybugStore(GraphStore):
         self._memory_restore: int | None = None  # the address-space limit before limit_memory
         self.interruptible = False  # every statement stoppable by Ctrl-C (a shell), also without a timeout
         self._abandoned = False  # a statement still runs after Ctrl-C (see _execute_bounded)
+        self._failed = False  # closed by an unexpected error: this writer's work may be half done
         try:
+            checksum.on_open(
+                self.path, read_only, verify_checksum
+            )  # damage refused; a killed writer reported; this one marked
             # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
             # the exporter caps it so that its memory stays flat however large the database is.
             extra: dict[str, Any] = {"buffer_pool_size": int(buffer_pool_bytes)} if buffer_pool_bytes else {}
@@ -122,7 +129,7 @@ class LadybugStore(GraphStore):
             if not read_only:
                 self.init_schema()
         except RuntimeError as e:
-            self._lock.release(remove_if_created=True)
+            self._forget_open()
             hint = (
                 f"; run `dishgraph db recover --db {self.path}` (a WAL it cannot replay is set aside, kept)"
                 if pending_files(self.path)
@@ -130,8 +137,13 @@ class LadybugStore(GraphStore):
             )
             raise DatabaseError(f"{self.path}: cannot open the database ({' '.join(str(e).split())}){hint}") from None
         except BaseException:
-            self._lock.release(remove_if_created=True)
+            self._forget_open()
             raise
+
+    def _forget_open(self) -> None:
+        if not self.read_only:
+            checksum.forget_writing(self.path)
+        self._lock.release(remove_if_created=True)
 
     def _recover_then_reopen(self) -> None:
         """A checkpoint was interrupted (a kill, or a CHECKPOINT tried on a read-only open by older code):
@@ -466,6 +478,12 @@ class LadybugStore(GraphStore):
         self._conn.execute(f"COPY {r.type} FROM ({q.text}){copy_opts}", {k: param(v) for k, v in params.items()})
         self._unsaved_copy = self._bulk_depth > 0
 
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        # An error the library raised on purpose says what happened (and came before or instead of a write);
+        # anything else (Ctrl-C, a bug, an I/O error) may have stopped a write half-way: keep it marked.
+        self._failed = exc_type is not None and not issubclass(exc_type, DishgraphError)
+        self.close()
+
     def close(self) -> None:
         if self._abandoned:  # a statement still runs on the connection: leave it to the process's exit
             self._conn = None  # type: ignore[assignment]
@@ -474,6 +492,8 @@ class LadybugStore(GraphStore):
             self._conn = None  # type: ignore[assignment]  # closed: a second close() finds nothing to do
             self._db.close()
             self._db = None  # type: ignore[assignment]
+            if not self.read_only:
+                checksum.on_close(self.path, finished=not self._failed, pending=bool(pending_files(self.path)))
         self._lock.release()
         outputs.forget_open_database(self.path)
         self._restore_memory()
@@ -647,12 +667,15 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
         except RuntimeError as e:
             torn = _recover_torn_wal(path, " ".join(str(e).split()))
             if torn is not None:
+                checksum.on_close(path, finished=False, pending=False)  # the file at rest again: recorded
                 return torn
             raise DatabaseError(
                 f"{path}: recovery failed ({' '.join(str(e).split())}); {_remains(path)}; is the disk full or "
                 f"the directory read-only? fix that and run `dishgraph db recover --db {path}` again"
             ) from None
         _verify(path)
+        if pending or (checksum.read(path) or {}).get("writing"):
+            checksum.on_close(path, finished=False, pending=False)  # replayed: the file at rest, recorded
     finally:
         if lock is not None:
             lock.release()
