@@ -99,7 +99,7 @@ def command_line() -> str:
 def command_key(line: str) -> str:
     """What identifies "the same command" for clearing a marker: the program and its subcommand words (the
     leading arguments that are no option), e.g. ``dishgraph pivots mine``."""
-    words = []
+    words: list[str] = []
     for w in line.split():
         if w.startswith("-") or len(words) == 3:
             break
@@ -201,7 +201,7 @@ def on_close(db: Path, finished: bool, pending: bool) -> None:
         state.update(sha256=None, size=None, mtime_ns=None)
     else:
         before = _stat(db)
-        digest = file_sha256(db)
+        digest: str | None = file_sha256(db)
         if _stat(db) != before:  # written while hashed: no record rather than a wrong one
             digest = None
         state.update(sha256=digest, size=before[0], mtime_ns=before[1], recorded=_when(time.time()))

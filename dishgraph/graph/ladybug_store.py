@@ -478,10 +478,10 @@ class LadybugStore(GraphStore):
         self._conn.execute(f"COPY {r.type} FROM ({q.text}){copy_opts}", {k: param(v) for k, v in params.items()})
         self._unsaved_copy = self._bulk_depth > 0
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+    def __exit__(self, *exc: object) -> None:
         # An error the library raised on purpose says what happened (and came before or instead of a write);
         # anything else (Ctrl-C, a bug, an I/O error) may have stopped a write half-way: keep it marked.
-        self._failed = exc_type is not None and not issubclass(exc_type, DishgraphError)
+        self._failed = exc[0] is not None and not (isinstance(exc[0], type) and issubclass(exc[0], DishgraphError))
         self.close()
 
     def close(self) -> None:
