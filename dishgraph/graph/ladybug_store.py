@@ -15,7 +15,7 @@ import ladybug
 
 from dishgraph import outputs
 from dishgraph.errors import DatabaseError, DishgraphError
-from dishgraph.graph import checksum, diskspace, queries, schema
+from dishgraph.graph import checksum, diskspace, queries, schema, walscan
 from dishgraph.graph.arrow_copy import is_table, temp_file_error, write_table_parquet
 from dishgraph.graph.base import BulkRows, GraphStore
 from dishgraph.graph.lock import DatabaseInUse, ProcessLock
@@ -119,6 +119,13 @@ class LadybugStore(GraphStore):
             # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
             # the exporter caps it so that its memory stays flat however large the database is.
             extra: dict[str, Any] = {"buffer_pool_size": int(buffer_pool_bytes)} if buffer_pool_bytes else {}
+            dmg = walscan.damage(self.path.with_name(self.path.name + ".wal"))
+            if dmg is not None:
+                raise DatabaseError(
+                    f"{self.path}: its WAL is damaged at byte {dmg[0]:,} of {dmg[2]:,} (a record's checksum "
+                    f"fails); run `dishgraph db recover --db {self.path}`: it replays the {dmg[1] - 1:,} records "
+                    f"before the damage and sets the WAL aside, kept"
+                )
             try:
                 self._db = ladybug.Database(str(self.path), read_only=read_only, **extra)
             except RuntimeError as e:
@@ -128,10 +135,11 @@ class LadybugStore(GraphStore):
             self._conn = ladybug.Connection(self._db)
             if not read_only:
                 self.init_schema()
-        except RuntimeError as e:
+        except (RuntimeError, ValueError) as e:  # ValueError: a WAL record the engine's reader rejects
             self._forget_open()
             hint = (
-                f"; run `dishgraph db recover --db {self.path}` (a WAL it cannot replay is set aside, kept)"
+                f"; run `dishgraph db recover --db {self.path}` (a damaged WAL's valid records are replayed, the "
+                "WAL set aside, kept)"
                 if pending_files(self.path)
                 else ""
             )
@@ -663,8 +671,11 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
         lock.acquire(None)
     try:
         try:
+            dmg = walscan.damage(path.with_name(path.name + ".wal"))
+            if dmg is not None:  # never handed to the engine: a damaged length made it allocate without end
+                raise RuntimeError(f"the WAL is damaged at byte {dmg[0]:,} of {dmg[2]:,}")
             ladybug.Database(str(path), read_only=False).close()
-        except RuntimeError as e:
+        except (RuntimeError, ValueError, MemoryError) as e:  # ValueError, MemoryError: a record it rejects
             torn = _recover_torn_wal(path, " ".join(str(e).split()))
             if torn is not None:
                 checksum.on_close(path, finished=False, pending=False)  # the file at rest again: recorded
@@ -683,8 +694,9 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
 
 
 def _recover_torn_wal(path: Path, error: str) -> str | None:
-    """A WAL the engine cannot replay (torn by a full disk, or overwritten): set it aside, kept, beside the
-    database as ``db.wal.torn-TIME``, and open the database at its last checkpoint. Kept aside only if the
+    """A WAL the engine cannot replay (torn by a full disk, damaged, or overwritten): set it aside, kept,
+    beside the database as ``db.wal.torn-TIME``, replay its valid prefix (every record before the first whose
+    checksum fails: `graph.walscan`), else open the database at its last checkpoint. Kept aside only if the
     database then opens and answers a read; else it is put back and None returned (the caller reports the
     original error). Not tried while the disk is still too full to open the database at all."""
     wal = path.with_name(path.name + ".wal")
@@ -696,12 +708,30 @@ def _recover_torn_wal(path: Path, error: str) -> str | None:
 
     size = wal.stat().st_size
     saved = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(path.stat().st_mtime))  # before the open touches it
+    data = wal.read_bytes() if size <= walscan.MAX_SCAN else b""
+    keep, entries = walscan.valid_prefix(data) if data else (0, 0)
     aside = wal.with_name(f"{wal.name}.torn-{time.strftime('%Y%m%d-%H%M%S')}")
     os.rename(wal, aside)
+    if entries > 1 and keep < size:  # the header and at least one record before the damage
+        try:
+            with open(wal, "xb") as fh:
+                fh.write(data[:keep])
+                fh.flush()
+                os.fsync(fh.fileno())
+            ladybug.Database(str(path), read_only=False).close()
+            _verify(path)
+            return (
+                f"recovered {path}: its WAL could not be replayed whole ({error}); the {entries - 1:,} records "
+                f"before the first damaged one (byte {keep:,} of {size:,}) were replayed, so every transaction "
+                f"committed before it is kept; the WAL is set aside as {aside.name} (kept). Lost: what was logged "
+                f"from byte {keep:,} on: run the interrupted command again"
+            )
+        except (RuntimeError, ValueError, DatabaseError, OSError):
+            wal.unlink(missing_ok=True)  # the prefix did not replay either: back to the last checkpoint
     try:
         ladybug.Database(str(path), read_only=False).close()
         _verify(path)
-    except (RuntimeError, DatabaseError):
+    except (RuntimeError, ValueError, DatabaseError):
         if not wal.exists():
             os.rename(aside, wal)
         return None
