@@ -695,46 +695,59 @@ def recover(path: str | os.PathLike[str], *, _locked: bool = False) -> str:
 
 def _recover_torn_wal(path: Path, error: str) -> str | None:
     """A WAL the engine cannot replay (torn by a full disk, damaged, or overwritten): set it aside, kept,
-    beside the database as ``db.wal.torn-TIME``, replay its valid prefix (every record before the first whose
-    checksum fails: `graph.walscan`), else open the database at its last checkpoint. Kept aside only if the
-    database then opens and answers a read; else it is put back and None returned (the caller reports the
-    original error). Not tried while the disk is still too full to open the database at all."""
+    beside the database as ``db.wal.torn-TIME``, replay its valid prefix up to its last COMMIT (every
+    transaction committed before the first record whose checksum fails: `graph.walscan`), else open the
+    database at its last checkpoint. Kept aside only if the database then opens and answers a read; else it is
+    put back and None returned (the caller reports the original error). A prefix needs room to be written:
+    while the disk is too full for that, only a WAL with nothing committed (a write a full disk cut short:
+    the database's last checkpoint is all it committed) is recovered."""
     wal = path.with_name(path.name + ".wal")
     if not wal.is_file() or path.with_name(path.name + ".shadow").exists():
         return None
-    if diskspace.FREE_SPACE(path.parent) < diskspace.MARGIN:
-        return None  # a full disk, not a torn WAL: free space first
     import time
 
     size = wal.stat().st_size
     saved = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(path.stat().st_mtime))  # before the open touches it
     data = wal.read_bytes() if size <= walscan.MAX_SCAN else b""
-    keep, entries = walscan.valid_prefix(data) if data else (0, 0)
+    keep, entries, committed = walscan.scan(data) if data else (0, 0, 0)
+    nothing_committed = entries > 0 and committed == 0
+    if not nothing_committed and diskspace.FREE_SPACE(path.parent) < diskspace.MARGIN + committed:
+        return None  # a full disk, and committed writes to replay: free space first
     aside = wal.with_name(f"{wal.name}.torn-{time.strftime('%Y%m%d-%H%M%S')}")
     os.rename(wal, aside)
-    if entries > 1 and keep < size:  # the header and at least one record before the damage
+    if committed:
         try:
             with open(wal, "xb") as fh:
-                fh.write(data[:keep])
+                fh.write(data[:committed])
                 fh.flush()
                 os.fsync(fh.fileno())
             ladybug.Database(str(path), read_only=False).close()
             _verify(path)
             return (
-                f"recovered {path}: its WAL could not be replayed whole ({error}); the {entries - 1:,} records "
-                f"before the first damaged one (byte {keep:,} of {size:,}) were replayed, so every transaction "
-                f"committed before it is kept; the WAL is set aside as {aside.name} (kept). Lost: what was logged "
-                f"from byte {keep:,} on: run the interrupted command again"
+                f"recovered {path}: its WAL could not be replayed whole ({error}); every transaction it committed "
+                f"before the first damaged record (the first {committed:,} of {size:,} bytes) was replayed and "
+                f"is kept; the WAL is set aside as {aside.name} (kept). Lost: what was logged after that, i.e. "
+                f"what the interrupted command was writing: run it again"
             )
         except (RuntimeError, ValueError, DatabaseError, OSError):
             wal.unlink(missing_ok=True)  # the prefix did not replay either: back to the last checkpoint
     try:
-        ladybug.Database(str(path), read_only=False).close()
+        if not nothing_committed:  # a read-write open checkpoints; with nothing committed there is nothing to
+            ladybug.Database(str(path), read_only=False).close()  # write, and a full disk has no room for it
         _verify(path)
     except (RuntimeError, ValueError, DatabaseError):
+        shadow = path.with_name(path.name + ".shadow")
+        if shadow.is_file() and shadow.stat().st_size == 0:
+            shadow.unlink()  # an empty shadow a failed open left (no room to write it): holds nothing
         if not wal.exists():
             os.rename(aside, wal)
         return None
+    if nothing_committed:
+        return (
+            f"recovered {path}: its WAL held no committed transaction, only a write cut short ({error}); the "
+            f"database is as that write found it (its last checkpoint, {saved}). The WAL is set aside as "
+            f"{aside.name} ({size:,} bytes, nothing in it was committed: delete it to free the space)"
+        )
     return (
         f"recovered {path}: its WAL could not be replayed ({error}); it is set aside as {aside.name} (kept) and "
         f"the database is back at its last checkpoint ({saved}). Lost: the writes logged after that checkpoint "

@@ -87,16 +87,29 @@ def _entry_end(data: bytes, start: int) -> int | None:
     return None
 
 
+# A COMMIT record's payload: its serialised size (9), the record type (2 = COMMIT; 1 = BEGIN), a flag.
+COMMIT = (9).to_bytes(8, "little") + (2).to_bytes(8, "little")
+
+
 def valid_prefix(data: bytes) -> tuple[int, int]:
     """(bytes of the log's valid prefix, entries in it): every entry from the start whose checksum matches,
     up to the first that does not (0, 0: not even the header matches, the layout is unknown)."""
-    pos, entries = 0, 0
+    keep, entries, _ = scan(data)
+    return keep, entries
+
+
+def scan(data: bytes) -> tuple[int, int, int]:
+    """`valid_prefix` and where its last COMMIT entry ends (0 when none: the prefix holds no committed
+    transaction, only one a full disk or a kill cut short)."""
+    pos, entries, committed = 0, 0, 0
     while pos < len(data):
         end = _entry_end(data, pos)
         if end is None:
             break
+        if entries and end - pos == len(COMMIT) + 1 and data[pos : pos + len(COMMIT)] == COMMIT:
+            committed = end + 8
         pos, entries = end + 8, entries + 1
-    return pos, entries
+    return pos, entries, committed
 
 
 MAX_SCAN = 256 * 2**20  # a larger WAL is left to the engine (its valid prefix is not searched)
