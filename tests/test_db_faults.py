@@ -88,9 +88,9 @@ def test_ingest_onto_a_small_disk_stops_with_a_message_and_recovers(tmpfs, tmp_p
 def test_space_check_simulated(tmp_path, monkeypatch):
     """The same check with the injectable free-space function: the COPY is refused, nothing is written, the
     store closes cleanly and the database reads; with room again the same load goes through."""
-    monkeypatch.setattr(diskspace, "FREE_SPACE", lambda p: 4 * diskspace.MIB)
     db = tmp_path / "db"
     with LadybugStore(db) as s:
+        monkeypatch.setattr(diskspace, "FREE_SPACE", lambda p: 4 * diskspace.MIB)  # after the open's reservation
         with pytest.raises(diskspace.DiskFull) as e, s.bulk_session():
             s.bulk_load_nodes("Dish", _dishes(300))  # 300 rows: over the margin with 4 MiB free
         assert f"{tmp_path}: not enough free space to load into {db}" in str(e.value)

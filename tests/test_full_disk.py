@@ -156,11 +156,12 @@ def test_a_healthy_wal_is_replayed_not_set_aside(tmp_path):
 
 
 @pytest.fixture
-def nine_mb_free(tmp_path, release_db):
-    """A tmpfs holding a copy of the database with 9 MiB left (above the 8 MiB every logged write asks for)."""
+def little_room(tmp_path, release_db):
+    """A tmpfs holding a copy of the database with 2 MiB more than a write-open reserves for it."""
     mnt = tmp_path / "fs9"
     mnt.mkdir()
-    size = release_db.stat().st_size + 9 * 2**20
+    room = diskspace.MARGIN + diskspace.SHADOW_SHARE * release_db.stat().st_size + 2 * 2**20
+    size = release_db.stat().st_size + int(room)
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], capture_output=True)
     if r.returncode != 0:
         pytest.skip("cannot mount a tmpfs here (not root)")
@@ -171,15 +172,15 @@ def nine_mb_free(tmp_path, release_db):
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
-def test_a_statement_larger_than_the_disk_leaves_a_database_that_recovers_in_place(nine_mb_free):
+def test_a_statement_larger_than_the_disk_leaves_a_database_that_recovers_in_place(little_room):
     """The probe's brick: one `--write` statement whose log outgrows the free space. The engine aborts the
     process (its WAL write fails: no check can know a statement's size first), leaving a torn WAL that fills
     the disk. Every open then names the damage and `db recover`; recover needs no free space for a WAL that
     holds nothing committed, and the database reads as before the statement."""
-    db = nine_mb_free
+    db = little_room
     with LadybugStore(db, read_only=True) as s:
         before = s.execute("MATCH (d:Dish) RETURN count(d) AS n")[0]["n"]
-    big = "UNWIND range(1, 200000) AS i CREATE (:Dish {name: 'probe' + to_string(i), source: 't'})"
+    big = "UNWIND range(1, 1000000) AS i CREATE (:Dish {name: 'probe' + to_string(i), source: 't'})"
     p = subprocess.run(
         [sys.executable, "-m", "dishgraph.cli", "db", "shell", "--db", str(db), "--write", big],
         capture_output=True,
@@ -194,3 +195,33 @@ def test_a_statement_larger_than_the_disk_leaves_a_database_that_recovers_in_pla
     assert not pending_files(db) and not db.with_name("db.shadow").exists()
     with LadybugStore(db, read_only=True) as s:
         assert s.execute("MATCH (d:Dish) RETURN count(d) AS n")[0]["n"] == before
+
+
+def test_a_command_the_disk_cannot_hold_is_refused_before_it_writes(tmp_path, release_db, monkeypatch):
+    """The probe: `ingest corpus` of 200 recipes with 9 or 20 MB free stopped half-way (199 recipes stored
+    without their steps, `db.shadow` and `db.wal` left). Every write-open and every corpus ingest now asks
+    first for the room the whole command may need; refused, the database is exactly as it was."""
+    from dishgraph.graph.check import check_database
+
+    db = tmp_path / "c" / "db"
+    db.parent.mkdir()
+    shutil.copy(release_db, db)
+    LadybugStore(db).close()  # a writer's close records the checksum
+    before = check_database(db)["fingerprint"]
+    corpus = tmp_path / "new.jsonl"
+    corpus.write_text(
+        "".join(f'{{"dish": "新菜{i}", "text": "土豆洗净切丝，下锅翻炒，加盐出锅。"}}\n' for i in range(200)),
+        encoding="utf-8",
+    )
+    need = diskspace.MARGIN + diskspace.SHADOW_SHARE * db.stat().st_size
+    monkeypatch.setattr(diskspace, "FREE_SPACE", lambda p: int(need) - 1)
+    res = run(app, ["ingest", "corpus", str(corpus), "--db", str(db)])
+    text = " ".join(res.output.split())
+    assert res.exit_code == 1 and "not enough free space" in text and "nothing was written" in text, res.output
+    monkeypatch.setattr(diskspace, "FREE_SPACE", lambda p: int(need) + 1024)  # room to open, not for the corpus
+    res = run(app, ["ingest", "corpus", str(corpus), "--db", str(db)])
+    text = " ".join(res.output.split())
+    assert res.exit_code == 1 and "times the" in text and "of input" in text, res.output
+    assert not pending_files(db)
+    after = check_database(db)
+    assert after["ok"] and after["fingerprint"] == before

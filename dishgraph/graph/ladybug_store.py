@@ -113,9 +113,10 @@ class LadybugStore(GraphStore):
         self._abandoned = False  # a statement still runs after Ctrl-C (see _execute_bounded)
         self._failed = False  # closed by an unexpected error: this writer's work may be half done
         try:
-            checksum.on_open(
-                self.path, read_only, verify_checksum
-            )  # damage refused; a killed writer reported; this one marked
+            if not read_only:  # the whole command's room first: a full disk refuses it before any write
+                diskspace.reserve(self.path)
+            # damage refused; a killed writer reported; this one marked
+            checksum.on_open(self.path, read_only, verify_checksum)
             # The buffer pool caches every page read (default: most of the RAM); a one-pass reader such as
             # the exporter caps it so that its memory stays flat however large the database is.
             extra: dict[str, Any] = {"buffer_pool_size": int(buffer_pool_bytes)} if buffer_pool_bytes else {}

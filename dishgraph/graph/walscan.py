@@ -8,9 +8,9 @@ real WAL: cut after record 300 of 718, the 61 writes committed before it are kep
 The layout (LadybugDB's checksummed WAL, as in Kuzu's ``ChecksumWriter``): a header entry (the database's id
 and a flag), then entries, each its payload followed by a little-endian u64 checksum of the payload (DuckDB's
 checksum: the XOR of ``word * 0xbf58476d1ce4e5b9`` over the payload's 8-byte words, a Murmur-style hash of
-the last 0-7 bytes, from 5381). Payload lengths are not stored, so an entry ends where its checksum matches:
-the first such offset (a false match has odds of 2^-64 per offset). Should a future engine change the
-layout, the very first entry does not match and the caller falls back to setting the whole log aside.
+the last 0-7 bytes, from 5381). A record's payload starts with its own size (u64), so each entry's end is read
+and its checksum checked; the header has no size and ends where its checksum matches. Should a future engine
+change the layout, the very first entries do not match and the caller leaves the log to the engine.
 """
 
 from __future__ import annotations
@@ -27,10 +27,23 @@ FIRST_WINDOW = 256  # bytes searched for an entry's end, then 8 times more, up t
 
 
 def checksum(payload: bytes) -> int:
-    """The engine's checksum of one entry's payload (for tests and single checks)."""
-    if not payload:
-        return SEED
-    return int(_ends(payload, 0, len(payload))[len(payload) - 1])
+    """The engine's checksum of one entry's payload."""
+    n = len(payload) // 8
+    r = SEED
+    if n:
+        with np.errstate(over="ignore"):
+            r ^= int(np.bitwise_xor.reduce(np.frombuffer(payload, dtype="<u8", count=n) * WORD))
+    rest = payload[8 * n :]
+    if rest:
+        mask = (1 << 64) - 1
+        m, shift = int(M), int(R)
+        h = (0xE17A1465 ^ (len(rest) * m)) & mask
+        h = ((h ^ int.from_bytes(rest, "little")) * m) & mask
+        h ^= h >> shift
+        h = (h * m) & mask
+        h ^= h >> shift
+        r ^= h
+    return r
 
 
 def _tail_hash(tails: np.ndarray, n: int) -> np.ndarray:
@@ -68,8 +81,22 @@ def _ends(data: bytes, start: int, length: int) -> np.ndarray:
     return out
 
 
-def _entry_end(data: bytes, start: int) -> int | None:
-    """Where the entry starting at ``start`` ends (its checksum follows), or None: no checksum matches."""
+def _entry_end(data: bytes, start: int, first: bool = False) -> int | None:
+    """Where the entry starting at ``start`` ends (its checksum follows), or None: it is damaged or torn.
+    A record's payload begins with its own size (u64): that end is checked; the header entry (``first``)
+    has no size and is searched for."""
+    if first:
+        return _search_end(data, start)
+    if start + 8 > len(data):
+        return None
+    end = start + 8 + int.from_bytes(data[start : start + 8], "little")
+    if end + 8 > len(data) or checksum(data[start:end]) != int.from_bytes(data[end : end + 8], "little"):
+        return None
+    return end
+
+
+def _search_end(data: bytes, start: int) -> int | None:
+    """The first offset where the bytes from ``start`` have their checksum right after them (None: none)."""
     room = len(data) - start - 8  # the payload leaves 8 bytes for its checksum
     window = FIRST_WINDOW
     while room > 0:
@@ -81,10 +108,13 @@ def _entry_end(data: bytes, start: int) -> int | None:
         hit = np.flatnonzero(sums == stored)
         if hit.size:
             return start + int(hit[0]) + 1
-        if length == room:
+        if length == room or window >= MAX_HEADER:
             return None
         window *= 8
     return None
+
+
+MAX_HEADER = 4096  # the header entry is 17 bytes (the database's id and a flag)
 
 
 # A COMMIT record's payload: its serialised size (9), the record type (2 = COMMIT; 1 = BEGIN), a flag.
@@ -103,7 +133,7 @@ def scan(data: bytes) -> tuple[int, int, int]:
     transaction, only one a full disk or a kill cut short)."""
     pos, entries, committed = 0, 0, 0
     while pos < len(data):
-        end = _entry_end(data, pos)
+        end = _entry_end(data, pos, first=entries == 0)
         if end is None:
             break
         if entries and end - pos == len(COMMIT) + 1 and data[pos : pos + len(COMMIT)] == COMMIT:

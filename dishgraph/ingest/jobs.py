@@ -126,12 +126,32 @@ def ingest_corpus_file(
     check_corpus(file, fmt, encoding, parser, segmenter)
     glossary = corpus_glossary(glossary_path)
     with open_store() as store:
+        _reserve(store, file)
         before = _recipes_now(store)
         rep = ingest_corpus(
             store, file, glossary, fmt=fmt, encoding=encoding, parser=parser, segmenter=segmenter, **options
         )
         parsed = rep.recipes - rep.skipped_already_parsed
         return rep, _refresh(store, _touched(store, rep.touched_dishes, parsed), before, refresh, progress)
+
+
+def _reserve(store, file: Path) -> None:
+    """Room for the whole ingest on the embedded database's disk before anything is written (`diskspace.reserve`):
+    a ``.gz`` counts at the 3x text compresses by; a stream (a pipe) has no size and is checked per batch."""
+    import stat
+
+    from dishgraph.graph import diskspace
+    from dishgraph.graph.ladybug_store import LadybugStore
+
+    if not isinstance(store, LadybugStore):
+        return
+    try:
+        st = Path(file).stat()
+    except OSError:
+        return
+    if stat.S_ISREG(st.st_mode):
+        size = st.st_size * (3 if str(file).endswith(".gz") else 1)
+        diskspace.reserve(store.path, size, doing="ingest into")
 
 
 def _touched(store, dishes: list[str], parsed: int) -> list[str]:
