@@ -225,3 +225,20 @@ def test_a_command_the_disk_cannot_hold_is_refused_before_it_writes(tmp_path, re
     assert not pending_files(db)
     after = check_database(db)
     assert after["ok"] and after["fingerprint"] == before
+
+
+def test_a_copy_typed_in_the_shell_is_checked_against_its_file(tmp_path, monkeypatch):
+    """`db shell --write "COPY Dish FROM 'file.csv'"`: the file's rows and their checkpoint are checked before
+    the engine starts (a COPY through the shell segfaulted on a full disk)."""
+    db = tmp_path / "db"
+    rows = tmp_path / "dishes.csv"
+    rows.write_text("name,source\n" + "".join(f"菜{i},t\n" for i in range(20000)), encoding="utf-8")
+    with LadybugStore(db) as s:
+        free = diskspace.MARGIN + rows.stat().st_size  # room for the margin, not for the rows grown
+        monkeypatch.setattr(diskspace, "FREE_SPACE", lambda p: free)
+        with pytest.raises(diskspace.DiskFull, match="not enough free space to load into"):
+            s.execute(f"COPY Dish FROM '{rows}' (header=true)")
+        monkeypatch.undo()
+        assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 0}]
+        s.execute(f"COPY Dish FROM '{rows}' (header=true)")
+        assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 20000}]

@@ -219,6 +219,8 @@ class LadybugStore(GraphStore):
             check_read_only(cypher)  # CHECKPOINT / INSTALL / LOAD FROM / writes never reach a read-only open
         if not self.read_only and _is_write(cypher):
             diskspace.check_write_space(self.path)  # a full disk mid-WAL aborts the engine and tears the WAL
+        if not self.read_only and (copied := _copy_source_bytes(cypher)):
+            diskspace.check_space(self.path, copied)  # a COPY typed by hand: its file's rows and checkpoint
         if (self._unsaved_copy or self._bulk_depth) and _is_write(cypher):
             if self._unsaved_copy:
                 self._checkpoint()  # a logged write must never refer to rows a crash could still take back
@@ -853,6 +855,21 @@ def _csv_list_safe(v: Any) -> bool:
 
 
 _WRITE_CLAUSE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP|ALTER)\b", re.IGNORECASE)
+
+
+_COPY_FROM = re.compile(r"\bCOPY\s+`?\w+`?\s+FROM\s+(['\"])(.+?)\1", re.IGNORECASE)
+
+
+def _copy_source_bytes(cypher: str) -> int:
+    """Bytes of the files a ``COPY … FROM 'file'`` statement names (0: none, or none on disk). The engine
+    segfaults on a full disk inside a COPY's checkpoint; this is what a typed COPY is checked against."""
+    total = 0
+    for m in _COPY_FROM.finditer(cypher):
+        try:
+            total += Path(m.group(2)).expanduser().stat().st_size
+        except (OSError, ValueError):
+            continue
+    return total
 
 
 @lru_cache(maxsize=1024)
