@@ -101,3 +101,25 @@ def test_checksum_matches_the_engines_definition(payload):
         h ^= h >> 47
         r ^= h
     assert walscan.checksum(payload) == r
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_any_damage_or_tear_stops_the_prefix_at_a_clean_boundary_before_it(killed, data):
+    """Flipped bytes anywhere, or the log cut anywhere: the valid prefix is one of the clean log's entry
+    boundaries and ends before the damage; never an exception."""
+    clean = killed.with_name("db.wal").read_bytes()
+    bounds, pos = {0}, 0
+    while pos < len(clean):
+        pos = walscan._entry_end(clean, pos, first=pos == 0) + 8
+        bounds.add(pos)
+    off = data.draw(st.integers(0, len(clean) - 1), label="offset")
+    if data.draw(st.booleans(), label="cut"):
+        bad = clean[:off]
+    else:
+        width = data.draw(st.integers(1, 16), label="width")
+        flipped = bytes(b ^ data.draw(st.integers(1, 255), label="xor") for b in clean[off : off + width])
+        bad = clean[:off] + flipped + clean[off + width :]
+    keep, entries, committed = walscan.scan(bad)
+    assert keep in bounds and keep <= off
+    assert committed <= keep and (committed == 0 or committed in bounds)
