@@ -227,6 +227,7 @@ READS = [  # (command, arguments)
     ("stats", ()),
     ("dish", (BASE,)),
     ("db info", ()),
+    ("db check", ()),
     ("db shell", ("MATCH (d:Dish) RETURN count(d) AS n",)),
     ("pivots show", (BASE, TARGET)),
     ("pivots compare", ("--all",)),

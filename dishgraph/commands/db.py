@@ -249,22 +249,10 @@ def check(
     on where the engine keeps rows: two databases with the same one hold the same graph."""
     from dishgraph import config
     from dishgraph.errors import EXIT_VIOLATIONS
-    from dishgraph.graph import checksum
-    from dishgraph.graph.check import check_database
-    from dishgraph.graph.ladybug_store import database_file
+    from dishgraph.graph.check import accept_database, check_database
 
     if accept:
-        path = database_file(config.db_path(db))
-        from dishgraph.graph.lock import ProcessLock
-
-        lock = ProcessLock(path.with_name(path.name + ".lock"))
-        lock.acquire(None)
-        try:
-            digest = checksum.accept(path)
-        finally:
-            lock.release()
-        console.print(f"{path}: content recorded as good (SHA-256 {digest[:16]}…); no command marked unfinished")
-        return
+        return console.print(accept_database(config.db_path(db)))
     report = check_database(config.db_path(db), quick=quick)
     if as_json:
         emit_json(report)
@@ -272,10 +260,8 @@ def check(
         console.print(styled(report["database"], "bold"))
         console.print(f"checksum: {report['checksum']}")
         if "tables" in report:
-            rows = sum(t["rows"] for t in report["tables"])
-            console.print(
-                f"tables: {len(report['tables'])} read whole, {rows:,} rows; fingerprint {report['fingerprint'][:16]}…"
-            )
+            console.print(f"tables: {report['summary']}")
+
         for p in report["problems"]:
             console.print(styled("problem:", "bold red", p))
         if report["ok"]:

@@ -126,6 +126,10 @@ def _check(path: Path, quick: bool) -> dict[str, Any]:
             problems += found["problems"]
             report["tables"] = found["tables"]
             report["fingerprint"] = fingerprint(found["tables"])
+            rows = sum(t["rows"] for t in found["tables"])
+            report["summary"] = (
+                f"{len(found['tables'])} read whole, {rows:,} rows; fingerprint {report['fingerprint'][:16]}…"
+            )
         else:
             why = f"signal {-done.returncode}" if done.returncode < 0 else f"exit {done.returncode}"
             last = (done.stderr.strip().splitlines() or [""])[-1][:300]
@@ -133,6 +137,25 @@ def _check(path: Path, quick: bool) -> dict[str, Any]:
     report["problems"] = problems
     report["ok"] = not problems
     return report
+
+
+def accept_database(db: str | os.PathLike[str]) -> str:
+    """`db check --accept`: record the file's content as good and forget the commands marked unfinished
+    (under the writer's lock, so no writer is running meanwhile); what was done, in words."""
+    from dishgraph.graph.lock import ProcessLock
+
+    path = database_file(db)
+    if not path.is_file():
+        from dishgraph.errors import DatabaseError
+
+        raise DatabaseError(f"{path}: no database here")
+    lock = ProcessLock(path.with_name(path.name + ".lock"))
+    lock.acquire(None)
+    try:
+        digest = checksum.accept(path)
+    finally:
+        lock.release()
+    return f"{path}: content recorded as good (SHA-256 {digest[:16]}…); no command marked unfinished"
 
 
 if __name__ == "__main__":  # the child process of check_database: the scan, as JSON on stdout
