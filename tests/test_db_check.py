@@ -175,3 +175,37 @@ def test_command_key_is_the_program_and_its_subcommand_words():
     assert checksum.command_key("dishgraph pivots mine --all --knowledge composed") == "dishgraph pivots mine"
     assert checksum.command_key("dishgraph ingest corpus x.jsonl --db d") == "dishgraph ingest corpus"
     assert checksum.command_key("dishgraph demo") == "dishgraph demo"
+
+
+LIVE_WRITER = """
+import sys, time
+from dishgraph.graph.ladybug_store import LadybugStore
+s = LadybugStore(sys.argv[1])
+s.execute("CREATE (:Dish {name: 'live'})")
+print("ready", flush=True)
+sys.stdin.readline()
+s.close()
+"""
+
+
+def test_a_live_writer_whose_lock_file_was_deleted_is_in_use_not_killed(small_db, tmp_path):
+    """The probe deleted `db.lock` under a running writer: the next writer got the engine's lock message and
+    exit 1. It is exit 5 (in use) naming the writer, and the live writer is never reported as killed."""
+    from dishgraph.errors import EXIT_IN_USE
+
+    db = _copy(small_db, tmp_path / "copy")
+    script = tmp_path / "live.py"
+    script.write_text(LIVE_WRITER)
+    p = subprocess.Popen(
+        [sys.executable, str(script), str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        db.with_name("db.lock").unlink()
+        for args in (["db", "info"], ["db", "shell", "--write", "CREATE (:Dish {name: 'x'})"]):
+            res = subprocess.run([*DISHGRAPH, "--wait", "0", *args, "--db", str(db)], capture_output=True, text=True)
+            assert res.returncode == EXIT_IN_USE and "in use by" in res.stderr and "live.py" in res.stderr, res.stderr
+            assert "did not finish" not in res.stderr
+    finally:
+        p.communicate("\n", timeout=60)
+    assert checksum.read(db)["unfinished"] == [] and check_database(db)["ok"]

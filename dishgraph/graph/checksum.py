@@ -123,10 +123,39 @@ def unfinished_message(db: Path, entries: list[dict[str, Any]]) -> str:
     )
 
 
+def _alive(entry: dict[str, Any]) -> bool:
+    """Whether the process a `writing` entry names still runs (and is a Python or dishgraph process, not an
+    unrelated one that got its PID back)."""
+    pid = entry.get("pid")
+    if not isinstance(pid, int) or pid == os.getpid() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return True  # no /proc (not Linux): the PID answers, take it as the writer
+    return b"python" in cmdline or b"dishgraph" in cmdline
+
+
 def on_open(db: Path, read_only: bool, verify_checksum: bool = True) -> None:
     """Under the open's lock, before the engine reads the file: report a writer that never closed, verify the
-    checksum, and (a writer) mark this command as writing."""
+    checksum, and (a writer) mark this command as writing. A writer whose process still runs holds the
+    database though the lock said otherwise (its lock file was deleted): `DatabaseInUse`, not a report of a
+    killed writer."""
     state = read(db)
+    if state is not None and state.get("writing") and _alive(state["writing"]):
+        from dishgraph.graph.lock import DatabaseInUse
+
+        w = state["writing"]
+        raise DatabaseInUse(
+            f"{db}: in use by {describe(w)}, which is writing to it; its lock file "
+            f"{db.name}.lock was deleted, so waiting could not see it. Wait for it to finish"
+        )
     if state is not None:
         unfinished = list(state.get("unfinished") or [])
         if state.get("writing"):  # the lock is ours, so that writer is gone without closing: killed

@@ -138,6 +138,11 @@ class LadybugStore(GraphStore):
                 self.init_schema()
         except (RuntimeError, ValueError) as e:  # ValueError: a WAL record the engine's reader rejects
             self._forget_open()
+            if "Could not set lock" in str(e):  # another process has it open: our lock file was deleted
+                raise DatabaseInUse(
+                    f"{self.path}: in use by another process ({' '.join(str(e).split())[:200]}); its lock file "
+                    f"{self.path.name}.lock was deleted, so waiting could not see it"
+                ) from None
             hint = (
                 f"; run `dishgraph db recover --db {self.path}` (a damaged WAL's valid records are replayed, the "
                 "WAL set aside, kept)"
