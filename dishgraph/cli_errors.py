@@ -31,6 +31,29 @@ def one_line(text: str, limit: int = 500) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def engine_io_message(e: BaseException) -> str | None:
+    """The engine's own I/O failure (a RuntimeError "IO exception: Cannot write to file. path: P … Error: …")
+    in words, or None for any other error. Its errno text is often "Success" (a short write sets none), so
+    the free space where it wrote is said instead: a full disk is by far the usual cause."""
+    import re
+    import shutil
+    from pathlib import Path
+
+    text = " ".join(str(e).split())
+    if not isinstance(e, RuntimeError) or not text.startswith("IO exception"):
+        return None
+    m = re.search(r"path: (\S+)", text)
+    where = Path(m.group(1)) if m else None
+    detail = re.sub(r"\s*Error: Success\.?", "", text.removeprefix("IO exception: "))
+    free = ""
+    if where is not None:
+        for parent in (where.parent, *where.parent.parents):
+            if parent.exists():
+                free = f" ({shutil.disk_usage(parent).free / 2**20:.1f} MiB free on its filesystem)"
+                break
+    return f"{where or 'a file'}: could not be written: is the disk full?{free} The engine said: {detail}"
+
+
 def _os_message(e: OSError) -> str:
     import errno
 
@@ -87,6 +110,8 @@ def message_for(e: BaseException) -> tuple[int, str]:
         return EXIT_FAILED, "input nested too deeply to process"
     if isinstance(e, MemoryError):
         return EXIT_FAILED, "out of memory"
+    if (io := engine_io_message(e)) is not None:
+        return EXIT_FAILED, one_line(io)
     if isinstance(e, (ValueError, KeyError, LookupError, RuntimeError, TypeError)) and str(e):
         text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         return EXIT_FAILED, one_line(text)
@@ -108,12 +133,15 @@ def exit_on(*types: type[BaseException], code: int = EXIT_USAGE) -> Iterator[Non
     exception's usual exit code (`message_for`) is not the documented one, e.g. a bad option value (2).
 
     One rule wins over ``code``: a file the system refuses (missing, unreadable, a full disk: a built-in
-    OSError) is a failure (1) in every command, never a usage error, and keeps its message naming the path."""
+    OSError, or the engine's own "IO exception") is a failure (1) in every command, never a usage error, and
+    keeps its message naming the path."""
     try:
         yield
     except types as e:
         if isinstance(e, OSError) and type(e).__module__ == "builtins":
             raise reported(_os_message(e), EXIT_FAILED) from None
+        if (io := engine_io_message(e)) is not None:  # the engine's write failed: I/O, not a usage error
+            raise reported(io, EXIT_FAILED) from None
         text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         raise reported(str(text), code) from None
 

@@ -242,3 +242,24 @@ def test_a_copy_typed_in_the_shell_is_checked_against_its_file(tmp_path, monkeyp
         assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 0}]
         s.execute(f"COPY Dish FROM '{rows}' (header=true)")
         assert s.execute("MATCH (d:Dish) RETURN count(d) AS n") == [{"n": 20000}]
+
+
+@pytest.mark.parametrize("kind", ["tables", "neo4j-import"])
+def test_an_export_onto_a_full_disk_fails_as_io_naming_the_file(tmp_path, release_db, kind):
+    """The probe: `export tables` / `export neo4j-import` onto a full disk said "usage error: IO exception …
+    Error: Success" (exit 2). The engine's write failure is I/O (exit 1), names the file and the free space,
+    and leaves no staging folder behind."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (not root)")
+    try:
+        res = run(app, ["export", kind, str(mnt / "out"), "--db", str(release_db)])
+        text = " ".join(res.output.split())
+        assert res.exit_code == 1, res.output
+        assert "could not be written" in text and "is the disk full?" in text and "MiB free" in text, text
+        assert "usage error" not in text and "Error: Success" not in text
+        assert os.listdir(mnt) == []
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
