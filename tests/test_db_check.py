@@ -18,6 +18,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dishgraph.cli import app
@@ -25,6 +27,7 @@ from dishgraph.errors import EXIT_VIOLATIONS
 from dishgraph.graph import checksum
 from dishgraph.graph.check import check_database
 from dishgraph.graph.ladybug_store import LadybugStore
+from dishgraph.graph.lock import DatabaseInUse
 
 runner = CliRunner()
 DISHGRAPH = [sys.executable, "-m", "dishgraph.cli"]
@@ -209,3 +212,35 @@ def test_a_live_writer_whose_lock_file_was_deleted_is_in_use_not_killed(small_db
     finally:
         p.communicate("\n", timeout=60)
     assert checksum.read(db)["unfinished"] == [] and check_database(db)["ok"]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=10), kids, max_size=4),
+    max_leaves=12,
+)
+FIELDS = ("format", "sha256", "size", "mtime_ns", "recorded", "writing", "unfinished")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    record=st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=7) | JSON,
+    garbage=st.none() | st.binary(max_size=200),
+)
+def test_a_garbled_or_foreign_checksum_record_never_breaks_an_open(small_db, tmp_path, record, garbage):
+    """Whatever `<db>.checksum` holds (any JSON, any field of any type, or bytes that are not JSON), an open
+    reads the database or refuses it with a typed error; a record of the wrong shape counts as none. (One
+    copy for every example: each open leaves it a valid database.)"""
+    db = tmp_path / "c" / "db"
+    if not db.exists():
+        _copy(small_db, tmp_path / "c")
+    if isinstance(record, dict):
+        record = {"format": 1, **record}
+    data = garbage if garbage is not None else json.dumps(record).encode()
+    checksum.sidecar(db).write_bytes(data)
+    for read_only in (True, False):
+        try:
+            with LadybugStore(db, read_only=read_only) as s:
+                assert s.execute("MATCH (d:Dish) RETURN count(d) AS n")[0]["n"] >= 300
+        except (checksum.DatabaseDamaged, DatabaseInUse):
+            pass

@@ -58,14 +58,45 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+MAX_RECORD = 1 << 20  # bytes: a record is a few hundred; a larger file is not one of ours
+
+
+def _entry_ok(e: Any) -> bool:
+    return (
+        isinstance(e, dict)
+        and isinstance(e.get("command"), str)
+        and type(e.get("pid")) is int
+        and isinstance(e.get("started"), str)
+    )
+
+
+def _valid(state: Any) -> bool:
+    """The record's shape, field by field (an allow-list): anything else is no record at all."""
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        return False
+    sha, size, mtime = state.get("sha256"), state.get("size"), state.get("mtime_ns")
+    if sha is not None and not (isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)):
+        return False
+    if any(v is not None and type(v) is not int for v in (size, mtime)):
+        return False
+    if not isinstance(state.get("recorded", ""), str):
+        return False
+    writing, unfinished = state.get("writing"), state.get("unfinished", [])
+    return (writing is None or _entry_ok(writing)) and isinstance(unfinished, list) and all(map(_entry_ok, unfinished))
+
+
 def read(db: Path) -> dict[str, Any] | None:
-    """The recorded state, or None when none was recorded (or the record cannot be read: it is rewritten by
-    the next writer; a damaged record never blocks the database)."""
+    """The recorded state, or None when none was recorded or the record is not one this module wrote (it is
+    rewritten by the next writer; a damaged or foreign record never blocks the database, and no field of it
+    is used unless the whole record has the shape written here)."""
     try:
-        state = json.loads(sidecar(db).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        path = sidecar(db)
+        if not path.is_file() or path.stat().st_size > MAX_RECORD:
+            return None
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
-    return state if isinstance(state, dict) and state.get("format") == FORMAT else None
+    return state if _valid(state) else None
 
 
 def _write(db: Path, state: dict[str, Any]) -> None:
