@@ -244,3 +244,9 @@ def test_a_garbled_or_foreign_checksum_record_never_breaks_an_open(small_db, tmp
                 assert s.execute("MATCH (d:Dish) RETURN count(d) AS n")[0]["n"] >= 300
         except (checksum.DatabaseDamaged, DatabaseInUse):
             pass
+
+
+def test_a_misspelled_database_path_is_told_the_nearest_name(small_db):
+    typo = small_db.parent.parent / small_db.parent.name.replace("checked", "chekced") / "db"
+    res = runner.invoke(app, ["db", "check", "--db", str(typo)])
+    assert res.exit_code == 1 and "no database here" in res.output and "did you mean" in res.output, res.output

@@ -79,9 +79,9 @@ def check_database(db: str | os.PathLike[str], *, quick: bool = False) -> dict[s
     is wrong, each problem one line in ``problems``."""
     path = database_file(db)
     if not path.is_file():
-        from dishgraph.errors import DatabaseError
+        from dishgraph.errors import DatabaseError, nearest_path
 
-        raise DatabaseError(f"{path}: no database here")
+        raise DatabaseError(f"{path}: no database here{nearest_path(str(path))}")
     from dishgraph.graph.lock import ProcessLock
 
     lock = ProcessLock(path.with_name(path.name + ".lock"), shared=True)
@@ -146,9 +146,9 @@ def accept_database(db: str | os.PathLike[str]) -> str:
 
     path = database_file(db)
     if not path.is_file():
-        from dishgraph.errors import DatabaseError
+        from dishgraph.errors import DatabaseError, nearest_path
 
-        raise DatabaseError(f"{path}: no database here")
+        raise DatabaseError(f"{path}: no database here{nearest_path(str(path))}")
     lock = ProcessLock(path.with_name(path.name + ".lock"))
     lock.acquire(None)
     try:
