@@ -12,6 +12,8 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -51,20 +53,25 @@ def release_db(tmp_path_factory, crg_dir):
     return path
 
 
-@pytest.fixture
-def nearly_full(tmp_path, release_db):
-    """A tmpfs holding a copy of the database with about 300 KB left; unmounted afterwards."""
-    mnt = tmp_path / "fs"
+@contextmanager
+def _tmpfs(mnt: Path, size: int) -> Iterator[Path]:
+    """A real tmpfs of ``size`` bytes mounted at ``mnt`` (root), unmounted afterwards; skips where it cannot."""
     mnt.mkdir()
-    size = release_db.stat().st_size + 300 * 1024
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], capture_output=True)
     if r.returncode != 0:
         pytest.skip("cannot mount a tmpfs here (not root); test_a_logged_write_is_checked_first covers the check")
     try:
-        shutil.copy(release_db, mnt / "db")
-        yield mnt / "db"
+        yield mnt
     finally:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+@pytest.fixture
+def nearly_full(tmp_path, release_db):
+    """A tmpfs holding a copy of the database with about 300 KB left; unmounted afterwards."""
+    with _tmpfs(tmp_path / "fs", release_db.stat().st_size + 300 * 1024) as mnt:
+        shutil.copy(release_db, mnt / "db")
+        yield mnt / "db"
 
 
 def _reads(db: Path) -> bool:
@@ -158,18 +165,10 @@ def test_a_healthy_wal_is_replayed_not_set_aside(tmp_path):
 @pytest.fixture
 def little_room(tmp_path, release_db):
     """A tmpfs holding a copy of the database with 2 MiB more than a write-open reserves for it."""
-    mnt = tmp_path / "fs9"
-    mnt.mkdir()
     room = diskspace.MARGIN + diskspace.SHADOW_SHARE * release_db.stat().st_size + 2 * 2**20
-    size = release_db.stat().st_size + int(room)
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], capture_output=True)
-    if r.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here (not root)")
-    try:
+    with _tmpfs(tmp_path / "fs9", release_db.stat().st_size + int(room)) as mnt:
         shutil.copy(release_db, mnt / "db")
         yield mnt / "db"
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
 def test_a_statement_larger_than_the_disk_leaves_a_database_that_recovers_in_place(little_room):
@@ -249,17 +248,10 @@ def test_an_export_onto_a_full_disk_fails_as_io_naming_the_file(tmp_path, releas
     """The probe: `export tables` / `export neo4j-import` onto a full disk said "usage error: IO exception …
     Error: Success" (exit 2). The engine's write failure is I/O (exit 1), names the file and the free space,
     and leaves no staging folder behind."""
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)], capture_output=True)
-    if r.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here (not root)")
-    try:
+    with _tmpfs(tmp_path / "small", 512 * 1024) as mnt:
         res = run(app, ["export", kind, str(mnt / "out"), "--db", str(release_db)])
         text = " ".join(res.output.split())
         assert res.exit_code == 1, res.output
         assert "could not be written" in text and "is the disk full?" in text and "MiB free" in text, text
         assert "usage error" not in text and "Error: Success" not in text
         assert os.listdir(mnt) == []
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)

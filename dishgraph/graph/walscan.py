@@ -21,9 +21,8 @@ import numpy as np
 
 SEED = 5381
 WORD = np.uint64(0xBF58476D1CE4E5B9)
-M = np.uint64(0xC6A4A7935BD1E995)
-R = np.uint64(47)
-FIRST_WINDOW = 256  # bytes searched for an entry's end, then 8 times more, up to the rest of the log
+M = 0xC6A4A7935BD1E995  # the tail hash's multiplier and shift
+R = 47
 
 
 def checksum(payload: bytes) -> int:
@@ -36,49 +35,13 @@ def checksum(payload: bytes) -> int:
     rest = payload[8 * n :]
     if rest:
         mask = (1 << 64) - 1
-        m, shift = int(M), int(R)
-        h = (0xE17A1465 ^ (len(rest) * m)) & mask
-        h = ((h ^ int.from_bytes(rest, "little")) * m) & mask
-        h ^= h >> shift
-        h = (h * m) & mask
-        h ^= h >> shift
+        h = (0xE17A1465 ^ (len(rest) * M)) & mask
+        h = ((h ^ int.from_bytes(rest, "little")) * M) & mask
+        h ^= h >> R
+        h = (h * M) & mask
+        h ^= h >> R
         r ^= h
     return r
-
-
-def _tail_hash(tails: np.ndarray, n: int) -> np.ndarray:
-    """The hash of ``n`` (1-7) trailing bytes, their value little-endian in ``tails`` (vectorised)."""
-    with np.errstate(over="ignore"):
-        seed = np.uint64(0xE17A1465) ^ (np.uint64(n) * M)
-        h: np.ndarray = (tails ^ seed) * M
-        h ^= h >> R
-        h *= M
-        h ^= h >> R
-    return h
-
-
-def _ends(data: bytes, start: int, length: int) -> np.ndarray:
-    """checksum(data[start:start+k]) for k = 1..length, as an array indexed k - 1."""
-    n_words = length // 8
-    chunk = data[start : start + 8 * (n_words + 1)]
-    words = np.frombuffer(chunk.ljust(8 * (n_words + 1), b"\0"), dtype="<u8").astype(np.uint64)
-    with np.errstate(over="ignore"):
-        hashed = words[:n_words] * WORD
-    # prefix XOR over whole words: acc[q] = XOR of the first q words' hashes
-    acc = np.zeros(n_words + 1, dtype=np.uint64)
-    acc[1:] = np.bitwise_xor.accumulate(hashed) if n_words else acc[1:]
-    acc ^= np.uint64(SEED)
-    out = np.empty(length, dtype=np.uint64)
-    k = np.arange(1, length + 1)
-    q, r = k // 8, k % 8
-    whole = r == 0
-    out[whole] = acc[q[whole]]
-    for n in range(1, 8):
-        sel = r == n
-        if sel.any():
-            tails = words[q[sel]] & np.uint64((1 << (8 * n)) - 1)
-            out[sel] = acc[q[sel]] ^ _tail_hash(tails, n)
-    return out
 
 
 def _entry_end(data: bytes, start: int, first: bool = False) -> int | None:
@@ -96,21 +59,11 @@ def _entry_end(data: bytes, start: int, first: bool = False) -> int | None:
 
 
 def _search_end(data: bytes, start: int) -> int | None:
-    """The first offset where the bytes from ``start`` have their checksum right after them (None: none)."""
-    room = len(data) - start - 8  # the payload leaves 8 bytes for its checksum
-    window = FIRST_WINDOW
-    while room > 0:
-        length = min(window, room)
-        sums = _ends(data, start, length)
-        # the u64 stored right after each candidate payload end (k = 1..length bytes)
-        after = np.frombuffer(data[start + 1 : start + length + 8], dtype=np.uint8)
-        stored = np.lib.stride_tricks.sliding_window_view(after, 8)[:length].copy().view("<u8").ravel()
-        hit = np.flatnonzero(sums == stored)
-        if hit.size:
-            return start + int(hit[0]) + 1
-        if length == room or window >= MAX_HEADER:
-            return None
-        window *= 8
+    """The first length up to ``MAX_HEADER`` after which the bytes from ``start`` have their checksum (None:
+    none). Only the header entry is searched, so one checksum per candidate length is plenty."""
+    for end in range(start + 1, min(start + MAX_HEADER, len(data) - 8) + 1):
+        if checksum(data[start:end]) == int.from_bytes(data[end : end + 8], "little"):
+            return end
     return None
 
 
