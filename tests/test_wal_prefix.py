@@ -84,7 +84,7 @@ def test_one_damaged_record_keeps_every_write_committed_before_it(killed, tmp_pa
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=64))
 def test_checksum_matches_the_engines_definition(payload):
-    """The engine's checksum (DuckDB's), written out plainly here, against the vectorised one."""
+    """The engine's checksum (DuckDB's), written out bit by bit here, against the module's (numpy over words)."""
     mask = (1 << 64) - 1
     r = 5381
     n = len(payload) // 8
