@@ -8,8 +8,10 @@ from dataclasses import asdict, dataclass, field, replace
 
 from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge.compose.mixing import mix
+from dishgraph.knowledge.compose.remix import Remixer
 from dishgraph.knowledge.compose.settings import ComposeSettings
 from dishgraph.knowledge.compose.sources import (
+    Pools,
     Source,
     TargetSpec,
     default_glossaries,
@@ -171,9 +173,9 @@ def pseudo_pair_specs(
 
 def pseudo_pair_examples(store: GraphStore, settings: ComposeSettings = ComposeSettings(), min_recipes: int = 10):
     """``pseudo_pair_specs`` as fitting examples: (target, gathered sources with the base, real shares, focus)."""
-    real = real_uses(store)
+    real, pools = real_uses(store), Pools(store)
     return [
-        (spec.target, gather_sources(store, spec, settings.by_corpus), real(spec.target), spec.classes)
+        (spec.target, gather_sources(store, spec, settings.by_corpus, pools), real(spec.target), spec.classes)
         for spec in pseudo_pair_specs(store, min_recipes)
     ]
 
@@ -200,11 +202,13 @@ def leave_one_dish_out(
     ensure_components(store, dg)
     cache = {} if cache is None else cache
     rep = ValidationReport(settings=settings.to_dict(), corpus_recipes=corpus_recipes(store))
+    pools = Pools(store)
     for spec, n in holdout_specs(store, min_recipes, min_components, diner_glossary=dg, glossary=gl):
         key = (spec.target, settings.by_corpus)
         if key not in cache:
             truth = own_source(store, spec.target)
-            cache[key] = (gather_sources(store, spec, settings.by_corpus), truth.freq if truth else {}, spec.classes)
+            sources = gather_sources(store, spec, settings.by_corpus, pools)
+            cache[key] = (sources, truth.freq if truth else {}, spec.classes)
         sources, truth, focus = cache[key]
         freq, _, _ = mix(sources, settings, focus)
         rep.dishes.append(
@@ -262,7 +266,12 @@ def fit_weights(
         examples = [(_trimmed(srcs, trim), truth, focus) for srcs, truth, focus in examples]
     corpora = sorted({s.corpus for srcs, _, _ in examples for s in srcs if s.corpus})
     first = best = replace(start, corpora=tuple((c, dict(start.corpora).get(c, 1.0)) for c in corpora))
-    score = _lodo_score(examples, best)
+    remixers = [Remixer(srcs, truth, focus) for srcs, truth, focus in examples]
+
+    def lodo(settings: ComposeSettings) -> float:  # _lodo_score(examples, settings), the same floats
+        return sum(r.score(settings) for r in remixers) / len(remixers) if remixers else 0.0
+
+    score = lodo(best)
 
     def candidates(name: str, s: ComposeSettings) -> list[ComposeSettings]:
         if name == "shrink":
@@ -278,7 +287,7 @@ def fit_weights(
         improved = False
         for name in names:
             for cand in candidates(name, best):
-                sc = _lodo_score(examples, cand)
+                sc = lodo(cand)
                 if sc > score + 1e-9:
                     best, score, improved = cand, sc, True
         if not improved:
