@@ -337,7 +337,56 @@ def test_focus_mixture_reads_the_new_class_from_sources_that_know_it():
     assert compose.mix([okra, blanch], focused, ())[0] == compose.mix([okra, blanch], plain, ())[0]
 
 
-def test_pseudo_pairs_are_corpus_dishes_sharing_a_method(graph):
+@pytest.fixture(scope="module")
+def pseudo_examples(graph):
+    """The graph's pseudo-pair examples (dishes with 2+ recipes here; the real corpus uses 10)."""
+    from dishgraph.knowledge import compose
+
+    g, _, _, _ = graph
+    return compose.pseudo_pair_examples(g.store, min_recipes=2)
+
+
+def test_remix_equals_mix_on_the_real_pseudo_pairs(pseudo_examples):
+    """The weight fit's re-mix gives the floats of mix + weighted Jaccard on every real example, under
+    settings from the fit's grid, zero weights included (test_compose_remix.py fuzzes the same)."""
+    from dataclasses import replace
+
+    from dishgraph.knowledge.compose import ComposeSettings
+    from dishgraph.knowledge.compose.mixing import mix
+    from dishgraph.knowledge.compose.remix import Remixer
+    from dishgraph.knowledge.compose.validation import FIT_GRID, SHRINK_GRID, weighted_jaccard
+
+    grid = [
+        replace(ComposeSettings(), base=b, action=a, cls=c, shrink=k)
+        for b, a, c, k in zip(FIT_GRID, reversed(FIT_GRID), FIT_GRID[3:] + FIT_GRID[:3], SHRINK_GRID * 2)
+    ]
+    assert len(pseudo_examples) > 20
+    for _, srcs, truth, focus in pseudo_examples:
+        remixer = Remixer(srcs, truth, focus)
+        for s in grid:
+            assert remixer.score(s) == weighted_jaccard(mix(srcs, s, focus)[0], truth)
+
+
+def test_pools_read_once_give_the_sources_read_per_target(graph):
+    """A pool read once with every dish's part, less the dishes a target leaves out, is the pool read for
+    that target: the same recipes, dishes and shares, the actions in the same order."""
+    from dishgraph.knowledge import compose
+    from dishgraph.knowledge.compose.sources import Pools
+
+    g, _, _, _ = graph
+    specs = compose.pseudo_pair_specs(g.store, min_recipes=2)
+    pools = Pools(g.store)
+    pooled = 0
+    for spec in specs[::3]:
+        for plain, once in zip(
+            compose.gather_sources(g.store, spec), compose.gather_sources(g.store, spec, pools=pools)
+        ):
+            assert plain == once and list(plain.freq.items()) == list(once.freq.items())
+            pooled += plain.kind != "base"
+    assert pooled > 50
+
+
+def test_pseudo_pairs_are_corpus_dishes_sharing_a_method(graph, pseudo_examples):
     """Pseudo-pairs: two corpus dishes with the same non-food components and other foods, the target composed
     from the base and the rest (never its own recipes); the fit on them weighs the base too."""
     from dishgraph.diner.names import parse_name
@@ -353,8 +402,7 @@ def test_pseudo_pairs_are_corpus_dishes_sharing_a_method(graph):
         assert method and method == {a for a in target.atoms if not a.startswith("food:")}
         assert base.atoms != target.atoms and spec.exclude == (spec.base, spec.target) and not spec.own
         assert (spec.old_cls is None) == (spec.new_cls is None)
-    examples = compose.pseudo_pair_examples(g.store, min_recipes=2)
-    assert all(any(s.kind == "base" for s in srcs) and truth for _, srcs, truth, _ in examples)
+    assert all(any(s.kind == "base" for s in srcs) and truth for _, srcs, truth, _ in pseudo_examples)
     report = compose.fit_settings(g.store, pseudo_pairs=True, min_recipes=2)
     assert report["dishes"] == len(specs) and 0.0 <= report["cv_weighted_jaccard"] <= 1.0
     assert report["weighted_jaccard"] >= report["start_weighted_jaccard"] - 1e-12

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge.compose.settings import ComposeSettings
-from dishgraph.knowledge.compose.sources import Composition, Source, TargetSpec, _classes, _sid, gather_sources
+from dishgraph.knowledge.compose.sources import Composition, Pools, Source, TargetSpec, _classes, _sid, gather_sources
 
 
 def known_classes(source: Source, classes: Sequence[str], kappa: float) -> frozenset[str]:
@@ -63,7 +63,8 @@ def compose_spec(
     spec: TargetSpec,
     settings: ComposeSettings = ComposeSettings(),
     sources: list[Source] | None = None,
+    pools: Pools | None = None,
 ) -> Composition:
-    sources = gather_sources(store, spec, settings.by_corpus) if sources is None else sources
+    sources = gather_sources(store, spec, settings.by_corpus, pools) if sources is None else sources
     freq, weights, total = mix(sources, settings, spec.classes)
     return Composition(spec.target, freq, sources, weights, total)

@@ -22,6 +22,7 @@ from dishgraph.knowledge.compose.settings import (
 )
 from dishgraph.knowledge.compose.sources import (
     Composition,
+    Pools,
     TargetSpec,
     _sid,
     default_glossaries,
@@ -118,9 +119,10 @@ def compose_pairs(
         )
         rep.ranker = ranker.to_dict() if ranker else {}
     foods = food_classes(glossary)
+    pools = Pools(store)  # what the loop writes (composed edges, pivots, constraints) is no pool's input
     for key in pairs:
         spec = pair_spec(store, key, diner_glossary, glossary)
-        comp = compose_spec(store, spec, settings)
+        comp = compose_spec(store, spec, settings, pools=pools)
         write_composition(store, comp, min_freq=STORE_MIN_FREQ, recipes_now=now)
         judge_unjudged(store, comp.freq, foods)
         mined = mine_composed(store, key, thresholds, spec.new_cls, all_actions=all_actions)

@@ -7,7 +7,7 @@ from collections.abc import Collection
 from dishgraph.graph.base import GraphStore
 from dishgraph.knowledge.compose.mixing import mix
 from dishgraph.knowledge.compose.settings import STORE_MIN_FREQ, ComposedThresholds, ComposeSettings
-from dishgraph.knowledge.compose.sources import Composition, TargetSpec, gather_sources, own_source, real_uses
+from dishgraph.knowledge.compose.sources import Composition, Pools, TargetSpec, gather_sources, own_source, real_uses
 from dishgraph.knowledge.compose.storing import corpus_recipes
 from dishgraph.knowledge.compose.validation import pseudo_pair_specs
 from dishgraph.knowledge.insert_ranker import (
@@ -48,9 +48,10 @@ def ranker_examples(
     ys: list[int] = []
     groups: list[str] = []
     specs = pseudo_pair_specs(store, min_recipes)
+    pools = Pools(store)
     for spec in specs:
         assert spec.base is not None
-        sources = gather_sources(store, spec, settings.by_corpus)
+        sources = gather_sources(store, spec, settings.by_corpus, pools)
         freq, _, _ = mix(sources, settings, spec.classes)
         fb, ft = real(spec.base), real(spec.target)
         for a, x in candidate_features(

@@ -75,8 +75,8 @@ def base_source(store: GraphStore, base: str, old: str | None, new: str | None) 
     counts: Counter = Counter()
     for r in rows:
         counts.update({swap_class(k, old, new) for k in (r["actions"] or []) if k})
-    n = len(rows)
-    return Source("base", base, n, {a: c / n for a, c in counts.items()}, [(base, n)])
+    n = len(rows)  # actions in key order: a set's order follows the process's string hashing
+    return Source("base", base, n, {a: c / n for a, c in sorted(counts.items())}, [(base, n)])
 
 
 def _pool(store: GraphStore, kind: str, name: str, dishes_query: str, pool_query: str, **params) -> Source | None:
@@ -146,6 +146,55 @@ def class_source(store: GraphStore, cls: str, exclude: Sequence[str]) -> Source 
     return _pool(store, "class", cls, "compose_class_dishes", "compose_pool_by_class", cls=cls, exclude=list(exclude))
 
 
+class Pools:
+    """Component and class pools each read once, with every dish's part, so that a pool leaving some dishes
+    out is the whole pool less their parts: composing many targets that each leave out their own dishes (the
+    pseudo-pairs of a weight fit, hundreds; the CRG pairs) reads a pool once, not once per target. Counts are
+    integers, so each source is ``component_source`` / ``class_source``'s to the last bit, its actions in the
+    same order (``tests/test_compose.py`` compares them on a real graph)."""
+
+    def __init__(self, store: GraphStore):
+        self.store = store
+        self._read: dict[tuple[str, str], tuple[list[tuple[str, int]], dict[str, int], dict[str, dict[str, int]]]] = {}
+
+    def component(self, kind: str, atom: str, exclude: Sequence[str]) -> Source | None:
+        """``component_source(store, kind, atom, exclude)``."""
+        read = self._pool(("component", atom), "compose_component_dishes", "compose_pool_by_component_dish", atom=atom)
+        return self._less(kind, atom, read, exclude)
+
+    def cls(self, cls: str, exclude: Sequence[str]) -> Source | None:
+        """``class_source(store, cls, exclude)``."""
+        read = self._pool(("class", cls), "compose_class_dishes", "compose_pool_by_class_dish", cls=cls)
+        return self._less("class", cls, read, exclude)
+
+    def _pool(self, key: tuple[str, str], dishes_query: str, pool_query: str, **params):
+        if key not in self._read:
+            dishes = [(r["dish"], int(r["recipes"])) for r in self.store.query(dishes_query, exclude=[], **params)]
+            totals: dict[str, int] = {}
+            parts: dict[str, dict[str, int]] = defaultdict(dict)
+            for r in self.store.query(pool_query, **params):  # ordered by action
+                a, n = r["action"], int(r["recipes"])
+                totals[a] = totals.get(a, 0) + n
+                parts[r["dish"]][a] = n
+            self._read[key] = (dishes, totals, parts)
+        return self._read[key]
+
+    @staticmethod
+    def _less(kind: str, name: str, read, exclude: Sequence[str]) -> Source | None:
+        dishes, totals, parts = read
+        out = [parts[d] for d in dict.fromkeys(exclude) if d in parts]
+        kept = [(d, c) for d, c in dishes if d not in exclude]
+        n = sum(c for _, c in kept)
+        if not n:
+            return None
+        freq = {}
+        for a, total in totals.items():
+            c = total - sum(p.get(a, 0) for p in out)
+            if c > 0:
+                freq[a] = c / n
+        return Source(kind, name, n, freq, kept)
+
+
 def own_source(store: GraphStore, dish: str) -> Source | None:
     """The dish's own parsed recipes (its USES edges), where the corpus has some."""
     rows = store.query("uses_dish_actions", dish=dish, min_freq=0.0, top=1_000_000)
@@ -189,8 +238,11 @@ class TargetSpec:
     own: bool = True
 
 
-def gather_sources(store: GraphStore, spec: TargetSpec, by_corpus: bool = False) -> list[Source]:
-    """Every source of ``spec``'s target; ``by_corpus``: component and class pools one per corpus."""
+def gather_sources(
+    store: GraphStore, spec: TargetSpec, by_corpus: bool = False, pools: Pools | None = None
+) -> list[Source]:
+    """Every source of ``spec``'s target; ``by_corpus``: component and class pools one per corpus. ``pools``:
+    read the (pooled) component and class sources through it, for callers composing many targets."""
     out: list[Source] = []
     if spec.base:
         s = base_source(store, spec.base, spec.old_cls, spec.new_cls)
@@ -200,12 +252,14 @@ def gather_sources(store: GraphStore, spec: TargetSpec, by_corpus: bool = False)
         kind = atom.split(":", 1)[0]
         if by_corpus:
             out.extend(component_sources(store, kind, atom, spec.exclude))
-        elif s := component_source(store, kind, atom, spec.exclude):
+        elif s := (
+            pools.component(kind, atom, spec.exclude) if pools else component_source(store, kind, atom, spec.exclude)
+        ):
             out.append(s)
     for cls in spec.classes:
         if by_corpus:
             out.extend(class_sources(store, cls, spec.exclude))
-        elif s := class_source(store, cls, spec.exclude):
+        elif s := pools.cls(cls, spec.exclude) if pools else class_source(store, cls, spec.exclude):
             out.append(s)
     if spec.own:
         s = own_source(store, spec.target)
