@@ -20,6 +20,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from dishgraph.actions import ProtoAction
@@ -58,6 +59,13 @@ def _logistic():
     return LogisticRegression(C=REGULARISATION, max_iter=3000)
 
 
+@lru_cache(maxsize=1 << 16)
+def _proto(key: str) -> ProtoAction:
+    """``ProtoAction.from_key``, once per key: a ranker's examples meet the same candidates hundreds of times
+    (a ProtoAction is frozen, so one object can serve every caller)."""
+    return ProtoAction.from_key(key)
+
+
 def candidate_features(
     sources: Sequence,
     freq: Mapping[str, float],
@@ -81,7 +89,7 @@ def candidate_features(
         b = fb.get(a, 0.0)
         if ft < min_freq or ft <= ratio * b:
             continue
-        action = ProtoAction.from_key(a)
+        action = _proto(a)
         shares = {"ft": ft, "fb": b, "rate": rates.get(a, 0.0)} | {
             k: by_kind[k].get(a, 0.0) for k in ("food", "action", "flavour", "class", "base", "own")
         }

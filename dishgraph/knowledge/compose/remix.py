@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dishgraph.knowledge.compose.mixing import mix
+from dishgraph.knowledge.compose.mixing import mix, weighted_jaccard
 from dishgraph.knowledge.compose.settings import ComposeSettings
 from dishgraph.knowledge.compose.sources import Source, _sid
 
@@ -75,8 +75,6 @@ class Remixer:
         self._layouts: dict[tuple[bool, ...], _Layout] = {}
 
     def score(self, settings: ComposeSettings) -> float:
-        from dishgraph.knowledge.compose.validation import weighted_jaccard
-
         if settings.focus_kappa > 0 and self.focus:
             return weighted_jaccard(mix(self.sources, settings, self.focus)[0], self.truth)
         weights = {

@@ -67,9 +67,12 @@ def swap_class(key: str, old: str | None, new: str | None) -> str:
     return KEY_SEP.join([verb, "+".join(sorted({new if c == old else c for c in classes})), tools])
 
 
-def base_source(store: GraphStore, base: str, old: str | None, new: str | None) -> Source | None:
-    """The base dish's recipes, each with the changed class swapped for the new one."""
-    rows = store.query("compose_dish_recipe_actions", dish=base)
+def base_source(
+    store: GraphStore, base: str, old: str | None, new: str | None, rows: list[dict] | None = None
+) -> Source | None:
+    """The base dish's recipes, each with the changed class swapped for the new one (``rows``: the base's
+    ``compose_dish_recipe_actions``, read already)."""
+    rows = store.query("compose_dish_recipe_actions", dish=base) if rows is None else rows
     if not rows:
         return None
     counts: Counter = Counter()
@@ -155,7 +158,15 @@ class Pools:
 
     def __init__(self, store: GraphStore):
         self.store = store
+        self._rows: dict[tuple[str, str], list[dict]] = {}
         self._read: dict[tuple[str, str], tuple[list[tuple[str, int]], dict[str, int], dict[str, dict[str, int]]]] = {}
+
+    def base(self, base: str, old: str | None, new: str | None) -> Source | None:
+        """``base_source(store, base, old, new)``, the base's recipes read once (a base serves many targets)."""
+        key = ("base", base)
+        if key not in self._rows:
+            self._rows[key] = self.store.query("compose_dish_recipe_actions", dish=base)
+        return base_source(self.store, base, old, new, self._rows[key])
 
     def component(self, kind: str, atom: str, exclude: Sequence[str]) -> Source | None:
         """``component_source(store, kind, atom, exclude)``."""
@@ -245,7 +256,11 @@ def gather_sources(
     read the (pooled) component and class sources through it, for callers composing many targets."""
     out: list[Source] = []
     if spec.base:
-        s = base_source(store, spec.base, spec.old_cls, spec.new_cls)
+        s = (
+            pools.base(spec.base, spec.old_cls, spec.new_cls)
+            if pools
+            else base_source(store, spec.base, spec.old_cls, spec.new_cls)
+        )
         if s:
             out.append(s)
     for atom in spec.atoms:
