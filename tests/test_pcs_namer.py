@@ -61,9 +61,9 @@ def test_mbr_picks_the_candidate_closest_to_the_others():
     assert mbr(Counter({"baked pizza": 1.2, "baked chicken pizza": 1.0, "chicken pizza": 1.2})) == "baked chicken pizza"
 
 
-def test_chained_inputs_carry_the_namers_wording_and_beat_the_previous_tracker_on_val(release):
+def test_chained_inputs_carry_the_namers_wording_and_beat_the_previous_tracker_on_val(release, rounds):
     train, val = release
-    pred = predict(val, "tracker", "chained", train)
+    pred = rounds["default"][2]  # predict(val, "tracker", "chained", train), made once for the module
     by_key = {(r["recipe"], r["annotator"], r["row"]): r for r in pred}
     reused = sum(r["input"] == by_key[(r["recipe"], r["annotator"], r["row"] - 1)]["output"] for r in pred if r["row"])
     assert reused > 300  # steps that take the previous output take it as worded
@@ -128,13 +128,13 @@ TOLERANCE = 0.5  # points: a learned figure may move this much with a library ve
 
 @pytest.fixture(scope="module")
 def rounds(release):
-    """Each round's val predictions (chained) and scores, computed once for the tests below."""
+    """Each round's val predictions (chained): (scores, fingerprint, rows), computed once for the module."""
     train, val = release
     gold = gold_rows(val)
     out = {}
     for name, run in ROUNDS.items():
         rows = run(train, val)
-        out[name] = (score(rows, gold), fingerprint(rows))
+        out[name] = (score(rows, gold), fingerprint(rows), rows)
     return out
 
 
@@ -183,13 +183,21 @@ def test_predictions_are_the_same_under_other_simd_and_blas_kernels(rounds):
     if "avx2" in _cpu_flags():
         variants.append({"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"})
     name = "default"  # every learned part: the selector, the no-food classifier, the namer's neighbours
-    for extra in variants:
-        env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")}
-        done = subprocess.run(
-            [sys.executable, "-c", _PREDICT_DEFAULT, name], env=env | extra, capture_output=True, text=True, timeout=600
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")}
+    runs = [  # side by side: each is one process learning and predicting alone
+        subprocess.Popen(
+            [sys.executable, "-c", _PREDICT_DEFAULT, name],
+            env=env | extra,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
-        assert done.returncode == 0, done.stderr[-2000:]
-        assert done.stdout.strip() == rounds[name][1], extra
+        for extra in variants
+    ]
+    for extra, run in zip(variants, runs):
+        out, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err[-2000:]
+        assert out.strip() == rounds[name][1], extra
 
 
 def test_named_foods_are_phrases_up_to_punctuation():
