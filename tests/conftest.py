@@ -105,6 +105,22 @@ def release_lac(tmp_path_factory, crg_dir):
     return folder / "db", report
 
 
+@pytest.fixture(scope="session")
+def release_lac_parses(tmp_path_factory, crg_dir, glossary):
+    """Every distinct base recipe of the release parsed fresh with lac, one text at a time
+    (``RecipeParser.parse``), once per run: ``{text: actions}``. The parse-recall floor and the
+    graph-equals-fresh-parse test read the same parses."""
+    from dishgraph.eval.parse_recall import read_base_recipes
+    from dishgraph.ingest.parser import RecipeParser
+
+    def build(folder):
+        parser = RecipeParser(glossary, "lac")
+        texts = dict.fromkeys(t for ts in read_base_recipes(crg_dir).values() for t in ts)
+        return {t: parser.parse(t) for t in texts}
+
+    return built_once(tmp_path_factory, "release-lac-parses", build)[1]
+
+
 # Test files whose module fixtures or tests take longest (measured with --durations on 2 cores), longest first.
 # Under pytest-xdist (`make test`: --dist loadfile --no-loadscope-reorder) files are handed to workers in
 # collection order, so these start first and the short files even out the end of the run. xdist's own order

@@ -49,11 +49,14 @@ def served(release, glossary):
 
 
 @pytest.fixture(scope="module")
-def fresh(release, served):
+def fresh(release, served, release_lac_parses):
+    """Fresh parses (not the graph's): every base recipe from conftest's ``release_lac_parses`` (made once per
+    run with the same parser, one text at a time), any other text parsed here."""
     _, instances, parser = release
-    parse = CachedParse(parser.parse)
+    parse = CachedParse(parser.parse, release_lac_parses)
     for text in dict.fromkeys(i.base_recipe for i in instances):
         parse(text)
+    assert parse.parsed == 0
     return parse
 
 
