@@ -7,6 +7,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from dishgraph.eval.parse_recall import read_base_recipes
 from dishgraph.knowledge import causal
@@ -193,3 +195,18 @@ def test_fast_matches_neighbors_objects_on_tie_heavy_frames():
         t[:2] = (1, 0)
         y = (rng.random(n) < 0.5).astype(np.int64)
         assert causal.psm_fast(X, t, y) == _psm_as_dowhy_writes_it(X, t, y)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_propensity_scores_are_the_estimators_to_the_last_bit(data):
+    """The order step's propensity fit (scikit-learn's loss and scipy's L-BFGS-B called directly) gives the
+    very floats of ``LogisticRegression().fit(X, t).predict_proba(X)[:, 1]`` on binary frames of any shape."""
+    import numpy as np
+
+    n = data.draw(st.integers(min_value=2, max_value=80))
+    k = data.draw(st.integers(min_value=1, max_value=10))
+    X = np.array(data.draw(st.lists(st.lists(st.integers(0, 1), min_size=k, max_size=k), min_size=n, max_size=n)))
+    t = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    assume(0 < t.sum() < n)
+    assert np.array_equal(causal.propensity_scores(X, t), causal._estimator_scores(X, t))

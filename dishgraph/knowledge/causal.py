@@ -19,6 +19,7 @@ weighting), equal to DoWhy to float rounding, and both can run many dishes in pa
 
 from __future__ import annotations
 
+import functools
 import logging
 import multiprocessing as mp
 import os
@@ -164,12 +165,9 @@ def psm_matched(X: np.ndarray, t: np.ndarray, y: np.ndarray) -> tuple[float, flo
     algorithm="ball_tree")`` (leaf size 30, euclidean), built directly: for the ~5,000 small pairs of the
     demo, sklearn's per-call input validation and joblib dispatch cost more than the fits and queries
     (2.2x faster, identical matches, ties included: ``tests/test_causal.py``)."""
-    import sklearn
-    from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import BallTree
 
-    with sklearn.config_context(assume_finite=True, skip_parameter_validation=True):
-        ps = LogisticRegression().fit(X, t).predict_proba(X)[:, 1]
+    ps = propensity_scores(X, t)
     treated, control = t == 1, t == 0
     ps_t, ps_c = ps[treated].reshape(-1, 1), ps[control].reshape(-1, 1)
     y_t, y_c = y[treated], y[control]
@@ -181,6 +179,60 @@ def psm_matched(X: np.ndarray, t: np.ndarray, y: np.ndarray) -> tuple[float, flo
     atc = d_c.mean()
     nt, nc = len(y_t), len(y_c)
     return float((att * nt + atc * nc) / (nt + nc)), _se(np.concatenate([d_t, d_c]))
+
+
+def propensity_scores(X: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``LogisticRegression().fit(X, t).predict_proba(X)[:, 1]`` (DoWhy's propensity model), the same floats.
+
+    The fit is the estimator's own for a binary target with the default lbfgs solver: scikit-learn's loss
+    (``LinearModelLoss`` over ``HalfBinomialLoss``, l2 strength 1 / (C n)) minimised by scipy's L-BFGS-B with
+    the options scikit-learn passes, then ``expit(X @ coef.T + intercept)``; what the estimator adds around
+    it (input validation, namespace dispatch, callbacks) cost more than the fit on the order step's thousands
+    of 50-row frames. Where those internals are not importable, or the target is not binary, the estimator
+    itself runs. ``tests/test_causal.py`` compares the two bit for bit."""
+    fit = _lbfgs_parts()
+    if fit is None or X.ndim != 2 or not X.shape[1] or set(np.unique(t).tolist()) != {0, 1}:
+        return _estimator_scores(X, t)
+    loss_gradient, extra_options = fit
+    from scipy import optimize
+    from scipy.special import expit
+
+    Xf = np.asarray(X, dtype=np.float64, order="C")
+    y = np.ones(t.shape, dtype=np.float64)
+    y[t != 1] = 0.0
+    res = optimize.minimize(
+        loss_gradient,
+        np.zeros(Xf.shape[1] + 1, dtype=np.float64),
+        method="L-BFGS-B",
+        jac=True,
+        args=(Xf, y, None, 1.0 / (1.0 * Xf.shape[0]), 1),
+        options={"maxiter": 100, "maxls": 50, "gtol": 1e-4, "ftol": 64 * np.finfo(float).eps, **extra_options},
+    )
+    coef, intercept = res.x[:-1][None, :], res.x[-1:]
+    scores = (X @ coef.T + intercept).reshape(-1)
+    return expit(scores, out=scores)
+
+
+def _estimator_scores(X: np.ndarray, t: np.ndarray) -> np.ndarray:
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+
+    with sklearn.config_context(assume_finite=True, skip_parameter_validation=True):
+        return LogisticRegression().fit(X, t).predict_proba(X)[:, 1]
+
+
+@functools.cache
+def _lbfgs_parts():
+    """(the loss-and-gradient function, scipy's extra options) of scikit-learn's lbfgs logistic regression,
+    or None where this scikit-learn keeps them elsewhere."""
+    try:
+        from sklearn._loss.loss import HalfBinomialLoss
+        from sklearn.linear_model._linear_loss import LinearModelLoss
+        from sklearn.utils.fixes import _get_additional_lbfgs_options_dict
+    except ImportError:
+        return None
+    loss = LinearModelLoss(base_loss=HalfBinomialLoss(), fit_intercept=True)
+    return loss.loss_gradient, _get_additional_lbfgs_options_dict("iprint", -1)
 
 
 def _se(d: np.ndarray) -> float:
