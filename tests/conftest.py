@@ -124,28 +124,33 @@ def release_lac_parses(tmp_path_factory, crg_dir, glossary):
 # Test files whose module fixtures or tests take longest (measured with --durations on 2 cores), longest first.
 # Under pytest-xdist (`make test`: --dist loadfile --no-loadscope-reorder) files are handed to workers in
 # collection order, so these start first and the short files even out the end of the run. xdist's own order
-# (files with most tests first) had undone the earlier slow-first sort: the end-to-end demo (4 tests, about
-# 4 minutes) started half-way or last. Only the order changes, never what a test does.
+# (files with most tests first) had undone the earlier slow-first sort: the longest file started half-way or
+# last. Only the order changes, never what a test does.
 LONGEST_FIRST = (
-    "test_demo.py",
+    "test_pcs_namer.py",
     "test_compose.py",
     "test_eval_graph_equivalence.py",
-    "test_pcs_namer.py",
-    "test_ingest.py",
-    "test_export.py",
     "test_cypher_lint.py",
-    "test_arrow_copy.py",
-    "test_causal.py",
-    "test_offline.py",
-    "test_parser_recall.py",
+    "test_demo.py",
+    "test_export.py",
+    "test_ingest.py",
     "test_hostile.py",
-    "test_diner_graph.py",
+    "test_parser_recall.py",
+    "test_causal.py",
     "test_outputs.py",
+    "test_offline.py",
     "test_models.py",
-    "test_sync.py",
     "test_ingest_loading_process.py",
-    "test_install.py",
     "test_gpu_bundle.py",
+    "test_eval_prefetch.py",
+    "test_pcs_t5.py",
+    "test_query_limits.py",
+    "test_db_check.py",
+    "test_order.py",
+    "test_install.py",
+    "test_arrow_copy.py",
+    "test_diner_graph.py",
+    "test_sync.py",
     "test_queries_execute.py",
 )
 
