@@ -223,3 +223,14 @@ def test_sixth_round_machine_programs_dough_and_wrappers(lac):
     # 包入馅料，收口: the wrapper is closed round the filling, not the filling
     got = keys(lac.parse("一小份月饼皮压扁，包入一份馅料，收口揉圆。"))
     assert "包|馅料|" in got and not [k for k in got if k.startswith("密封|馅料")], got
+
+
+def test_sixth_round_after_a_list_and_a_clause_with_its_object(lac):
+    # after an ingredient list, the noun written right before a verb is what it works on
+    got = keys(
+        lac.parse("鳕鱼200g，可加1勺油 蒜蓉香煎鳕鱼（加了点蜂蜜）晚餐 牛排200g 西芹块 生菜无限量 潮香村牛排切小块")
+    )
+    assert "切|牛排|" in got, got
+    # 放入滴了柠檬汁的牛排 puts the steak in (the lemon juice is inside a relative clause), and takes it out after
+    got = keys(lac.parse("烤箱中火 预热五分钟 放入滴了柠檬汁的牛排 十分钟拿出来"))
+    assert "加入|牛排|" in got and "捞出|牛排|" in got and not [k for k in got if "柠檬汁" in k], got

@@ -240,7 +240,7 @@ class RecipeParser:
             a, b, ingredients, tools = _crg_objects(items, crg[v] if in_crg else typed[v], s, e)
             if v in typed:
                 objects, foods, heat, duration, shape = self._typed_objects(items, fused, typed[v])
-                culinary = self._culinary(items, v, text)
+                culinary = self._culinary(items, v, text) and not _in_relative(typed_kinds, v)
                 verb_class = self._verbs.get(form, form)
                 if foods and verb_class in _MEDIUM_VERBS:
                     blending = verb_class in _BLENDING_VERBS
@@ -386,6 +386,9 @@ class RecipeParser:
                 elif k == "noun":
                     out[i] = "other"  # 没过牛腩: the beef only measures the water
                 continue
+            if form == "的" and k == "other" and out[i - 1] == "noun" and self._clause_object(items, out, i):
+                out[i] = "rel"  # 放入滴了柠檬汁的牛排: the steak is put in, the lemon juice was dripped on it
+                continue
             if k == "rel":
                 self._relative_subject(items, out, i)
                 continue
@@ -397,7 +400,16 @@ class RecipeParser:
                     fused[i] = ("ingredient", "水", s, e)  # 没过X的水量: the water itself
                 continue
             if listed:
-                out[i] = "other"
+                j = i + 1
+                while j < n and items[j][2] == items[j - 1][3] and out[j] in ("noun", "other"):
+                    j += 1
+                if j < n and out[j] == "verb" and items[j][2] == items[j - 1][3]:
+                    for c in range(i, j):  # …生菜无限量 潮香村牛排切小块: the list ends, 牛排 is what 切 cuts
+                        if out[c] == "noun":
+                            out[c] = "topic"
+                    listed = False
+                else:
+                    out[i] = "other"
                 continue
             nxt = items[i + 1] if i + 1 < n else None
             if (
@@ -416,6 +428,19 @@ class RecipeParser:
                 ):
                     out[i] = "other"  # 切开 鸡蛋2个 菠菜…: a list of ingredients, no object of the step before
                     listed = True
+
+    @staticmethod
+    def _clause_object(items, out: list[str], r: int) -> bool:
+        """The 的 at ``r`` closes a relative clause with an object, written right after another verb: verb,
+        verb (了/过), noun(s), 的 (加入煮牛腩的汤, 放入滴了柠檬汁的牛排)."""
+        j = r - 1
+        while j >= 0 and out[j] == "noun":
+            j -= 1
+        while j >= 0 and out[j] == "other" and len(items[j][1]) == 1 and items[j][1] != "的":
+            j -= 1
+        if j < 1 or out[j] != "verb" or j == r - 1:
+            return False
+        return out[j - 1] == "verb" and items[j - 1][3] == items[j][2]
 
     @staticmethod
     def _relative_subject(items, out: list[str], r: int) -> None:
@@ -751,6 +776,18 @@ def _lexicon_nouns(lexicon) -> dict[str, str]:
     }
 
 
+def _in_relative(kinds: list[str], v: int) -> bool:
+    """The verb at ``v`` is inside a relative clause the typed reading closed (蒸出来的汁, 滴了柠檬汁的牛排): a 的 read
+    as one follows before any other verb."""
+    for k in range(v + 1, len(kinds)):
+        kind = kinds[k]
+        if kind == "rel":
+            return True
+        if kind == "verb" or kind == "prep":
+            return False
+    return False
+
+
 def _not_action(text: str, s: int, e: int) -> bool:
     """The verb at ``text[s:e]`` is part of a word that is no action (下午, 放弃, 吃不下; 下午1点 as one token)."""
     word = text[s:e]
@@ -798,6 +835,11 @@ def _owners(kinds: list[str]) -> tuple[list[int], dict[int, list[int]]]:
             continue
         if kind == "prep":
             forward = True
+            continue
+        if kind == "topic":  # typed only: a noun written right before its verb after a list (no CRG kind)
+            j = bisect_left(verbs, i)
+            if j < len(verbs):
+                owner[verbs[j]].append(i)
             continue
         if kind != "noun":
             continue
