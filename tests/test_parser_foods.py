@@ -234,3 +234,6 @@ def test_sixth_round_after_a_list_and_a_clause_with_its_object(lac):
     # 放入滴了柠檬汁的牛排 puts the steak in (the lemon juice is inside a relative clause), and takes it out after
     got = keys(lac.parse("烤箱中火 预热五分钟 放入滴了柠檬汁的牛排 十分钟拿出来"))
     assert "加入|牛排|" in got and "捞出|牛排|" in got and not [k for k in got if "柠檬汁" in k], got
+    # a 的 ending a sentence closes no relative clause: 切片 is a step, and 切 after it cuts the ham too
+    got = keys(lac.parse("火腿想切片的，有点硬，干脆切大块的。习惯了有糖的酸奶"))
+    assert got[:2] == ["切|火腿|", "切|火腿|"], got

@@ -778,11 +778,11 @@ def _lexicon_nouns(lexicon) -> dict[str, str]:
 
 def _in_relative(kinds: list[str], v: int) -> bool:
     """The verb at ``v`` is inside a relative clause the typed reading closed (蒸出来的汁, 滴了柠檬汁的牛排): a 的 read
-    as one follows before any other verb."""
+    as one, with the noun it describes after it, follows before any other verb (火腿想切片的 ends a sentence)."""
     for k in range(v + 1, len(kinds)):
         kind = kinds[k]
         if kind == "rel":
-            return True
+            return k + 1 < len(kinds) and kinds[k + 1] == "noun"
         if kind == "verb" or kind == "prep":
             return False
     return False
