@@ -361,7 +361,9 @@ class RecipeParser:
         what 没过 measures (加入没过牛腩的水量 adds water: 水量 is read as 水), the subject of a relative clause
         (倒进苦瓜蒸出来的汁 pours the juice), and an ingredient list written after a step (切开 鸡蛋2个 菠菜…).
         A verb with 好 right after 把/将 describes the 把-object (把调味好肉放进苦瓜里: the seasoned meat goes in),
-        as 调味好的 would: no step of its own."""
+        as 调味好的 would: no step of its own. A noun written right before a word for a mixture (粉类混合物) only
+        says what the mixture is made of: the mixture is the object. In 将X倒入Y中 whose 把-object X is such a
+        word naming no food (将煮好的液体倒入粉中), Y is where it goes, no object (the key would name it alone)."""
         n = len(items)
         cover = head = listed = False
         for i in range(n):
@@ -370,8 +372,14 @@ class RecipeParser:
             if text.startswith(_COVERS, s):
                 cover, head = True, False
                 continue
+            if k == "noun" and i + 1 < n and out[i + 1] == "noun" and items[i + 1][2] == e:
+                if items[i + 1][1] in _MIXTURES:
+                    out[i] = "other"  # 粉类混合物: the powders' mixture is poured
+                    continue
             if k == "verb":
                 cover = head = listed = False
+                if text[s:e] in _INTO and self._generic_handled(items, out, fused, i):
+                    self._destination(items, out, i)
                 if i and out[i - 1] == "prep" and items[i - 1][1] in _HANDLING:
                     d = i + 1
                     if d < n and items[d][3] == e:  # the object inside the verb (调/味)
@@ -428,6 +436,35 @@ class RecipeParser:
                 ):
                     out[i] = "other"  # 切开 鸡蛋2个 菠菜…: a list of ingredients, no object of the step before
                     listed = True
+
+    def _generic_handled(self, items, out: list[str], fused: dict[int, tuple], v: int) -> bool:
+        """The verb at ``v`` follows a 把/将 phrase whose nouns are all words naming no food (将煮好的液体倒入)."""
+        nouns = 0
+        described = False  # a 的 before the nouns: the verbs before it describe them (将煮好的液体)
+        for j in range(v - 1, -1, -1):
+            if out[j] == "noun":
+                if described or self._lexicon.canonical(fused.get(j, items[j])[1]):
+                    return False
+                nouns += 1
+            elif items[j][1] == "的":
+                described = True
+            elif out[j] == "verb" and described:
+                continue
+            elif out[j] in ("verb", "prep", "topic"):
+                return bool(nouns) and out[j] == "prep" and items[j][1] in _HANDLING
+        return False
+
+    @staticmethod
+    def _destination(items, out: list[str], v: int) -> None:
+        """The foods between the verb at ``v`` and a locative (倒入粉中) name where the 把-object goes."""
+        for m in range(v + 1, min(v + 5, len(items))):
+            if out[m] == "other" and items[m][1] in _LOCATIVES:
+                for c in range(v + 1, m):
+                    if out[c] == "noun" and items[c][0] != "tool":  # a tool stays the key's place (倒入盘子中)
+                        out[c] = "other"
+                return
+            if out[m] not in ("noun", "other") or items[m][2] != items[m - 1][3]:
+                return
 
     @staticmethod
     def _clause_object(items, out: list[str], r: int) -> bool:
@@ -985,6 +1022,9 @@ _COVERS = ("没过", "漫过", "淹过", "盖过", "浸过", "淹没")  # 加入
 _WATER_AMOUNTS = {"水量", "水位"}  # 没过X的水量: the water
 _HANDLING = {"把", "将"}
 _DONE = {"好", "完", "过", "熟"}  # 把调味好肉: a verb's result that describes the 把-object
+_MIXTURES = {"混合物", "混合液"}  # 粉类混合物: the noun before only says what the mixture is made of
+_INTO = {"倒入", "加入", "放入", "倒进", "加进", "放进", "淋入", "拌入"}  # 将X倒入Y中: Y is where X goes
+_LOCATIVES = {"中", "里", "内"}
 _COUNT_UNITS = "个|只|根|颗|片|克|g|斤|两|勺|匙|块|条|把|瓣|朵|张|杯|碗|盒|袋|包|ml|毫升"
 _COUNT = re.compile(r"[0-9０-９.一二两三四五六七八九十半几]+(?:" + _COUNT_UNITS + ")")  # 鸡蛋2个: a list item's count
 _COMPLEMENTS = {"出", "出来", "开", "下", "好", "起", "起来", "上", "入", "进", "进去", "过", "去", "掉"}
