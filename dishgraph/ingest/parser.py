@@ -240,10 +240,13 @@ class RecipeParser:
             a, b, ingredients, tools = _crg_objects(items, crg[v] if in_crg else typed[v], s, e)
             if v in typed:
                 objects, foods, heat, duration, shape = self._typed_objects(items, fused, typed[v])
-                culinary = self._culinary(items, v, text)
+                culinary = self._culinary(items, v, text) and not _in_relative(typed_kinds, v)
                 verb_class = self._verbs.get(form, form)
                 if foods and verb_class in _MEDIUM_VERBS:
-                    foods = [f for f in foods if not self._is_medium(f)]
+                    blending = verb_class in _BLENDING_VERBS
+                    foods = [f for f in foods if not self._is_medium(f, blending)]
+                if text[s : s + 2] in _DOUGH_WORDS:  # 和面, 揉面: the dough, whatever was named before
+                    foods = ["面团"]
                 if foods and text[max(0, s - 2) : s] in _COLD_START and all(map(self._is_medium, self._named(foods))):
                     foods = [f for f in foods if not self._is_medium(f)]  # 冷水下锅: the food goes in, not the water
                 if foods and _FINISHING & {text[s:e], text[s : e + 1]} and all(map(self._is_seasoning, foods)):
@@ -318,6 +321,10 @@ class RecipeParser:
                 fused[i] = ("verb", form, s, lid)  # 开/盖 cut apart: 开盖, one step (盖 is no 盖上 there)
                 out.append("verb")
                 inside = lid
+            elif kind == "verb" and (tool := self._whole_tool(items, i, text)):
+                fused[i] = tool  # 打/蛋头: a whisk's name the segmenter cut into a verb and a noun is the tool
+                out.append("noun")
+                inside = tool[3]
             elif kind == "verb":
                 out.append("prep" if form in _LIGHT_PREPS else "verb")
             elif kind == "xverb":
@@ -345,7 +352,158 @@ class RecipeParser:
             else:
                 out.append("noun")
             prev = item
+        if "noun" in out:
+            self._unattached(items, out, fused, text)
         return out, fused
+
+    def _unattached(self, items, out: list[str], fused: dict[int, tuple], text: str) -> None:
+        """Nouns of the typed view that are no object of the verb before them (``out`` is changed in place):
+        what 没过 measures (加入没过牛腩的水量 adds water: 水量 is read as 水), the subject of a relative clause
+        (倒进苦瓜蒸出来的汁 pours the juice), and an ingredient list written after a step (切开 鸡蛋2个 菠菜…).
+        A verb with 好 right after 把/将 describes the 把-object (把调味好肉放进苦瓜里: the seasoned meat goes in),
+        as 调味好的 would: no step of its own. A noun written right before a word for a mixture (粉类混合物) only
+        says what the mixture is made of: the mixture is the object. In 将X倒入Y中 whose 把-object X is such a
+        word naming no food (将煮好的液体倒入粉中), Y is where it goes, no object (the key would name it alone)."""
+        n = len(items)
+        cover = head = listed = False
+        for i in range(n):
+            kind, form, s, e = items[i]
+            k = out[i]
+            if text.startswith(_COVERS, s):
+                cover, head = True, False
+                continue
+            if k == "noun" and i + 1 < n and out[i + 1] == "noun" and items[i + 1][2] == e:
+                if items[i + 1][1] in _MIXTURES:
+                    out[i] = "other"  # 粉类混合物: the powders' mixture is poured
+                    continue
+            if k == "verb":
+                cover = head = listed = False
+                if text[s:e] in _INTO and self._generic_handled(items, out, fused, i):
+                    self._destination(items, out, i)
+                if i and out[i - 1] == "prep" and items[i - 1][1] in _HANDLING:
+                    d = i + 1
+                    if d < n and items[d][3] == e:  # the object inside the verb (调/味)
+                        d += 1
+                    if d + 1 < n and items[d][1] in _DONE and out[d] == "other" and out[d + 1] == "noun":
+                        for c in range(i, d):  # 把调味好肉放进: 调味好 (seasoned) describes the meat handed on
+                            out[c] = "other"
+                continue
+            if cover:
+                if form == "的":
+                    cover, head = False, True
+                elif k == "noun":
+                    out[i] = "other"  # 没过牛腩: the beef only measures the water
+                continue
+            if form == "的" and k == "other" and out[i - 1] == "noun" and self._clause_object(items, out, i):
+                out[i] = "rel"  # 放入滴了柠檬汁的牛排: the steak is put in, the lemon juice was dripped on it
+                continue
+            if k == "rel":
+                self._relative_subject(items, out, i)
+                continue
+            if k != "noun":
+                continue
+            if head:
+                head = False
+                if form in _WATER_AMOUNTS:
+                    fused[i] = ("ingredient", "水", s, e)  # 没过X的水量: the water itself
+                continue
+            if listed:
+                j = i + 1
+                while j < n and items[j][2] == items[j - 1][3] and out[j] in ("noun", "other"):
+                    j += 1
+                if j < n and out[j] == "verb" and items[j][2] == items[j - 1][3]:
+                    for c in range(i, j):  # …生菜无限量 潮香村牛排切小块: the list ends, 牛排 is what 切 cuts
+                        if out[c] == "noun":
+                            out[c] = "topic"
+                    listed = False
+                else:
+                    out[i] = "other"
+                continue
+            nxt = items[i + 1] if i + 1 < n else None
+            if (
+                i
+                and text[items[i - 1][3] : s].isspace()
+                and nxt is not None
+                and nxt[2] == e
+                and _COUNT.fullmatch(nxt[1])
+            ):
+                after = items[i + 2] if i + 2 < n else None
+                if (
+                    after is not None
+                    and after[2] > nxt[3]
+                    and out[i + 2] != "verb"
+                    and text[nxt[3] : after[2]].isspace()
+                ):
+                    out[i] = "other"  # 切开 鸡蛋2个 菠菜…: a list of ingredients, no object of the step before
+                    listed = True
+
+    def _generic_handled(self, items, out: list[str], fused: dict[int, tuple], v: int) -> bool:
+        """The verb at ``v`` follows a 把/将 phrase whose nouns are all words naming no food (将煮好的液体倒入)."""
+        nouns = 0
+        described = False  # a 的 before the nouns: the verbs before it describe them (将煮好的液体)
+        for j in range(v - 1, -1, -1):
+            if out[j] == "noun":
+                if described or self._lexicon.canonical(fused.get(j, items[j])[1]):
+                    return False
+                nouns += 1
+            elif items[j][1] == "的":
+                described = True
+            elif out[j] == "verb" and described:
+                continue
+            elif out[j] in ("verb", "prep", "topic"):
+                return bool(nouns) and out[j] == "prep" and items[j][1] in _HANDLING
+        return False
+
+    @staticmethod
+    def _destination(items, out: list[str], v: int) -> None:
+        """The foods between the verb at ``v`` and a locative (倒入粉中) name where the 把-object goes."""
+        for m in range(v + 1, min(v + 5, len(items))):
+            if out[m] == "other" and items[m][1] in _LOCATIVES:
+                for c in range(v + 1, m):
+                    if out[c] == "noun" and items[c][0] != "tool":  # a tool stays the key's place (倒入盘子中)
+                        out[c] = "other"
+                return
+            if out[m] not in ("noun", "other") or items[m][2] != items[m - 1][3]:
+                return
+
+    @staticmethod
+    def _clause_object(items, out: list[str], r: int) -> bool:
+        """The 的 at ``r`` closes a relative clause with an object, written right after another verb: verb,
+        verb (了/过), noun(s), 的 (加入煮牛腩的汤, 放入滴了柠檬汁的牛排)."""
+        j = r - 1
+        while j >= 0 and out[j] == "noun":
+            j -= 1
+        while j >= 0 and out[j] == "other" and len(items[j][1]) == 1 and items[j][1] != "的":
+            j -= 1
+        if j < 1 or out[j] != "verb" or j == r - 1:
+            return False
+        return out[j - 1] == "verb" and items[j - 1][3] == items[j][2]
+
+    @staticmethod
+    def _relative_subject(items, out: list[str], r: int) -> None:
+        """At the 的 ``r`` closing a relative clause: the clause's complements (蒸'出来'的) are no verbs of their
+        own, and a noun written right before the clause's verb after another verb (倒进'苦瓜'蒸出来的汁) is the
+        clause's subject, not that verb's object: the head noun after 的 is."""
+        j = r - 1
+        first = -1
+        while j >= 0 and (out[j] == "verb" or (out[j] == "other" and len(items[j][1]) == 1)):
+            if out[j] == "verb":
+                first = j
+            j -= 1
+        if first < 0:
+            return
+        for c in range(first + 1, r):
+            if out[c] == "verb" and items[c][1] in _COMPLEMENTS:
+                out[c] = "other"
+        noun = first - 1
+        if noun < 1 or out[noun] != "noun" or items[noun][3] != items[first][2]:
+            return
+        for k in range(noun - 1, -1, -1):
+            if out[k] == "verb":
+                out[noun] = "other"
+                return
+            if out[k] in ("prep", "rel"):
+                return
 
     @staticmethod
     def _lid(items, i: int, text: str) -> int:
@@ -367,7 +525,22 @@ class RecipeParser:
                 break
             if text[s:end] in self._ingr:
                 best = ("ingredient", text[s:end], s, end)
+            elif self._lexicon_nouns.get(text[s:end]) == "food" and role_of(form, "ingredient", self._roles) != "food":
+                best = ("obj", text[s:end], s, end)  # 果味/粉: a food of the lexicon whose first piece is none
         return best
+
+    def _whole_tool(self, items, i: int, text: str) -> tuple | None:
+        """A tool the segmenter cut into a verb and the noun after it (打/蛋头: 打蛋头, a whisk), as an item
+        reaching the end of the noun; ``None`` when the verb starts no tool name. Corpus tools only: the
+        glossary's tool forms include verb-object words the release reads as steps (出锅, 装盘)."""
+        s = items[i][2]
+        for j in range(i + 1, min(i + 3, len(items))):
+            if items[j][2] != items[j - 1][3] or items[j][0] == "verb":
+                return None
+            word = text[s : items[j][3]]
+            if self._lexicon_nouns.get(word) == "tool" and word not in self._tools:
+                return ("obj", word, s, items[j][3])
+        return None
 
     def _fused_food(self, verb_item: tuple, form: str, text: str) -> bool:
         """A food fused into a verb the glossary lists whole (发酵: 酵, 收汁: 汁) names no object; one in a
@@ -415,13 +588,21 @@ class RecipeParser:
                 shape = shape or form
         return objects, foods, heat, duration, shape
 
-    def _is_medium(self, form: str) -> bool:
-        """Water, a broth or a cooking oil (by the lexicon): what 蒸, 炖, 煎, 炸, 煲 and 捞出 work in."""
+    def _is_medium(self, form: str, blending: bool = False) -> bool:
+        """Water, a broth or a cooking oil (by the lexicon): what 蒸, 炖, 煎, 炸, 煲 and 捞出 work in. With
+        ``blending`` (打) a solid fat is no medium: 黄油打发 whips the butter."""
         name = self._lexicon.canonical(form) or form
         cat = self._lexicon.category(name)
+        if blending and cat.startswith(_SOLID_FATS):
+            return False
         return (
             cat.startswith("其他食物›水") or cat.startswith("油脂") or name in _BROTHS or form in ("水", "清水", "油")
         )
+
+    def _is_water(self, form: str) -> bool:
+        """Water or a broth: a medium that is no oil."""
+        name = self._lexicon.canonical(form) or form
+        return self._lexicon.category(name).startswith("其他食物›水") or name in _BROTHS or form in ("水", "清水")
 
     def _named(self, foods: list[str]) -> list[str]:
         """The foods the lexicon names (材料, 食材 and other words for "the ingredients" are not)."""
@@ -525,11 +706,16 @@ class RecipeParser:
                 self._typed_key(a)
                 continue
             if a.foods:  # the typed omission: a cooking step that names no food works on the last one named
-                foods = a.foods
+                if not (foods and text.startswith(_WRAP_IN, a.verb_start)):  # 包入馅料，收口: the wrapper is closed
+                    foods = a.foods
             elif foods and a.verb not in _NO_FOOD_VERBS:
                 inherited = list(foods)
-                if self._verbs.get(a.verb, a.verb) in _MEDIUM_VERBS:  # steamed in the water boiled before: the food
-                    inherited = [f for f in inherited if not self._is_medium(f)] or list(solid)  # boiled in it
+                verb_class = self._verbs.get(a.verb, a.verb)
+                if verb_class in _MEDIUM_VERBS:  # steamed in the water boiled before: the food boiled in it
+                    blending = verb_class in _BLENDING_VERBS
+                    inherited = [f for f in inherited if not self._is_medium(f, blending)] or list(solid)
+                elif verb_class in _DRY_VERBS and all(map(self._is_water, inherited)):
+                    inherited = list(solid)  # 放水烧开，炒一下: the vegetable is stir-fried, not the water
                 finishing = _FINISHING & {text[a.verb_start : a.verb_end], text[a.verb_start : a.verb_end + 1]}
                 if finishing and all(map(self._is_seasoning, inherited)):
                     inherited = list(main)  # 撒盐出锅: what comes out is the food, not the salt
@@ -627,6 +813,18 @@ def _lexicon_nouns(lexicon) -> dict[str, str]:
     }
 
 
+def _in_relative(kinds: list[str], v: int) -> bool:
+    """The verb at ``v`` is inside a relative clause the typed reading closed (蒸出来的汁, 滴了柠檬汁的牛排): a 的 read
+    as one, with the noun it describes after it, follows before any other verb (火腿想切片的 ends a sentence)."""
+    for k in range(v + 1, len(kinds)):
+        kind = kinds[k]
+        if kind == "rel":
+            return k + 1 < len(kinds) and kinds[k + 1] == "noun"
+        if kind == "verb" or kind == "prep":
+            return False
+    return False
+
+
 def _not_action(text: str, s: int, e: int) -> bool:
     """The verb at ``text[s:e]`` is part of a word that is no action (下午, 放弃, 吃不下; 下午1点 as one token)."""
     word = text[s:e]
@@ -674,6 +872,11 @@ def _owners(kinds: list[str]) -> tuple[list[int], dict[int, list[int]]]:
             continue
         if kind == "prep":
             forward = True
+            continue
+        if kind == "topic":  # typed only: a noun written right before its verb after a list (no CRG kind)
+            j = bisect_left(verbs, i)
+            if j < len(verbs):
+                owner[verbs[j]].append(i)
             continue
         if kind != "noun":
             continue
@@ -808,11 +1011,27 @@ _LIGHT_VERBS = {"准备", "备", "备用", "待用", "留用", "做", "制作", 
 _STATE_WORDS = {"入味", "上色", "烫手", "沸腾", "变色", "变软", "成型", "凝固", "融化了", "出水", "起泡"}
 _BOILS = {"开", "沸", "滚", "沸腾", "开了"}  # 水开后: the water boils, nobody does it
 _ADDING = {"加入", "加水", "放水"}  # verb classes whose fused noun is what they add (加水: 水)
+# 和面, 揉面 work on the dough, whatever was named before or after (和面程序 kneads it too: the dev set's annotators
+# read a machine's program as its step); 面 alone reads as noodles
+_DOUGH_WORDS = {"和面", "揉面", "醒面", "发面"}
+_WRAP_IN = ("包入", "包进", "裹入")  # 包入馅料: what follows works on the wrapper closed round the filling
+_BLENDING_VERBS = {"打"}  # it blends in water or oil, but whips a solid fat (黄油打发)
+_DRY_VERBS = {"炒", "煸", "爆"}  # stir-frying never works on water alone (放水烧开炒一下: the vegetable)
+_SOLID_FATS = "油脂›动物油"  # butter, lard, ghee
+_COVERS = ("没过", "漫过", "淹过", "盖过", "浸过", "淹没")  # 加入没过牛腩的水: what the water covers is no object
+_WATER_AMOUNTS = {"水量", "水位"}  # 没过X的水量: the water
+_HANDLING = {"把", "将"}
+_DONE = {"好", "完", "过", "熟"}  # 把调味好肉: a verb's result that describes the 把-object
+_MIXTURES = {"混合物", "混合液"}  # 粉类混合物: the noun before only says what the mixture is made of
+_INTO = {"倒入", "加入", "放入", "倒进", "加进", "放进", "淋入", "拌入"}  # 将X倒入Y中: Y is where X goes
+_LOCATIVES = {"中", "里", "内"}
+_COUNT_UNITS = "个|只|根|颗|片|克|g|斤|两|勺|匙|块|条|把|瓣|朵|张|杯|碗|盒|袋|包|ml|毫升"
+_COUNT = re.compile(r"[0-9０-９.一二两三四五六七八九十半几]+(?:" + _COUNT_UNITS + ")")  # 鸡蛋2个: a list item's count
 _COMPLEMENTS = {"出", "出来", "开", "下", "好", "起", "起来", "上", "入", "进", "进去", "过", "去", "掉"}
 _UNTIL = {"至", "到", "直到", "直至", "至到"}  # 煮至沸腾: a state reached, not a step
 _NO_FOOD_VERBS = {"预热", "关", "开", "开火", "关火", "停"}  # steps on the heat or an appliance only
 _PARTS = {"皮", "籽", "子", "核", "蒂", "骨", "根", "壳", "鳞", "筋", "膜", "内脏", "头", "尾", "叶"}
-_FUSED_PARTS = {"焯水", "过水", "泡水", "放水", "加水", "过油", "翻面"}  # the 水/油 of a fused compound; 翻面 flips
+_FUSED_PARTS = {"焯水", "过水", "泡水", "过油", "翻面"}  # the 水/油 of a fused compound; 翻面 flips (放水, 加水 add it)
 # Written right before a verb, these say it is not done (不放盐, 没加蛋清, 不停搅拌): no step.
 _NEGATIONS = (
     "没有人帮",
