@@ -257,3 +257,12 @@ def test_seventh_round_the_mixture_is_poured_not_its_powder(lac):
     acts = lac.parse(line)
     assert [a.foods for a in acts if a.verb == "倒入"] == [["混合物"], ["混合物"]]
     assert not [k for k in keys(acts) if "|粉|" in k], keys(acts)
+
+
+def test_eighth_round_a_wrapper_is_its_own_food(lac):
+    # 月饼皮, 饺子皮: the wrapper dough the lexicon names on its own, not the mooncake or the dumpling it makes
+    # (a peel the lexicon names as its fruit stays the fruit: 梨皮 → 梨)
+    acts = lac.parse("一小份月饼皮压扁，包入一份馅料，收口揉圆。")
+    assert "压|月饼皮|" in keys(acts) and "压|月饼|" not in keys(acts), keys(acts)
+    assert keys(lac.parse("把饺子皮擀薄。")) == ["擀|饺子皮|"]
+    assert "切|梨|" in keys(lac.parse("把梨皮削掉，切成小块。"))

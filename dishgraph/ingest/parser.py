@@ -514,7 +514,8 @@ class RecipeParser:
 
     def _whole_food(self, items, i: int, text: str) -> tuple | None:
         """The longest glossary food that starts at ingredient item ``i`` and ends where a later item of the
-        same run of adjacent words ends (奶 + 黄馅 = 奶黄馅), as an item; ``None`` when there is none."""
+        same run of adjacent words ends (奶 + 黄馅 = 奶黄馅), as an item; ``None`` when there is none. A lexicon
+        food is read whole where its first piece is no food (果味/粉) or its last is a wrapper (月饼/皮)."""
         _, form, s, e = items[i]
         best = None
         for j in range(i + 1, min(i + 4, len(items))):
@@ -525,8 +526,10 @@ class RecipeParser:
                 break
             if text[s:end] in self._ingr:
                 best = ("ingredient", text[s:end], s, end)
-            elif self._lexicon_nouns.get(text[s:end]) == "food" and role_of(form, "ingredient", self._roles) != "food":
-                best = ("obj", text[s:end], s, end)  # 果味/粉: a food of the lexicon whose first piece is none
+            elif self._lexicon_nouns.get(text[s:end]) == "food" and (
+                role_of(form, "ingredient", self._roles) != "food" or items[j][1] in _WRAPPERS
+            ):  # 果味/粉: a food of the lexicon whose first piece is none; 月饼/皮: a wrapper the lexicon names
+                best = ("obj", text[s:end], s, end)
         return best
 
     def _whole_tool(self, items, i: int, text: str) -> tuple | None:
@@ -1014,6 +1017,7 @@ _ADDING = {"加入", "加水", "放水"}  # verb classes whose fused noun is wha
 # 和面, 揉面 work on the dough, whatever was named before or after (和面程序 kneads it too: the dev set's annotators
 # read a machine's program as its step); 面 alone reads as noodles
 _DOUGH_WORDS = {"和面", "揉面", "醒面", "发面"}
+_WRAPPERS = {"皮"}  # 月饼皮, 饺子皮: a wrapper is its own food (a peel the lexicon names as its fruit: 苹果皮 → 苹果)
 _WRAP_IN = ("包入", "包进", "裹入")  # 包入馅料: what follows works on the wrapper closed round the filling
 _BLENDING_VERBS = {"打"}  # it blends in water or oil, but whips a solid fat (黄油打发)
 _DRY_VERBS = {"炒", "煸", "爆"}  # stir-frying never works on water alone (放水烧开炒一下: the vegetable)
