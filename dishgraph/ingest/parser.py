@@ -594,13 +594,10 @@ class RecipeParser:
     def _is_medium(self, form: str, blending: bool = False) -> bool:
         """Water, a broth or a cooking oil (by the lexicon): what 蒸, 炖, 煎, 炸, 煲 and 捞出 work in. With
         ``blending`` (打) a solid fat is no medium: 黄油打发 whips the butter."""
-        name = self._lexicon.canonical(form) or form
-        cat = self._lexicon.category(name)
+        cat = self._lexicon.category(self._lexicon.canonical(form) or form)
         if blending and cat.startswith(_SOLID_FATS):
             return False
-        return (
-            cat.startswith("其他食物›水") or cat.startswith("油脂") or name in _BROTHS or form in ("水", "清水", "油")
-        )
+        return self._is_water(form) or cat.startswith("油脂") or form == "油"
 
     def _is_water(self, form: str) -> bool:
         """Water or a broth: a medium that is no oil."""

@@ -43,6 +43,11 @@ def weighted_jaccard(a: dict[str, float], b: dict[str, float]) -> float:
     return num / den if den else 0.0
 
 
+def source_weights(sources: Sequence[Source], settings: ComposeSettings) -> dict[str, float]:
+    """W per source id: its kind's (and corpus's) weight, shrunk by its recipes n as n / (n + k)."""
+    return {_sid(s): settings.weight(s.kind, s.corpus) * s.recipes / (s.recipes + settings.shrink) for s in sources}
+
+
 def mix(
     sources: Sequence[Source], settings: ComposeSettings, focus: Sequence[str] = ()
 ) -> tuple[dict[str, float], dict[str, float], float]:
@@ -52,7 +57,7 @@ def mix(
     ``settings.focus_kappa`` > 0, an action on a focus class is mixed only over the sources that know that
     class (``known_classes``): what is done to okra is read from the okra dishes and the class-swapped base,
     not averaged with the zeros of every blanched dish that never saw okra."""
-    weights = {_sid(s): settings.weight(s.kind, s.corpus) * s.recipes / (s.recipes + settings.shrink) for s in sources}
+    weights = source_weights(sources, settings)
     total = sum(weights.values())
     freq: dict[str, float] = defaultdict(float)
     if total <= 0:

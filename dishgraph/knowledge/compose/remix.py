@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dishgraph.knowledge.compose.mixing import mix, weighted_jaccard
+from dishgraph.knowledge.compose.mixing import mix, source_weights, weighted_jaccard
 from dishgraph.knowledge.compose.settings import ComposeSettings
 from dishgraph.knowledge.compose.sources import Source, _sid
 
@@ -77,9 +77,7 @@ class Remixer:
     def score(self, settings: ComposeSettings) -> float:
         if settings.focus_kappa > 0 and self.focus:
             return weighted_jaccard(mix(self.sources, settings, self.focus)[0], self.truth)
-        weights = {
-            _sid(s): settings.weight(s.kind, s.corpus) * s.recipes / (s.recipes + settings.shrink) for s in self.sources
-        }
+        weights = source_weights(self.sources, settings)
         total = sum(weights.values())
         if total <= 0:
             return weighted_jaccard({}, self.truth)

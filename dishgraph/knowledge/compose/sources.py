@@ -158,15 +158,14 @@ class Pools:
 
     def __init__(self, store: GraphStore):
         self.store = store
-        self._rows: dict[tuple[str, str], list[dict]] = {}
+        self._rows: dict[str, list[dict]] = {}
         self._read: dict[tuple[str, str], tuple[list[tuple[str, int]], dict[str, int], dict[str, dict[str, int]]]] = {}
 
     def base(self, base: str, old: str | None, new: str | None) -> Source | None:
         """``base_source(store, base, old, new)``, the base's recipes read once (a base serves many targets)."""
-        key = ("base", base)
-        if key not in self._rows:
-            self._rows[key] = self.store.query("compose_dish_recipe_actions", dish=base)
-        return base_source(self.store, base, old, new, self._rows[key])
+        if base not in self._rows:
+            self._rows[base] = self.store.query("compose_dish_recipe_actions", dish=base)
+        return base_source(self.store, base, old, new, self._rows[base])
 
     def component(self, kind: str, atom: str, exclude: Sequence[str]) -> Source | None:
         """``component_source(store, kind, atom, exclude)``."""
