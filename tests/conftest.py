@@ -106,17 +106,48 @@ def release_lac(tmp_path_factory, crg_dir):
 
 
 @pytest.fixture(scope="session")
+def release_unparsed(tmp_path_factory, crg_dir):
+    """Copies of the CRG release ingested unparsed (``ingest_counterfactual(parse=False)``: dishes, pairs,
+    recipes, glossary, the released pivots and constraints), ingested once per run: ``release_unparsed(path)``
+    puts a copy at database path ``path`` (its folder made if need be) and returns ``path``. What many test
+    files start from: two seconds to ingest, milliseconds to copy (the file's checksum record comes along)."""
+    import shutil
+    from pathlib import Path
+
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.ingest.crg import ingest_counterfactual
+
+    def build(folder):
+        with LadybugStore(folder / "db") as store:
+            ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+
+    folder, _ = built_once(tmp_path_factory, "release-unparsed", build)
+
+    def copy(path):
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for f in sorted(folder.iterdir()):
+            if f.name.startswith("db") and not f.name.endswith(".lock"):
+                shutil.copy2(f, path.with_name(path.name + f.name[2:]))
+        return path
+
+    return copy
+
+
+@pytest.fixture(scope="session")
 def release_lac_parses(tmp_path_factory, crg_dir, glossary):
-    """Every distinct base recipe of the release parsed fresh with lac, one text at a time
-    (``RecipeParser.parse``), once per run: ``{text: actions}``. The parse-recall floor and the
+    """Every distinct base recipe of the release parsed fresh with lac (``RecipeParser.parse_many``, 250
+    texts a call, as `eval crg` prefetches: a third of the time of one text at a time, and the same parses:
+    test_eval_prefetch.py), once per run: ``{text: actions}``. The parse-recall floor and the
     graph-equals-fresh-parse test read the same parses."""
     from dishgraph.eval.parse_recall import read_base_recipes
     from dishgraph.ingest.parser import RecipeParser
 
     def build(folder):
         parser = RecipeParser(glossary, "lac")
-        texts = dict.fromkeys(t for ts in read_base_recipes(crg_dir).values() for t in ts)
-        return {t: parser.parse(t) for t in texts}
+        texts = list(dict.fromkeys(t for ts in read_base_recipes(crg_dir).values() for t in ts))
+        parses = [a for k in range(0, len(texts), 250) for a in parser.parse_many(texts[k : k + 250])]
+        return dict(zip(texts, parses, strict=True))
 
     return built_once(tmp_path_factory, "release-lac-parses", build)[1]
 

@@ -26,19 +26,18 @@ def _sample_lines(data_dir, held_out: str | None = None) -> tuple[list[str], lis
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory, crg_dir, data_dir, glossary):
+def graph(tmp_path_factory, crg_dir, data_dir, glossary, release_unparsed):
     """Release (three base dishes parsed) + matching sample recipes, order estimated, composed."""
     from dishgraph.api import DishGraph
     from dishgraph.graph.ladybug_store import LadybugStore
     from dishgraph.ingest.corpus import ingest_corpus
-    from dishgraph.ingest.crg import ingest_counterfactual, release_records
+    from dishgraph.ingest.crg import release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.knowledge.derived import refresh_derived
     from dishgraph.knowledge.order import OrderSettings
 
     tmp = tmp_path_factory.mktemp("compose")
-    store = LadybugStore(tmp / "db")
-    ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+    store = LadybugStore(release_unparsed(tmp / "db"))  # the release, unparsed
     records = release_records(crg_dir, BASES)
     parse_and_load(store, records, glossary, workers=1, show_progress=False)
     keep, later = _sample_lines(data_dir, held_out="白灼秋葵")
@@ -185,16 +184,15 @@ def test_ingest_refreshes_only_what_it_touched(graph):
     g._store = LadybugStore(db)
 
 
-def test_stale_composed_knowledge_is_refused(tmp_path, crg_dir, glossary):
+def test_stale_composed_knowledge_is_refused(tmp_path, crg_dir, glossary, release_unparsed):
     """Recipes added through a path that does not refresh: readers of composed knowledge say what to run."""
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest.crg import ingest_counterfactual, release_records
+    from dishgraph.ingest.crg import release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.knowledge import compose
     from dishgraph.models.graph_editor import GraphEditor
 
-    with LadybugStore(tmp_path / "db") as store:
-        ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+    with LadybugStore(release_unparsed(tmp_path / "db")) as store:  # the release, unparsed
         recs = release_records(crg_dir, ["白灼菜心"])
         parse_and_load(store, recs[:25], glossary, workers=1, show_progress=False)
         with pytest.raises(compose.StaleKnowledge, match="no composed knowledge"):
@@ -408,7 +406,17 @@ def test_pseudo_pairs_are_corpus_dishes_sharing_a_method(graph, pseudo_examples)
     assert report["weighted_jaccard"] >= report["start_weighted_jaccard"] - 1e-12
 
 
-def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge(graph):
+@pytest.fixture(scope="module")
+def ranker_data(graph):
+    """The insertion ranker's examples on the graph's pseudo-pairs (``ranker_examples``; they read no released
+    knowledge, so deleting it below leaves them as they are), made once for the module."""
+    from dishgraph.knowledge import compose
+
+    g, _, _, _ = graph
+    return compose.ranker_examples(g.store, min_recipes=2)
+
+
+def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge(graph, ranker_data):
     """``inserts="ranker"``: a classifier fitted on the graph's pseudo-pairs chooses the insertions, the rule's
     removals stay; deleting every released pivot and constraint changes nothing it writes."""
     from dataclasses import replace
@@ -429,7 +437,8 @@ def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge
         g.compose(pairs, inserts="oracle")
     with pytest.raises(ValueError, match="unknown insert ranker 'boosting'; known: boosted, logistic"):
         g.compose(pairs, inserts="ranker", ranker_model="boosting")
-    ranker = compose.fit_ranker(store, min_recipes=2)
+    xs, ys, _, examples = ranker_data  # what compose.fit_ranker(store, min_recipes=2) fits
+    ranker = insert_ranker.fit(xs, ys, examples, insert_ranker.DEFAULT_MODEL)
     assert ranker is not None and ranker.model_name == insert_ranker.DEFAULT_MODEL and 0 < ranker.positives
     before = run()
     store.execute("MATCH (:DishPair)-[e:PIVOT]->(:ProtoAction) WHERE e.source = 'crg-release' DELETE e")
@@ -448,14 +457,13 @@ def test_insert_ranker_is_fitted_on_pseudo_pairs_and_reads_no_released_knowledge
 
 
 @pytest.mark.parametrize("model", ["boosted", "logistic"])
-def test_every_insert_ranker_model_fits_and_cross_validates_on_pseudo_pairs(graph, model):
+def test_every_insert_ranker_model_fits_and_cross_validates_on_pseudo_pairs(ranker_data, model):
     """Each of ``insert_ranker.MODELS`` (``test_registries`` runs each on toy data) fits the pseudo-pairs'
     candidates, gives a probability to each, reports itself, and is cross-validated by target dish (how the
     default was chosen); the same data fit twice give the same probabilities (no random hold-out)."""
-    from dishgraph.knowledge import compose, insert_ranker
+    from dishgraph.knowledge import insert_ranker
 
-    g, _, _, _ = graph
-    xs, ys, groups, pairs = compose.ranker_examples(g.store, min_recipes=2)
+    xs, ys, groups, pairs = ranker_data
     assert pairs and len(xs) == len(ys) == len(groups) and 0 < sum(ys) < len(ys)
     assert all(len(x) == len(insert_ranker.FEATURES) for x in xs)
     first, second = (insert_ranker.fit(xs, ys, pairs, model) for _ in range(2))

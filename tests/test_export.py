@@ -182,24 +182,23 @@ def table_rows(store, spec) -> list[tuple]:
 
 # ------------------------------------------------------------------------------------ fixtures
 @pytest.fixture(scope="module")
-def source_db(tmp_path_factory, crg_dir, data_dir):
+def source_db(tmp_path_factory, crg_dir, data_dir, release_unparsed):
     """The release (records, glossary, reference pivots / constraints), PER_DISH parsed recipes of two dishes
     with mined pivots, USES and estimated order constraints, and XCF_RECIPES parsed XiaChuFang recipes."""
     from dishgraph.api import DishGraph
     from dishgraph.ingest.corpus import ingest_corpus
-    from dishgraph.ingest.crg import ingest_counterfactual, release_records
+    from dishgraph.ingest.crg import release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import read_crg_release
     from dishgraph.knowledge.pivots import mine_pivots
 
     work = tmp_path_factory.mktemp("export")
-    path = work / "source"
+    path = release_unparsed(work / "source")  # the release, unparsed
     sample = work / "xiachufang.jsonl"
     with open(data_dir / "xiachufang" / "recipes.jsonl", encoding="utf-8") as src:
         sample.write_text("".join(itertools.islice(src, XCF_RECIPES)), encoding="utf-8")
     release = read_crg_release(crg_dir)
     with DishGraph.open(db=str(path)) as g:
-        ingest_counterfactual(g.store, crg_dir, parse=False, show_progress=False)
         records = release_records(crg_dir, DISHES, PER_DISH, release=release)
         parse_and_load(g.store, records, release.glossary, show_progress=False)
         mine_pivots(g.store, *DISHES, create=True)

@@ -14,15 +14,13 @@ DISHES = ("白灼菜心", "凉拌豆腐", "清炒小白菜")
 
 
 @pytest.fixture(scope="module")
-def graph_store(tmp_path_factory, crg_dir, glossary):
+def graph_store(tmp_path_factory, crg_dir, glossary, release_unparsed):
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest.crg import ingest_counterfactual
     from dishgraph.ingest.loader import RecipeRecord
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.knowledge.frequencies import materialize_uses
 
-    s = LadybugStore(tmp_path_factory.mktemp("editor") / "db")
-    ingest_counterfactual(s, crg_dir, parse=False, show_progress=False)
+    s = LadybugStore(release_unparsed(tmp_path_factory.mktemp("editor") / "db"))  # the release, unparsed
     rows = s.execute(
         "MATCH (r:Recipe) WHERE r.dish IN $d RETURN r.id AS id, r.dish AS dish, r.text AS text", {"d": list(DISHES)}
     )

@@ -19,19 +19,18 @@ PER_DISH = 8
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory, crg_dir) -> str:
+def db(tmp_path_factory, crg_dir, release_unparsed) -> str:
     """The release (records, no parsing) plus PER_DISH parsed recipes of the base dish: what explore used to
     compute into (USES, mined pivots, estimated order) when only asked to show."""
     from dishgraph.api import DishGraph
-    from dishgraph.ingest.crg import ingest_counterfactual, release_records
+    from dishgraph.ingest.crg import release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import read_crg_release
 
-    path = tmp_path_factory.mktemp("names") / "db"
+    path = release_unparsed(tmp_path_factory.mktemp("names") / "db")  # the release, unparsed
     release = read_crg_release(crg_dir)
     records = release_records(crg_dir, (BASE,), PER_DISH, release=release)
     with DishGraph.open(db=str(path)) as g:
-        ingest_counterfactual(g.store, crg_dir, parse=False, show_progress=False)
         parse_and_load(g.store, records, release.glossary, show_progress=False)
     return str(path)
 

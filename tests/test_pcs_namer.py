@@ -26,8 +26,15 @@ def release(data_dir):
 
 
 @pytest.fixture(scope="module")
-def namer(release):
-    return learn(release[0]).namer
+def learned(release):
+    """What the tracker learns from the train tables by default, learned once for the module (the rounds'
+    default, the namer's tests and the comparisons below share it: `predict` takes it as ``learned``)."""
+    return learn(release[0])
+
+
+@pytest.fixture(scope="module")
+def namer(learned):
+    return learned.namer
 
 
 def test_participles_are_the_annotators_spelling(namer):
@@ -61,7 +68,7 @@ def test_mbr_picks_the_candidate_closest_to_the_others():
     assert mbr(Counter({"baked pizza": 1.2, "baked chicken pizza": 1.0, "chicken pizza": 1.2})) == "baked chicken pizza"
 
 
-def test_chained_inputs_carry_the_namers_wording_and_beat_the_previous_tracker_on_val(release, rounds):
+def test_chained_inputs_carry_the_namers_wording_and_beat_the_previous_tracker_on_val(release, learned, rounds):
     train, val = release
     pred = rounds["default"][2]  # predict(val, "tracker", "chained", train), made once for the module
     by_key = {(r["recipe"], r["annotator"], r["row"]): r for r in pred}
@@ -73,7 +80,7 @@ def test_chained_inputs_carry_the_namers_wording_and_beat_the_previous_tracker_o
         predict(val, "tracker", "chained", train, wording="template", full_name=3, na_p=1.0, merge=False), gold
     )
     assert new["input_ema"] > before["input_ema"] + 1 and new["output_rouge_l"] > before["output_rouge_l"] + 3
-    same_inputs = score(predict(val, "tracker", "chained", train, wording="template", full_name=3), gold)
+    same_inputs = score(predict(val, "tracker", "chained", train, learned, wording="template", full_name=3), gold)
     assert new["output_rouge_l"] > same_inputs["output_rouge_l"] + 2  # the namer's share of the gain
     assert new["output_bleu"] > same_inputs["output_bleu"] + 2
 
@@ -127,13 +134,15 @@ TOLERANCE = 0.5  # points: a learned figure may move this much with a library ve
 
 
 @pytest.fixture(scope="module")
-def rounds(release):
-    """Each round's val predictions (chained): (scores, fingerprint, rows), computed once for the module."""
+def rounds(release, learned):
+    """Each round's val predictions (chained): (scores, fingerprint, rows), computed once for the module. The
+    default round from the module's ``learned`` (what ``ROUNDS["default"]`` learns again: the kernels' test
+    checks that a fresh process running ``ROUNDS["default"]`` predicts exactly these rows)."""
     train, val = release
     gold = gold_rows(val)
     out = {}
     for name, run in ROUNDS.items():
-        rows = run(train, val)
+        rows = predict(val, "tracker", "chained", train, learned) if name == "default" else run(train, val)
         out[name] = (score(rows, gold), fingerprint(rows), rows)
     return out
 
@@ -148,14 +157,6 @@ def test_each_rounds_choice_beats_the_one_before_on_val(rounds):
         assert got == sorted(got) and len(set(got)) == len(got), (key, got)
         for name, value in zip(names, got):
             assert abs(value - recorded[name][key]) <= TOLERANCE, (name, key, value, recorded[name][key])
-
-
-def _cpu_flags() -> set[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-    except OSError:
-        return set()
-    return {w for line in text.splitlines() if line.startswith("flags") for w in line.split(":", 1)[1].split()}
 
 
 def _dispatched_simd() -> list[str]:
@@ -177,14 +178,21 @@ _PREDICT_DEFAULT = (
 def test_predictions_are_the_same_under_other_simd_and_blas_kernels(rounds):
     """The cause of a 0.3-point split between an Intel and an AMD machine: numpy's SIMD sort ordered equal
     similarities by CPU, the idf logarithm differed in its last bit, and the selector's L-BFGS stopped
-    wherever its path got to. Now the same predictions under numpy's baseline SIMD with OpenBLAS's oldest
-    kernel, and under the Haswell kernel with two BLAS threads, as in this process."""
-    variants = [{"NPY_DISABLE_CPU_FEATURES": " ".join(_dispatched_simd()), "OPENBLAS_CORETYPE": "Prescott"}]
-    if "avx2" in _cpu_flags():
-        variants.append({"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"})
+    wherever its path got to. Now a fresh process predicts the same as this one (OpenBLAS's own choice of
+    kernel for this CPU, one thread, numpy's SIMD) under numpy's baseline SIMD, OpenBLAS's oldest kernel and
+    two BLAS threads: every one of the three differs, in one run (one of them alone moving the predictions
+    would show here as well)."""
+    variants = [
+        {
+            "NPY_DISABLE_CPU_FEATURES": " ".join(_dispatched_simd()),
+            "OPENBLAS_CORETYPE": "Prescott",
+            "OPENBLAS_NUM_THREADS": "2",
+            "OMP_NUM_THREADS": "2",
+        }
+    ]
     name = "default"  # every learned part: the selector, the no-food classifier, the namer's neighbours
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")}
-    runs = [  # side by side: each is one process learning and predicting alone
+    runs = [  # each is one process learning and predicting alone
         subprocess.Popen(
             [sys.executable, "-c", _PREDICT_DEFAULT, name],
             env=env | extra,

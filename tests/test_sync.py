@@ -16,18 +16,17 @@ PER_DISH = 12
 
 
 @pytest.fixture(scope="module")
-def source_db(tmp_path_factory, crg_dir):
+def source_db(tmp_path_factory, crg_dir, release_unparsed):
     """The release without parsing (10 s), then PER_DISH recipes of two dishes parsed, USES, pivots, order."""
     from dishgraph.api import DishGraph
-    from dishgraph.ingest.crg import ingest_counterfactual, release_records
+    from dishgraph.ingest.crg import release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import read_crg_release
     from dishgraph.knowledge.pivots import mine_pivots
 
-    path = tmp_path_factory.mktemp("sync") / "source"
+    path = release_unparsed(tmp_path_factory.mktemp("sync") / "source")  # the release, unparsed
     release = read_crg_release(crg_dir)
     with DishGraph.open(db=str(path)) as g:
-        ingest_counterfactual(g.store, crg_dir, parse=False, show_progress=False)
         records = release_records(crg_dir, DISHES, PER_DISH, release=release)
         parse_and_load(g.store, records, release.glossary, show_progress=False)
         mine_pivots(g.store, *DISHES, create=True)

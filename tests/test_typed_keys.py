@@ -64,18 +64,17 @@ def test_pivots_mine_typed_keys_inserts_cutting_the_onion(onion_db):
 
 
 @pytest.mark.parametrize("mode", ["create", "merge", "copy"])
-def test_every_loading_path_stores_both_typed_keys(tmp_path, crg_dir, mode):
+def test_every_loading_path_stores_both_typed_keys(tmp_path, crg_dir, mode, release_unparsed):
     """The class-lifted typed key judges the culinary flag: a loading path that dropped it judged 煮|叶子+油菜|
     (菜心煮熟) against 煮|菜心| and hid a released pivot."""
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest.crg import ingest_counterfactual, release_records
+    from dishgraph.ingest.crg import release_records
     from dishgraph.ingest.pipeline import parse_and_load
     from dishgraph.ingest.readers import read_crg_release
 
     release = read_crg_release(crg_dir)
     records = release_records(crg_dir, ("白灼菜心",), 8, release=release)
-    with LadybugStore(tmp_path / "db") as store:
-        ingest_counterfactual(store, crg_dir, parse=False, show_progress=False)
+    with LadybugStore(release_unparsed(tmp_path / "db")) as store:  # the release, unparsed
         parse_and_load(store, records, release.glossary, show_progress=False, mode=mode)
         rows = store.execute("MATCH (s:Step) RETURN s.typed_classes AS c, s.culinary AS k")
         assert rows and all(r["c"] for r in rows if r["k"])
