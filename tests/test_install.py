@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -23,7 +24,8 @@ def _name(requirement: str) -> str:
     return re.split(r"[\s<>=!~\[;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
 
 
-def _imported_modules() -> set[str]:
+@cache  # read once for the module's tests (like the installed distributions' table below: seconds each)
+def _imported_modules() -> frozenset[str]:
     found = set()
     for path in (ROOT / "dishgraph").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -31,13 +33,18 @@ def _imported_modules() -> set[str]:
                 found.update(a.name.split(".")[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 found.add(node.module.split(".")[0])
-    return found - set(sys.stdlib_module_names) - {"dishgraph", "__future__"}
+    return frozenset(found - set(sys.stdlib_module_names) - {"dishgraph", "__future__"})
+
+
+@cache
+def _distributions() -> dict[str, list[str]]:
+    return packages_distributions()
 
 
 def test_every_imported_module_is_declared():
     core = {_name(r) for r in PYPROJECT["dependencies"]}
     extras = {k: {_name(r) for r in v} for k, v in PYPROJECT["optional-dependencies"].items()}
-    dists = {m: {d.lower().replace("_", "-") for d in ds} for m, ds in packages_distributions().items()}
+    dists = {m: {d.lower().replace("_", "-") for d in ds} for m, ds in _distributions().items()}
     undeclared = []
     for module in sorted(_imported_modules()):
         if module in EXTRA_OF:  # an extra's module: declared in that extra
@@ -49,7 +56,7 @@ def test_every_imported_module_is_declared():
 
 
 def test_no_declared_core_dependency_goes_unused():
-    imported = {d.lower().replace("_", "-") for m in _imported_modules() for d in packages_distributions().get(m, [])}
+    imported = {d.lower().replace("_", "-") for m in _imported_modules() for d in _distributions().get(m, [])}
     unused = {_name(r) for r in PYPROJECT["dependencies"]} - imported
     assert not unused, f"declared but imported nowhere: {sorted(unused)}"
 
