@@ -50,12 +50,11 @@ lint: install
 # Test files run in parallel (pytest-xdist), one file per worker at a time so that a file's fixtures are
 # built once, handed out in the order tests/conftest.py sorts them (longest first: --no-loadscope-reorder,
 # or xdist would hand out the files with most tests first); TEST_WORKERS=1 runs them one after another.
-# `lint-cypher` (Neo4j's analyser over every shipped statement, half a minute) is a lint, run before them.
 # Bytecode is cached for the run even where the environment turns that off (PYTHONDONTWRITEBYTECODE): the
 # suite starts Python processes by the hundred (CLI runs, ingest, prefetch and order workers), and each would
 # compile dishgraph again (0.3-0.4 s of CPU apiece).
 TEST_WORKERS ?= auto
-test: install tools/cypher-lint/node_modules browser lint lint-cypher
+test: install tools/cypher-lint/node_modules browser lint
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile \
 	  --no-loadscope-reorder
 

@@ -163,6 +163,7 @@ LONGEST_FIRST = (
     "test_ingest.py",
     "test_demo.py",
     "test_pcs_namer.py",
+    "test_cypher_lint.py",
     "test_hostile.py",
     "test_export.py",
     "test_causal.py",
@@ -187,7 +188,6 @@ LONGEST_FIRST = (
     "test_pcs_t5.py",
     "test_sync.py",
     "test_eval_crg.py",
-    "test_cypher_lint.py",
 )
 
 

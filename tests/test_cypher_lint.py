@@ -1,11 +1,8 @@
 """Neo4j's own Cypher 5 analyser (npm @neo4j-cypher/language-support) over every statement Neo4j will run.
 
-The shipped queries and the DDL are linted by `make lint-cypher` (`python -m dishgraph.graph.lint`), a step
-of `make test` beside ruff and mypy: the analyser takes ~0.1 s of CPU a statement, half a minute for all of
-them, which is a lint's time and not a test's. Here: that the lint covers every shipped statement, as Neo4j
-runs it, and probes in one node process that prove the linter would catch what the embedded tests cannot: a
-syntax error, an undefined variable, a Ladybug-only function, a label outside the schema, an undeclared
-parameter.
+One node process lints the shipped queries, the DDL and the probes below together (the analyser's warm-up
+dominates). The probes prove the linter would catch what the embedded tests cannot: a syntax error, an
+undefined variable, a Ladybug-only function, a label outside the schema, an undeclared parameter.
 """
 
 from __future__ import annotations
@@ -73,30 +70,38 @@ CLEAN = {
 def report():
     probes = [lint.Statement(n, t, p) for n, (t, p, _, _) in BROKEN.items()]
     probes += [lint.Statement(n, t, p) for n, (t, p) in CLEAN.items()]
-    rep = lint.lint_statements(probes)
-    return rep, {r.statement.name: r for r in rep.results}
-
-
-def test_the_lint_covers_every_shipped_statement_as_neo4j_runs_it():
-    """What `make lint-cypher` lints (``lint.lint_shipped``): every named query, in the text Neo4j runs, from
-    its file, and every statement of the Neo4j DDL."""
     shipped = lint.named_statements("neo4j") + lint.ddl_statements()
-    by_name = {s.name: s for s in shipped}
-    assert len(by_name) == len(shipped) == len(queries.names()) + len(schema.neo4j_ddl())
-    for q in queries.for_backend("neo4j"):
-        assert by_name[q.name].text == q.text and by_name[q.name].path == q.path
+    rep = lint.lint_statements(shipped + probes)
+    return rep, {r.statement.name: r for r in rep.results}, len(shipped)
+
+
+def test_every_shipped_statement_is_linted(report):
+    rep, by_name, n_shipped = report
+    assert rep.linter.startswith("@neo4j-cypher/language-support@")
+    assert rep.cypher_version == "CYPHER 5"
+    assert n_shipped == len(queries.names()) + len(schema.neo4j_ddl())
+    for name in queries.names():
+        assert name in by_name
     assert sum(1 for n in by_name if n.startswith("ddl:")) == len(schema.neo4j_ddl())
 
 
-def test_the_linter_reports_itself(report):
-    rep, _ = report
-    assert rep.linter.startswith("@neo4j-cypher/language-support@")
-    assert rep.cypher_version == "CYPHER 5"
+def test_shipped_queries_and_ddl_have_no_errors(report):
+    rep, by_name, _ = report
+    shipped = [r for r in rep.results if not r.statement.name.startswith("probe_")]
+    errors = [f"{r.location(d)}: {d.rule}: {d.message}" for r in shipped for d in r.errors]
+    assert not errors, "Neo4j's Cypher 5 analyser rejects shipped statements:\n" + "\n".join(errors)
+
+
+def test_shipped_query_text_is_exactly_what_neo4j_runs(report):
+    _, by_name, _ = report
+    for q in queries.for_backend("neo4j"):
+        assert by_name[q.name].statement.text == q.text
+        assert by_name[q.name].statement.path == q.path
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_linter_catches_broken_queries(report, name):
-    _, by_name = report
+    _, by_name, _ = report
     _, _, rule, fragment = BROKEN[name]
     errors = by_name[name].errors
     assert errors, f"{name} should fail the lint"
@@ -105,12 +110,12 @@ def test_linter_catches_broken_queries(report, name):
 
 @pytest.mark.parametrize("name", sorted(CLEAN))
 def test_clean_probes_pass(report, name):
-    _, by_name = report
+    _, by_name, _ = report
     assert by_name[name].errors == []
 
 
 def test_unknown_property_is_a_warning_not_an_error(report):
-    _, by_name = report
+    _, by_name, _ = report
     warnings = by_name["probe_unknown_property"].warnings
     assert [d.rule for d in warnings] == ["schema-property"]
     assert "colour" in warnings[0].message
