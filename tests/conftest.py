@@ -38,6 +38,29 @@ def _release_corpus(path, crg_dir, n: int):
 
 
 @pytest.fixture(scope="session")
+def release_subset(crg_dir):
+    """A writer of cut-down CRG releases: ``release_subset(folder, pairs)`` writes to ``folder`` the release with
+    only the dish pairs ``pairs`` (a slice of dish_pairs.txt's lines; changing_ingres.txt cut alike, line for
+    line), the recipes of their base dishes, and the glossary, pivots, constraints and originals linked as
+    released. Returns ``folder``."""
+    return lambda folder, pairs: _release_subset(folder, crg_dir, pairs)
+
+
+def _release_subset(folder, crg_dir, pairs: slice):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("glossary.json", "pivot_actions.json", "order_constraints.json", "original"):
+        (folder / name).symlink_to(crg_dir / name)
+    for name in ("dish_pairs.txt", "changing_ingres.txt"):
+        lines = (crg_dir / name).read_text(encoding="utf-8").splitlines()[pairs]
+        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    bases = {line.split()[0] for line in (folder / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()}
+    recipes = (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines()
+    kept = [line for line in recipes if line.split("\t", 1)[0] in bases]
+    (folder / "base_recipes.txt").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
 def data_dir():
     return config.data_dir()
 

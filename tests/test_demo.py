@@ -12,24 +12,14 @@ DEMO_SAMPLE = 1000  # XiaChuFang recipes: the first of the 10,879
 
 
 @pytest.fixture(scope="module")
-def demo_data(tmp_path_factory, data_dir):
+def demo_data(tmp_path_factory, data_dir, release_subset):
     """The demo's data folder with real data cut down: the release's first ``DEMO_PAIRS`` pairs with their
     500 base recipes (the glossary, reference pivots and constraints as released), DiNeR as it is, and the
     first ``DEMO_SAMPLE`` recipes of the XiaChuFang sample. Every step of the demo runs on real recipes in
     half a minute instead of five; the full run's figures are `make demo`'s (benchmarks/results/demo.json)."""
     folder = tmp_path_factory.mktemp("demo-data")
     (folder / "diner").symlink_to(data_dir / "diner", target_is_directory=True)
-    release, crg = data_dir / "counterfactual", folder / "counterfactual"
-    crg.mkdir()
-    for name in ("glossary.json", "pivot_actions.json", "order_constraints.json", "original"):
-        (crg / name).symlink_to(release / name)
-    for name in ("dish_pairs.txt", "changing_ingres.txt"):
-        lines = (release / name).read_text(encoding="utf-8").splitlines()[:DEMO_PAIRS]
-        (crg / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    bases = {line.split()[0] for line in (crg / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()}
-    recipes = (release / "base_recipes.txt").read_text(encoding="utf-8").splitlines()
-    kept = [line for line in recipes if line.split("\t", 1)[0] in bases]
-    (crg / "base_recipes.txt").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    release_subset(folder / "counterfactual", slice(DEMO_PAIRS))
     (folder / "xiachufang").mkdir()
     with open(data_dir / "xiachufang" / "recipes.jsonl", encoding="utf-8") as fh:
         head = [next(fh) for _ in range(DEMO_SAMPLE)]

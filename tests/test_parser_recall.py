@@ -24,25 +24,13 @@ class _Parsed:
         return self.parses[text]
 
 
-def _odd_pairs(folder, crg_dir):
-    """A release folder with the odd-numbered dish pairs and their base dishes' recipes (pivots as released)."""
-    pairs = (crg_dir / "dish_pairs.txt").read_text(encoding="utf-8").splitlines()[::2]
-    (folder / "dish_pairs.txt").write_text("\n".join(pairs) + "\n", encoding="utf-8")
-    bases = {line.split()[0] for line in pairs}
-    lines = (crg_dir / "base_recipes.txt").read_text(encoding="utf-8").splitlines()
-    kept = "".join(line + "\n" for line in lines if line.split("\t", 1)[0] in bases)
-    (folder / "base_recipes.txt").write_text(kept, encoding="utf-8")
-    (folder / "pivot_actions.json").symlink_to(crg_dir / "pivot_actions.json")
-    return folder
-
-
 @pytest.mark.parametrize("segmenter", ["lac", "jieba"])
-def test_recall_floor_and_volume(crg_dir, glossary, segmenter, request, tmp_path):
+def test_recall_floor_and_volume(crg_dir, glossary, segmenter, request, tmp_path, release_subset):
     if segmenter == "lac":  # the parses the graph-equals-fresh-parse test reads too
         parser = _Parsed(request.getfixturevalue("release_lac_parses"))
     else:
         parser = RecipeParser(glossary, segmenter=segmenter)
-        crg_dir = _odd_pairs(tmp_path, crg_dir)
+        crg_dir = release_subset(tmp_path / "release", slice(None, None, 2))  # the odd-numbered pairs
     res = parse_recall(crg_dir, parser)
     total, recipes, n_pairs = SIZES[segmenter]
     assert res.total == total and res.recipes == recipes
