@@ -1,6 +1,6 @@
 """Benchmark: does the order checker tell a real recipe from a broken one? Held out, as a user would meet it.
 
-    python benchmarks/bench_order_check.py --db DEMO_DB [--folds 5] [--methods after,scored] [--classic FILE]
+    python benchmarks/bench_order_check.py --db DEMO_DB [--folds 5] [--methods after,scored,combined] [--classic FILE]
 
 Over the demo graph's dishes with estimated order constraints, k folds by recipe per dish: the knowledge is
 estimated without the fold's recipes and each held-out recipe is checked as written, with its sentences in
@@ -24,6 +24,13 @@ flagged and the share of broken ones detected.
   confidence threshold are chosen on the even-numbered dishes with real flagged ≤ 5% there, and reported on
   the odd ones held out.
 
+* ``combined`` (measured, not shipped): more readings where the sentences are known (the cross-sentence pairs
+  apart, the weighted share of them reversed, the lowest action and sentence, local coherence of sentence
+  transitions), weighed by a logistic model fit on the even-numbered dishes' real recipes against their
+  variants, calibrated and thresholded there, reported on the odd ones; with ablations (u and w alone, boosted
+  trees, and boosted trees given sizes that carry no order). A swapped action takes the sentence of its new
+  place, as in edited text.
+
 ``--classic``: recipes of the classic cookbook corpus (never ingested into the demo graph) of the dishes with
 constraints, parsed with today's parser and checked against knowledge from the whole graph (outside recipes).
 Writes benchmarks/results/order_check.json (or ``--out``).
@@ -33,12 +40,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import re
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -174,6 +183,9 @@ def run(args):
     fam = precedence.families(comps, dishes)
     global_level = precedence.Level("global", global_counts)
     methods = args.methods.split(",")
+    combined = "combined" in methods
+    if combined and "scored" not in methods:
+        methods.append("scored")
     if "scored" in methods:  # the likelihood of the order: typed keys, and verb classes at the top
         typed = {rid: Counter(precedence.strict_pairs([st[2] for st in sts])) for rid, sts in recipes.items()}
         verbs = {
@@ -195,6 +207,15 @@ def run(args):
         s_global = precedence.PairCounts("global", t_glob)
         s_verbs = precedence.PairCounts("verbs", v_glob)
         scored_counts = {"t": (t_glob, t_dish), "v": (v_glob, v_dish), "c": (c_glob, c_dish)}
+        if combined:  # sentence transitions of every recipe, for the coherence reading
+            trans = {
+                rid: transition_counts(transitions([st[2] for st in sts], [st[1] for st in sts]))
+                for rid, sts in recipes.items()
+            }
+            trans_glob, trans_dish = Counter(), defaultdict(Counter)
+            for rid, c in trans.items():
+                trans_glob.update(c)
+                trans_dish[dish_of[rid]].update(c)
     else:
         scored_counts = None
     t_count = time.perf_counter() - t0
@@ -264,6 +285,11 @@ def run(args):
                     v_fold.update(verbs[r])
                     c_fold.update(clss[r])
                 s_global.minus, s_verbs.minus, s_classes.minus = t_fold, v_fold, c_fold
+                if combined:
+                    tf_fold: Counter = Counter()
+                    for r in held:
+                        tf_fold.update(trans[r])
+                    trans_fold = (trans_glob - tf_fold, trans_dish[dish] - tf_fold)
                 model = precedence.OrderModel(
                     [
                         precedence.PairCounts("dish", t_dish[dish] - t_fold),
@@ -282,6 +308,12 @@ def run(args):
                                 [recipes[r][i][2] for i in idx], model, [recipes[r][i][3] for i in idx]
                             )
                             rows.append((dish, di % 2, r, v, "scored", (z, m, len(found)), len(found)))
+                            if combined and found:
+                                keys_v = [recipes[r][i][2] for i in idx]
+                                units = sentences_of(recipes[r], idx, v)
+                                coh = coherence(transitions(keys_v, units), *trans_fold)
+                                READINGS[(r, v)] = recipe_readings(found, keys_v, units, z, m, coh)
+                                READINGS[(r, v)].update(sizes(found, keys_v, units))
                 s_global.minus, s_verbs.minus, s_classes.minus = Counter(), Counter(), Counter()
                 t_scored += time.perf_counter() - t
         print(f"{di + 1}/{len(dishes)} {dish}", file=sys.stderr, flush=True)
@@ -292,6 +324,276 @@ def run(args):
         {"count": t_count, "before": t_before, "after": t_after, "scored": t_scored},
         (global_counts, dish_counts, comps, hidden, scored_counts, Counter(dish_of.values())),
     )
+
+
+# ------------------------------------------------------------------------------------------ combined
+# Measured, not shipped (docs/order-knowledge.md). Where a recipe's sentences are known, more can be read than u
+# and w: how the pairs across sentences read apart from those within one (a shuffle moves sentences, not what
+# is inside them), the weighted share of the cross-sentence evidence pointing the other way, the action and the
+# sentence whose cross-sentence pairs read lowest, the strongest cross-sentence violation, and local coherence
+# (which action usually opens the next sentence after the one that closed the last). A logistic model of the
+# even-numbered dishes' real recipes against their reversed, shuffled and swapped variants (held out, knowledge
+# without each recipe's fold) weighs them (``fit_combined``); its score is compared with how the same real
+# recipes read (``combined_calibration``).
+
+SENTENCE_START, SENTENCE_END = "<s>", "</s>"
+PRIOR_TRANSITION = 5.0  # pseudo-transitions of each coarser level
+
+
+def transitions(keys: Sequence[str], units: Sequence[object]) -> list[tuple[str, str]]:
+    """The recipe's sentence transitions: (the last action of a sentence, the first of the next), and its start
+    and end. ``units``: each action's sentence, in the order read."""
+    if not keys:
+        return []
+    out = [(SENTENCE_START, keys[0])]
+    for i in range(1, len(keys)):
+        if units[i] != units[i - 1]:
+            out.append((keys[i - 1], keys[i]))
+    out.append((keys[-1], SENTENCE_END))
+    return out
+
+
+def transition_counts(ts: Iterable[tuple[str, str]]) -> Counter:
+    """Counts of transitions between keys (``k``) and between their verbs (``v``), with their margins (``kP``: a
+    sentence closed by the key, ``kN``: opened by it; ``vP``, ``vN`` for verbs; ``T``: transitions)."""
+    c: Counter = Counter()
+    for a, b in ts:
+        va, vb = precedence.verb_of(a), precedence.verb_of(b)
+        c[("k", a, b)] += 1
+        c[("v", va, vb)] += 1
+        c[("kP", a)] += 1
+        c[("kN", b)] += 1
+        c[("vP", va)] += 1
+        c[("vN", vb)] += 1
+        c[("T",)] += 1
+    return c
+
+
+def coherence(ts: Sequence[tuple[str, str]], corpus: Counter, dish: Counter, prior: float = PRIOR_TRANSITION) -> float:
+    """Local coherence: the mean pointwise mutual information of the recipe's transitions, P(b opens the next
+    sentence | a closed the last) against P(b opens one); the dish's key transitions back off to the corpus's,
+    those to the verbs' (Dirichlet priors of ``prior`` pseudo-transitions, add-one margins)."""
+    if not ts:
+        return 0.0
+    total = 0.0
+    for a, b in ts:
+        va, vb = precedence.verb_of(a), precedence.verb_of(b)
+        p_vb = (corpus[("vN", vb)] + 1) / (corpus[("T",)] + 500)
+        p_v = (corpus[("v", va, vb)] + prior * p_vb) / (corpus[("vP", va)] + prior)
+        p_b_of_vb = (corpus[("kN", b)] + 1) / (corpus[("vN", vb)] + 50)
+        p_k = (corpus[("k", a, b)] + prior * p_v * p_b_of_vb) / (corpus[("kP", a)] + prior)
+        p_k = (dish[("k", a, b)] + prior * p_k) / (dish[("kP", a)] + prior)
+        p_b = (corpus[("kN", b)] + 1) / (corpus[("T",)] + 5000)
+        total += math.log(p_k / p_b)
+    return total / len(ts)
+
+
+def _z(ls: Sequence[float]) -> float:
+    q = math.sqrt(sum(v * v for v in ls))
+    return sum(ls) / q if q else 0.0
+
+
+def recipe_readings(
+    found: Sequence[tuple[str, str, precedence.PairOrder]],
+    keys: Sequence[str],
+    units: Sequence[object],
+    z: float,
+    min_llr: float,
+    coherence_: float,
+) -> dict[str, float]:
+    """The combined reading's inputs (``COMBINED["readings"]``): u and w; the score of the pairs across
+    sentences and of those within one; the weighted share of the cross-sentence evidence in the less likely
+    order; the lowest sum of cross-sentence llr of one action and of one sentence; the lowest cross-sentence
+    llr; the coherence. A pair is within a sentence when both actions occur in that sentence only."""
+    where: dict[str, set] = {}
+    for k, u in zip(keys, units):
+        where.setdefault(k, set()).add(u)
+    cross, within = [], []
+    per_unit: dict = {}
+    per_key: dict[str, float] = {}
+    for x, y, po in found:
+        llr = po.llr
+        if len(where[x]) == 1 and where[x] == where[y]:
+            within.append(llr)
+            continue
+        cross.append(llr)
+        for u in where[x] | where[y]:
+            per_unit[u] = per_unit.get(u, 0.0) + llr
+        per_key[x] = per_key.get(x, 0.0) + llr
+        per_key[y] = per_key.get(y, 0.0) + llr
+    u_, w_ = precedence.readings(z, min_llr, len(found))
+    tot = sum(abs(v) for v in cross)
+    return {
+        "u": u_,
+        "w": w_,
+        "z_cross": _z(cross),
+        "reversed_share": sum(-v for v in cross if v < 0) / tot if tot else 0.0,
+        "worst_action": min(per_key.values(), default=0.0),
+        "z_within": _z(within),
+        "worst_sentence": min(per_unit.values(), default=0.0),
+        "min_cross": min(cross, default=0.0),
+        "coherence": coherence_,
+    }
+
+
+def combined_score(rd: Mapping[str, float], c: Mapping) -> float:
+    """How ordered the recipe reads: minus the logistic model's log-odds that it is a broken variant."""
+    t = c["intercept"]
+    for name, mean, scale, coef in zip(c["readings"], c["mean"], c["scale"], c["coef"]):
+        t += coef * (rd[name] - mean) / scale
+    return -t
+
+
+def combined_confidence(rd: Mapping[str, float], combined: Mapping, calibration) -> float:
+    """1 - the share of real recipes (the even dishes, held out) whose combined score reads as low."""
+    return 1 - precedence._cdf(calibration, combined_score(rd, combined))
+
+
+COMBINED_READINGS = (
+    "u", "w", "z_cross", "reversed_share", "worst_action", "z_within", "worst_sentence", "min_cross", "coherence",
+)  # fmt: skip
+
+
+READINGS: dict[tuple[str, str], dict[str, float]] = {}  # (recipe, variant): precedence.recipe_readings + sizes
+SIZE_READINGS = ("pairs", "cross_pairs", "actions", "sentences")
+
+
+def sentences_of(steps, idx, variant):
+    """Each checked action's sentence. Reversed and shuffled variants move whole sentences; a swap moves two
+    actions into each other's places, so the sentences stay where they were (a swapped action takes the
+    sentence of its new place, as it would in the edited text)."""
+    if variant.startswith("swapped"):
+        return [steps[i][1] for i in range(len(steps))]
+    return [steps[i][1] for i in idx]
+
+
+def sizes(found, keys, units) -> dict[str, float]:
+    """Sizes, which carry no order (for the ablation that shows it): the informative pairs, those across
+    sentences, the actions, the sentences."""
+    where: dict = defaultdict(set)
+    for k, u in zip(keys, units):
+        where[k].add(u)
+    cross = sum(1 for x, y, _ in found if not (len(where[x]) == 1 and where[x] == where[y]))
+    return {"pairs": float(len(found)), "cross_pairs": float(cross), "actions": float(len(keys)),
+            "sentences": float(len(set(units)))}  # fmt: skip
+
+
+def fit_combined(rows, names=COMBINED_READINGS, weights: Mapping[str, float] | None = None) -> dict:
+    """The logistic model of real recipes against their variants, on the even-numbered dishes; ``weights``
+    per variant (default: a real recipe 4, each variant 1)."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    wmap = weights or {"real": 4.0}
+    sel = [r for r in rows if r[4] == "scored" and r[1] == 0 and (r[2], r[3]) in READINGS]
+    X = np.array([[READINGS[(r[2], r[3])][n] for n in names] for r in sel])
+    y = np.array([r[3] != "real" for r in sel], dtype=int)
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale == 0] = 1.0
+    w = np.array([wmap.get(r[3], 1.0) for r in sel])
+    lr = LogisticRegression(max_iter=5000).fit((X - mean) / scale, y, sample_weight=w)
+    return {
+        "readings": list(names),
+        "weights": dict(wmap),
+        "mean": [round(float(v), 4) for v in mean],
+        "scale": [round(float(v), 4) for v in scale],
+        "coef": [round(float(v), 4) for v in lr.coef_[0]],
+        "intercept": round(float(lr.intercept_[0]), 4),
+    }
+
+
+def combined_report(rows, weights: Mapping[str, float] | None = None) -> dict:
+    """Fit on the even dishes, calibrate on their real recipes, choose the threshold there (real flagged ≤ 5%),
+    report per parity."""
+    comb = fit_combined(rows, weights=weights)
+    cal = combined_calibration(rows, comb)
+    grid = [(objective(combined_rates(rows, 0, comb, cal, c), strict=True), c) for c in GRID_COMBINED_CONF]
+    _, c = max(grid)
+    return {
+        "chosen_on_even": {"combined": comb, "calibration": cal, "min_confidence": c},
+        "all": combined_rates(rows, None, comb, cal, c),
+        "even": combined_rates(rows, 0, comb, cal, c),
+        "odd": combined_rates(rows, 1, comb, cal, c),
+        "grid_even": {
+            str(c2): {k: v["flagged"] for k, v in combined_rates(rows, 0, comb, cal, c2).items()}
+            for c2 in GRID_COMBINED_CONF
+        },
+    }
+
+
+def combined_calibration(rows, combined) -> list[tuple[float, float]]:
+    """How low the even dishes' real recipes read on the combined score: [(value, share at most it)]."""
+    vals = sorted(
+        combined_score(READINGS[(r[2], r[3])], combined)
+        for r in rows
+        if r[4] == "scored" and r[3] == "real" and r[1] == 0 and (r[2], r[3]) in READINGS
+    )
+    return [(round(vals[min(len(vals) - 1, int(s * len(vals)))], 4), s) for s in SHARES]
+
+
+def combined_rates(rows, parity, combined, cal, conf):
+    """Shares flagged per variant by the combined reading (a recipe with no informative pair: not flagged)."""
+    out = {}
+    for v in VARIANTS:
+        sel = [r for r in rows if r[4] == "scored" and r[3] == v and (parity is None or r[1] == parity)]
+        if sel:
+            hits = sum(
+                (r[2], v) in READINGS and combined_confidence(READINGS[(r[2], v)], combined, cal) >= conf for r in sel
+            )
+            out[v] = {"n": len(sel), "flagged": round(100 * hits / len(sel), 1)}
+    return out
+
+
+def learned_report(rows, names, kind, folds=5):
+    """A classifier of real recipes against their broken variants on the even-numbered dishes' readings (every
+    variant, a real recipe weighing 4), folds by dish; flag from the 95th percentile of its out-of-fold score on
+    the even dishes' real recipes, reported on the odd dishes (the folds' models averaged)."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    sel = [r for r in rows if r[4] == "scored" and (r[2], r[3]) in READINGS]
+    X = np.array([[READINGS[(r[2], r[3])][n] for n in names] for r in sel])
+    y = np.array([r[3] != "real" for r in sel], dtype=int)
+    par = np.array([r[1] for r in sel])
+    var = np.array([r[3] for r in sel])
+    evd = sorted({r[0] for r in sel if r[1] == 0})
+    grp = np.array([evd.index(r[0]) % folds if r[1] == 0 else -1 for r in sel])
+    wts = np.where(y == 1, 1.0, 4.0)
+
+    def model():
+        if kind == "boosted":
+            return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15, random_state=0)
+        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+
+    def fit(m, tr):
+        step = "" if kind == "boosted" else "logisticregression__"  # the pipeline's step takes the weights
+        m.fit(X[tr], y[tr], **{step + "sample_weight": wts[tr]})
+        return m
+
+    oof, odd = np.zeros(len(y)), np.zeros(len(y))
+    for k in range(folds):
+        m = fit(model(), (par == 0) & (grp != k))
+        te = (par == 0) & (grp == k)
+        oof[te] = m.predict_proba(X[te])[:, 1]
+        odd[par == 1] += m.predict_proba(X[par == 1])[:, 1] / folds
+    cut = float(np.quantile(oof[(par == 0) & (var == "real")], 0.95))
+    out: dict = {"readings": list(names), "model": kind}
+    for name, score, p in (("even", oof, 0), ("odd", odd, 1)):
+        out[name] = {
+            v: {
+                "n": int(((par == p) & (var == v)).sum()),
+                "flagged": round(100 * float((score[(par == p) & (var == v)] > cut).mean()), 1),
+            }
+            for v in VARIANTS
+            if ((par == p) & (var == v)).any()
+        }
+    if kind == "logistic":
+        m = fit(model(), par == 0)
+        out["coefficients_standardized"] = dict(zip(names, [round(float(c), 3) for c in m[-1].coef_[0]]))
+    return out
 
 
 def flag_after(x, conf, scale):
@@ -316,6 +618,7 @@ def rates(rows, method, parity=None, conf=None, scale=None):
 
 SHARES = (0.001, 0.0025, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5, 1.0)
 GRID_RECIPE_CONF = (0.95, 0.96, 0.965, 0.97, 0.9725, 0.975, 0.9775, 0.98, 0.985, 0.99)
+GRID_COMBINED_CONF = (0.9, 0.925, 0.94, 0.945, 0.95, 0.955, 0.96, 0.97, 0.98)
 GRID_SLOPE_Z = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 GRID_SLOPE_MIN = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
 
@@ -446,6 +749,18 @@ def main():
                 for _, a2, b2, c2 in grid[:8]
             ],
         }
+    if "combined" in args.methods:
+        names = list(COMBINED_READINGS)
+        res["combined"] = combined_report(rows)
+        res["combined"]["swaps_weighted"] = combined_report(
+            rows, {"real": 6.0, "reversed": 0.5, "swapped": 3.0, "swapped_dep": 3.0}
+        )
+        res["combined"]["ablations"] = [
+            learned_report(rows, names[:2], "logistic"),
+            learned_report(rows, names, "logistic"),
+            learned_report(rows, names, "boosted"),
+            learned_report(rows, names + list(SIZE_READINGS), "boosted"),
+        ]
     Path(args.out).write_text(json.dumps(res, ensure_ascii=False, indent=1) + "\n")  # before the parser runs
     if args.classic:
         sp = None
