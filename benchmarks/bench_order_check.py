@@ -308,6 +308,8 @@ def run(args):
                                 [recipes[r][i][2] for i in idx], model, [recipes[r][i][3] for i in idx]
                             )
                             rows.append((dish, di % 2, r, v, "scored", (z, m, len(found)), len(found)))
+                            if v.startswith("swapped"):
+                                SWAPPED_PAIR[(r, v)] = swapped_pair_llr(recipes[r], idx, found)
                             if combined and found:
                                 keys_v = [recipes[r][i][2] for i in idx]
                                 units = sentences_of(recipes[r], idx, v)
@@ -324,6 +326,46 @@ def run(args):
         {"count": t_count, "before": t_before, "after": t_after, "scored": t_scored},
         (global_counts, dish_counts, comps, hidden, scored_counts, Counter(dish_of.values())),
     )
+
+
+# ------------------------------------------------------------------------------------------ swaps by evidence
+SWAPPED_PAIR: dict[tuple[str, str], float | None] = {}  # (recipe, variant): llr of the swapped pair as checked
+SWAP_BINS = ((-1e9, -6.0), (-6.0, -3.0), (-3.0, -1.5), (-1.5, 0.0), (0.0, 1e9))
+
+
+def swapped_pair_llr(steps, idx, found) -> float | None:
+    """The log-odds of the order the swapped pair has after the swap (how strongly the corpus says the two
+    belong the other way round: very negative for a sure dependency); None when the check does not read the
+    pair (a repeat of either action now interleaves them) or the corpus does not order it."""
+    moved = [k for k in range(len(idx)) if idx[k] != k]
+    if len(moved) != 2:
+        return None
+    a, b = steps[idx[moved[0]]][2], steps[idx[moved[1]]][2]
+    return next((po.llr for x, y, po in found if x == a and y == b), None)
+
+
+def swaps_by_evidence(rows, parity, p) -> dict:
+    """Swapped recipes detected, by how strongly the swapped pair's order is known (its llr after the swap)."""
+    slope_z, slope_min, cal, conf = p
+    out: dict = {}
+    for v in ("swapped", "swapped_dep"):
+        sel = [r for r in rows if r[4] == "scored" and r[3] == v and r[1] == parity]
+        bins: dict = {}
+        for lo, hi in SWAP_BINS + ((None, None),):
+            if lo is None:
+                part = [r for r in sel if SWAPPED_PAIR.get((r[2], v)) is None]
+                name = "pair not read"
+            else:
+                part = [r for r in sel if (x := SWAPPED_PAIR.get((r[2], v))) is not None and lo < x <= hi]
+                name = f"llr in ({lo:g}, {hi:g}]"
+            hits = sum(
+                r[5][2] > 0
+                and precedence.recipe_confidence(*precedence.readings(*r[5], slope_z, slope_min), cal) >= conf
+                for r in part
+            )
+            bins[name] = {"n": len(part), "flagged": round(100 * hits / len(part), 1) if part else None}
+        out[v] = bins
+    return out
 
 
 # ------------------------------------------------------------------------------------------ combined
@@ -731,6 +773,7 @@ def main():
             "all": scored_rates(sub, None, p),
             "even": scored_rates(sub, 0, p),
             "odd": scored_rates(sub, 1, p),
+            "swaps_by_evidence_odd": swaps_by_evidence(sub, 1, p),
             "library": {
                 "slope_z": lib[0],
                 "slope_min": lib[1],
