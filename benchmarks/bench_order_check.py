@@ -315,7 +315,6 @@ def run(args):
                                 units = sentences_of(recipes[r], idx, v)
                                 coh = coherence(transitions(keys_v, units), *trans_fold)
                                 READINGS[(r, v)] = recipe_readings(found, keys_v, units, z, m, coh)
-                                READINGS[(r, v)].update(sizes(found, keys_v, units))
                 s_global.minus, s_verbs.minus, s_classes.minus = Counter(), Counter(), Counter()
                 t_scored += time.perf_counter() - t
         print(f"{di + 1}/{len(dishes)} {dish}", file=sys.stderr, flush=True)
@@ -346,7 +345,6 @@ def swapped_pair_llr(steps, idx, found) -> float | None:
 
 def swaps_by_evidence(rows, parity, p) -> dict:
     """Swapped recipes detected, by how strongly the swapped pair's order is known (its llr after the swap)."""
-    slope_z, slope_min, cal, conf = p
     out: dict = {}
     for v in ("swapped", "swapped_dep"):
         sel = [r for r in rows if r[4] == "scored" and r[3] == v and r[1] == parity]
@@ -358,11 +356,7 @@ def swaps_by_evidence(rows, parity, p) -> dict:
             else:
                 part = [r for r in sel if (x := SWAPPED_PAIR.get((r[2], v))) is not None and lo < x <= hi]
                 name = f"llr in ({lo:g}, {hi:g}]"
-            hits = sum(
-                r[5][2] > 0
-                and precedence.recipe_confidence(*precedence.readings(*r[5], slope_z, slope_min), cal) >= conf
-                for r in part
-            )
+            hits = sum(scored_flag(r, p) for r in part)
             bins[name] = {"n": len(part), "flagged": round(100 * hits / len(part), 1) if part else None}
         out[v] = bins
     return out
@@ -475,6 +469,11 @@ def recipe_readings(
         "worst_sentence": min(per_unit.values(), default=0.0),
         "min_cross": min(cross, default=0.0),
         "coherence": coherence_,
+        # sizes, which carry no order (``SIZE_READINGS``, for the ablation that shows it)
+        "pairs": float(len(found)),
+        "cross_pairs": float(len(cross)),
+        "actions": float(len(keys)),
+        "sentences": float(len(set(units))),
     }
 
 
@@ -497,7 +496,7 @@ COMBINED_READINGS = (
 
 
 READINGS: dict[tuple[str, str], dict[str, float]] = {}  # (recipe, variant): precedence.recipe_readings + sizes
-SIZE_READINGS = ("pairs", "cross_pairs", "actions", "sentences")
+SIZE_READINGS = ("pairs", "cross_pairs", "actions", "sentences")  # in recipe_readings too
 
 
 def sentences_of(steps, idx, variant):
@@ -509,15 +508,13 @@ def sentences_of(steps, idx, variant):
     return [steps[i][1] for i in idx]
 
 
-def sizes(found, keys, units) -> dict[str, float]:
-    """Sizes, which carry no order (for the ablation that shows it): the informative pairs, those across
-    sentences, the actions, the sentences."""
-    where: dict = defaultdict(set)
-    for k, u in zip(keys, units):
-        where[k].add(u)
-    cross = sum(1 for x, y, _ in found if not (len(where[x]) == 1 and where[x] == where[y]))
-    return {"pairs": float(len(found)), "cross_pairs": float(cross), "actions": float(len(keys)),
-            "sentences": float(len(set(units)))}  # fmt: skip
+def readings_matrix(rows, names, parity=None):
+    """(the scored rows with readings, their readings ``names`` as a matrix, 1 for a broken variant)."""
+    import numpy as np
+
+    sel = [r for r in rows if r[4] == "scored" and (r[2], r[3]) in READINGS and (parity is None or r[1] == parity)]
+    X = np.array([[READINGS[(r[2], r[3])][n] for n in names] for r in sel])
+    return sel, X, np.array([r[3] != "real" for r in sel], dtype=int)
 
 
 def fit_combined(rows, names=COMBINED_READINGS, weights: Mapping[str, float] | None = None) -> dict:
@@ -527,9 +524,7 @@ def fit_combined(rows, names=COMBINED_READINGS, weights: Mapping[str, float] | N
     from sklearn.linear_model import LogisticRegression
 
     wmap = weights or {"real": 4.0}
-    sel = [r for r in rows if r[4] == "scored" and r[1] == 0 and (r[2], r[3]) in READINGS]
-    X = np.array([[READINGS[(r[2], r[3])][n] for n in names] for r in sel])
-    y = np.array([r[3] != "real" for r in sel], dtype=int)
+    sel, X, y = readings_matrix(rows, names, parity=0)
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale == 0] = 1.0
     w = np.array([wmap.get(r[3], 1.0) for r in sel])
@@ -596,9 +591,7 @@ def learned_report(rows, names, kind, folds=5):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    sel = [r for r in rows if r[4] == "scored" and (r[2], r[3]) in READINGS]
-    X = np.array([[READINGS[(r[2], r[3])][n] for n in names] for r in sel])
-    y = np.array([r[3] != "real" for r in sel], dtype=int)
+    sel, X, y = readings_matrix(rows, names)
     par = np.array([r[1] for r in sel])
     var = np.array([r[3] for r in sel])
     evd = sorted({r[0] for r in sel if r[1] == 0})
@@ -676,19 +669,20 @@ def calibration(rows, slope_z, slope_min):
     return out
 
 
+def scored_flag(row, p) -> bool:
+    """Whether the whole-recipe score flags a row at p = (slope_z, slope_min, calibration, min_confidence)."""
+    slope_z, slope_min, cal, conf = p
+    z, m, n = row[5]
+    return n > 0 and precedence.recipe_confidence(*precedence.readings(z, m, n, slope_z, slope_min), cal) >= conf
+
+
 def scored_rates(rows, parity, p):
     """Shares flagged per variant at p = (slope_z, slope_min, calibration, min_confidence)."""
-    slope_z, slope_min, cal, conf = p
     out = {}
     for v in VARIANTS:
         sel = [r for r in rows if r[4] == "scored" and r[3] == v and (parity is None or r[1] == parity)]
         if sel:
-            hits = sum(
-                x[5][2] > 0
-                and precedence.recipe_confidence(*precedence.readings(*x[5], slope_z, slope_min), cal) >= conf
-                for x in sel
-            )
-            out[v] = {"n": len(sel), "flagged": round(100 * hits / len(sel), 1)}
+            out[v] = {"n": len(sel), "flagged": round(100 * sum(scored_flag(x, p) for x in sel) / len(sel), 1)}
     return out
 
 
