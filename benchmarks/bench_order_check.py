@@ -1,6 +1,6 @@
 """Benchmark: does the order checker tell a real recipe from a broken one? Held out, as a user would meet it.
 
-    python benchmarks/bench_order_check.py --db DEMO_DB [--folds 5] [--methods after,scored,combined] [--classic FILE]
+    python benchmarks/bench_order_check.py --db DEMO_DB [--folds 5] [--methods after,scored,text] [--classic FILE]
 
 Over the demo graph's dishes with estimated order constraints, k folds by recipe per dish: the knowledge is
 estimated without the fold's recipes and each held-out recipe is checked as written, with its sentences in
@@ -23,6 +23,11 @@ flagged and the share of broken ones detected.
   against the number of pairs). The slopes, the calibration of u and w (the even dishes' real recipes) and the
   confidence threshold are chosen on the even-numbered dishes with real flagged ≤ 5% there, and reported on
   the odd ones held out.
+
+* ``text``: the sentence-order reading of the recipe text (``sentence_order``: a position model of each
+  sentence from its words, learned per fold without the fold's recipes), OR the scored confidence; the
+  logistic weighing of its readings, the text's share and the scored threshold chosen on the even-numbered
+  dishes, reported on the odd ones; ``library``: the shipped constants on the same rows.
 
 * ``combined`` (measured, not shipped): more readings where the sentences are known (the cross-sentence pairs
   apart, the weighted share of them reversed, the lowest action and sentence, local coherence of sentence
@@ -68,8 +73,9 @@ GRID_SCALE = (0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
 
 # ------------------------------------------------------------------------------------------ data
 def load(store, dishes):
-    """{recipe: [(CRG key, unit, typed key)]} and {recipe: dish} for every parsed recipe of the corpus; unit =
-    sentence (else clause); the typed key is Step.typed_action (the CRG key where a step has none)."""
+    """{recipe: [(CRG key, unit, typed key, class key, start)]} and {recipe: dish} for every parsed recipe of the
+    corpus; unit = sentence (else clause); the typed key is Step.typed_action (the CRG key where a step has none);
+    start: the step's offset in the recipe text."""
     rows = store.query("order_corpus_steps", dishes=[])
     rec: dict[str, list] = {}
     dish_of: dict[str, str] = {}
@@ -81,6 +87,7 @@ def load(store, dishes):
                 unit if unit is not None else r["pos"],
                 r.get(KEY) or r["action"],
                 r.get("typed_classes") or r.get(KEY) or r["action"],
+                r["start"],
             )
         )
         dish_of[r["recipe"]] = r["dish"]
@@ -184,8 +191,10 @@ def run(args):
     global_level = precedence.Level("global", global_counts)
     methods = args.methods.split(",")
     combined = "combined" in methods
-    if combined and "scored" not in methods:
+    if (combined or "text" in methods) and "scored" not in methods:
         methods.append("scored")
+        args.methods = ",".join(methods)
+    vs_of: dict[str, dict] = {}  # every checked recipe's variants (the text reading reads them after the loop)
     if "scored" in methods:  # the likelihood of the order: typed keys, and verb classes at the top
         typed = {rid: Counter(precedence.strict_pairs([st[2] for st in sts])) for rid, sts in recipes.items()}
         verbs = {
@@ -244,6 +253,7 @@ def run(args):
                 [precedence.Level("dish", dish_counts[dish] - fold_counts), fam_level, global_level]
             )
             vs = {r: variants(recipes[r], rng, rng2, look) for r in fold}
+            vs_of.update(vs)
             global_level.minus = Counter()
             if "before" in methods:
                 t = time.perf_counter()
@@ -318,11 +328,15 @@ def run(args):
                 s_global.minus, s_verbs.minus, s_classes.minus = Counter(), Counter(), Counter()
                 t_scored += time.perf_counter() - t
         print(f"{di + 1}/{len(dishes)} {dish}", file=sys.stderr, flush=True)
+    t = time.perf_counter()
+    if "text" in methods:
+        text_readings(store, recipes, dish_of, dishes, args.folds, args.seed, vs_of)
+    t_text = time.perf_counter() - t
     return (
         store,
         dishes,
         rows,
-        {"count": t_count, "before": t_before, "after": t_after, "scored": t_scored},
+        {"count": t_count, "before": t_before, "after": t_after, "scored": t_scored, "text": t_text},
         (global_counts, dish_counts, comps, hidden, scored_counts, Counter(dish_of.values())),
     )
 
@@ -360,6 +374,170 @@ def swaps_by_evidence(rows, parity, p) -> dict:
             bins[name] = {"n": len(part), "flagged": round(100 * hits / len(part), 1) if part else None}
         out[v] = bins
     return out
+
+
+# ------------------------------------------------------------------------------------------ sentence text
+# Shipped with the scored checker (docs/order-knowledge.md): where a sentence belongs, read from its words
+# (dishgraph/knowledge/sentence_order.py). The position model of fold f is learned from every parsed recipe's
+# text except the fold-f recipes of the checked dishes, so each checked recipe is read by a model that never saw
+# it. A swap leaves the sentences where they were, so its text reads as the real recipe's. A logistic model of
+# the text readings (even dishes: real against reversed and shuffled) gives a text score; flagged = the text
+# score beyond a share of the even dishes' real recipes OR the scored confidence beyond its own threshold, the
+# two chosen together on the even dishes (real flagged ≤ 5%), reported on the odd ones: by the objective, and
+# "marks first" (reversed ≥ 90% and shuffled ≥ 80% on the even dishes, then the most swaps: what ships).
+TEXT: dict[tuple[str, str], dict[str, float]] = {}  # (recipe, variant): sentence_order.order_readings
+GRID_TEXT_SHARE = (0.0, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05)
+GRID_OR_CONF = (0.9725, 0.975, 0.9775, 0.98, 0.9825, 0.985, 0.99, 0.995, 1.01)
+
+
+def text_readings(store, recipes, dish_of, dishes, folds, seed, vs_of):
+    """TEXT for every checked (recipe, variant): the units' texts in the variant's order, read by the fold's
+    position model."""
+    from dishgraph.knowledge import sentence_order as sp
+
+    texts = {r["id"]: r["text"] for r in store.query("lm_training_recipes")}
+    units = {rid: sp.unit_texts(texts.get(rid) or "", [(st[1], st[4]) for st in sts]) for rid, sts in recipes.items()}
+    fold_of: dict[str, int] = {}
+    bench = set(dishes)
+    by_dish: dict[str, list[str]] = defaultdict(list)
+    for rid, d in dish_of.items():
+        if d in bench:
+            by_dish[d].append(rid)
+    for d in dishes:
+        for f, fold in enumerate(folds_of(sorted(by_dish[d]), folds, seed)):
+            for rid in fold:
+                fold_of[rid] = f
+
+    def written(rid):
+        order = list(dict.fromkeys(st[1] for st in recipes[rid]))
+        return [units[rid][u] for u in order]
+
+    for f in range(folds):
+        model = sp.SentencePositions().fit(written(rid) for rid in recipes if fold_of.get(rid) != f)
+        for rid, f2 in fold_of.items():
+            if f2 != f or rid not in vs_of:
+                continue
+            for v, idx in vs_of[rid].items():
+                if idx is None:
+                    continue
+                order = list(dict.fromkeys(sentences_of(recipes[rid], idx, v)))
+                TEXT[(rid, v)] = sp.order_readings(model.predict([units[rid][u] for u in order]))
+        print(f"text model {f + 1}/{folds}", file=sys.stderr, flush=True)
+
+
+def library_text_rates(sel, X, conf, rates_of) -> dict:
+    """The shipped reading (sentence_order's constants) on the same rows, per parity."""
+    import numpy as np
+
+    from dishgraph.knowledge import sentence_order as sp
+
+    if not sp.COEF:
+        return {}
+    score = np.array([sp.text_score(dict(zip(sp.READINGS, x))) for x in X])
+    flag = (score > sp.TEXT_CUT) | (conf >= sp.MIN_RECIPE_CONFIDENCE_WITH_TEXT)
+    return {
+        "text_cut": sp.TEXT_CUT,
+        "min_confidence": sp.MIN_RECIPE_CONFIDENCE_WITH_TEXT,
+        "all": rates_of(flag, None),
+        "even": rates_of(flag, 0),
+        "odd": rates_of(flag, 1),
+    }
+
+
+def text_report(rows, p) -> dict:
+    """The text score alone and OR the shipped score (its slopes and calibration ``p`` as chosen on the even
+    dishes, its threshold chosen again with the text's), chosen on the even dishes, reported per parity."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from dishgraph.knowledge import sentence_order as sp
+
+    names = list(sp.READINGS)
+    sel = [r for r in rows if r[4] == "scored" and (r[2], r[3]) in TEXT]
+    X = np.array([[TEXT[(r[2], r[3])][n] for n in names] for r in sel])
+    par = np.array([r[1] for r in sel])
+    var = np.array([r[3] for r in sel])
+    fit = (par == 0) & np.isin(var, ["real", "reversed", "shuffled"])
+    mean, scale = X[fit].mean(axis=0), X[fit].std(axis=0)
+    scale[scale == 0] = 1.0
+    y = (var != "real").astype(int)
+    lr = LogisticRegression(max_iter=5000).fit(
+        (X[fit] - mean) / scale, y[fit], sample_weight=np.where(y[fit] == 1, 1.0, 2.0)
+    )
+    score = lr.decision_function((X - mean) / scale)
+    score[X[:, names.index("sentences")] < 2] = -np.inf  # one sentence: nothing to read
+    conf = np.array(
+        [precedence.recipe_confidence(*precedence.readings(*r[5], p[0], p[1]), p[2]) if r[5][2] else 0.0 for r in sel]
+    )
+    real_even = np.sort(score[(par == 0) & (var == "real")])
+
+    def cut(share):
+        return np.inf if share == 0 else float(np.quantile(real_even, 1 - share))
+
+    def rates_of(flag, parity):
+        m = par == parity if parity is not None else np.ones(len(sel), bool)
+        return {
+            v: {"n": int((m & (var == v)).sum()), "flagged": round(100 * float(flag[m & (var == v)].mean()), 1)}
+            for v in VARIANTS
+            if (m & (var == v)).any()
+        }
+
+    grid = []
+    for q in GRID_TEXT_SHARE:
+        for c in GRID_OR_CONF:
+            flag = (score > cut(q)) | (conf >= c)
+            grid.append((objective(rates_of(flag, 0), strict=True), q, c))
+    grid.sort(key=lambda g: -g[0])
+    _, q, c = grid[0]
+    flag = (score > cut(q)) | (conf >= c)
+    # marks first: of the choices meeting the reversed and shuffled marks on the even dishes (real ≤ 5%), the one
+    # keeping the most swaps detected
+    marks = []
+    for q2 in GRID_TEXT_SHARE:
+        for c2 in GRID_OR_CONF:
+            rt = rates_of((score > cut(q2)) | (conf >= c2), 0)
+            if rt["real"]["flagged"] <= 5.0 and rt["reversed"]["flagged"] >= 90 and rt["shuffled"]["flagged"] >= 80:
+                marks.append((rt["swapped"]["flagged"], rt["shuffled"]["flagged"], q2, c2))
+    marks_first = None
+    if marks:
+        _, _, q2, c2 = max(marks)
+        f2 = (score > cut(q2)) | (conf >= c2)
+        marks_first = {
+            "text_share": q2,
+            "text_cut": round(cut(q2), 4),
+            "min_confidence": c2,
+            "all": rates_of(f2, None),
+            "even": rates_of(f2, 0),
+            "odd": rates_of(f2, 1),
+        }
+    alone = {}
+    for q2 in (0.01, 0.02, 0.05):
+        f2 = score > cut(q2)
+        alone[str(q2)] = {"even": rates_of(f2, 0), "odd": rates_of(f2, 1)}
+    return {
+        "chosen_on_even": {
+            "text_share": q,
+            "text_cut": round(cut(q), 4),
+            "min_confidence": c,
+            "readings": names,
+            "mean": [round(float(v), 4) for v in mean],
+            "scale": [round(float(v), 4) for v in scale],
+            "coef": [round(float(v), 4) for v in lr.coef_[0]],
+            "intercept": round(float(lr.intercept_[0]), 4),
+        },
+        "or_scored": {"all": rates_of(flag, None), "even": rates_of(flag, 0), "odd": rates_of(flag, 1)},
+        "or_scored_marks_first": marks_first,
+        "library": library_text_rates(sel, X, conf, rates_of),
+        "text_alone_at_real_share": alone,
+        "grid_even_top": [
+            {
+                "text_share": q2,
+                "min_confidence": c2,
+                **{k: v["flagged"] for k, v in rates_of((score > cut(q2)) | (conf >= c2), 0).items()},
+            }
+            for _, q2, c2 in grid[:8]
+        ],
+    }
 
 
 # ------------------------------------------------------------------------------------------ combined
@@ -786,6 +964,9 @@ def main():
                 for _, a2, b2, c2 in grid[:8]
             ],
         }
+    if "text" in args.methods:
+        ch = res["scored"]["chosen_on_even"]
+        res["text"] = text_report(rows, (ch["slope_z"], ch["slope_min"], ch["calibration"], ch["min_confidence"]))
     if "combined" in args.methods:
         names = list(COMBINED_READINGS)
         res["combined"] = combined_report(rows)
@@ -813,7 +994,8 @@ def main():
 def outside(args, store, dishes, extra, scored_p=None):
     """Classic-corpus recipes (never ingested in the demo graph) of the graph's dishes with parsed recipes,
     parsed with today's parser, checked against the whole graph's knowledge: as written, reversed, shuffled,
-    swapped."""
+    swapped; ``scored_with_text``: as `order check` reads a text (the sentence-order model of the whole
+    graph, `sentence_order.corpus_model`, with the shipped constants)."""
     from dishgraph import config
     from dishgraph.ingest.glossary import Glossary
     from dishgraph.ingest.parser import RecipeParser
@@ -840,10 +1022,13 @@ def outside(args, store, dishes, extra, scored_p=None):
     }
     rows = []
     P = precedence.PairCounts
+    from dishgraph.knowledge import sentence_order as so
+
+    text_model = so.corpus_model(store) if scored_p is not None else None  # as `order check` reads it
     for dish, text in recs:
         acts = [a for a in parser.parse(text) if a.proto is not None]
         steps = [
-            (a.proto.key, a.step, a.typed_key or a.proto.key, a.typed_class_key or a.typed_key or a.proto.key)
+            (a.proto.key, a.step, a.typed_key or a.proto.key, a.typed_class_key or a.typed_key or a.proto.key, a.start)
             for a in acts
         ]
         if not steps:
@@ -884,7 +1069,15 @@ def outside(args, store, dishes, extra, scored_p=None):
                 scored = (
                     bool(found) and precedence.recipe_confidence(*precedence.readings(z, m, len(found), a, b), cal) >= c
                 )
-            rows.append((v, bool(check_sequence(cons, crg_seq)), chk.flagged, scored))
+            with_text = None
+            if scored is not None and text_model is not None:
+                units = so.unit_texts(text, [(st[1], st[4]) for st in steps])
+                order_ = list(dict.fromkeys(sentences_of(steps, idx, v)))
+                ts = so.text_score(so.order_readings(text_model.predict([units[u] for u in order_])))
+                a, b, cal, _ = scored_p
+                conf = precedence.recipe_confidence(*precedence.readings(z, m, len(found), a, b), cal) if found else 0.0
+                with_text = ts > so.TEXT_CUT or conf >= so.MIN_RECIPE_CONFIDENCE_WITH_TEXT
+            rows.append((v, bool(check_sequence(cons, crg_seq)), chk.flagged, scored, with_text))
     for v in VARIANTS:
         sel = [r for r in rows if r[0] == v]
         if sel:
@@ -895,6 +1088,8 @@ def outside(args, store, dishes, extra, scored_p=None):
             }
             if sel[0][3] is not None:
                 out[v]["scored"] = round(100 * sum(r[3] for r in sel) / len(sel), 1)
+            if sel[0][4] is not None:  # the shipped check of a text: the scored one with the sentence order
+                out[v]["scored_with_text"] = round(100 * sum(r[4] for r in sel) / len(sel), 1)
     return out
 
 

@@ -22,7 +22,7 @@ from dishgraph.actions import Action, ProtoAction
 from dishgraph.api_args import check_all, one_of
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.factory import open_store
-from dishgraph.knowledge import annotation, names, order, precedence
+from dishgraph.knowledge import annotation, names, order, precedence, sentence_order
 from dishgraph.knowledge import compose as compose_mod
 from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
@@ -55,6 +55,7 @@ class DishGraph:
         self._store = store
         self._glossary = glossary
         self._parser: RecipeParser | None = None
+        self._sentences: tuple[sentence_order.SentencePositions | None] | None = None
 
     @classmethod
     def open(
@@ -381,8 +382,12 @@ class DishGraph:
         recipe is scored by how likely its order is under the corpus's pairwise order counts on the typed keys,
         backing off dish → family → global → class keys → verb classes (`precedence.score_recipe`): the
         violations (pairs surely in the less likely order, each with its level, counts and interval) come back
-        only when the recipe is out of order at ``min_confidence`` (default `precedence.MIN_RECIPE_CONFIDENCE`);
-        `check_order_report` has every one. Every action is read (the typed reading's hidden ones too).
+        only when the recipe is out of order at ``min_confidence`` (default `precedence.MIN_RECIPE_CONFIDENCE`;
+        for a text, `sentence_order.MIN_RECIPE_CONFIDENCE_WITH_TEXT`, since its sentences are read too: a text
+        whose sentences read out of order from their words, `sentence_order.read_order`, is out of order as
+        well, and may come back with no pair: the report's ``flagged`` is the verdict); `check_order_report` has
+        every pair and the sentence reading (``sentence_order``). Every action is read (the typed reading's
+        hidden ones too).
         ``source="tested"`` reads the kept tested constraints only (`precedence.check_recipe`). With another
         ``source`` named, or none tested, every violated constraint of that source (first occurrences compared).
 
@@ -419,9 +424,18 @@ class DishGraph:
         elif not keys:
             raise order.no_action_read(actions_or_text)
         if source is None and order.has_tested(self._store, dish):
-            # the whole recipe scored by the likelihood of its order (every action, typed keys)
-            conf = precedence.MIN_RECIPE_CONFIDENCE if min_confidence is None else min_confidence
+            # the whole recipe scored by the likelihood of its order (every action, typed keys); from a text,
+            # its sentences' order read from their words too (either flags)
+            model = self._sentence_positions() if isinstance(actions_or_text, str) else None
+            default = (
+                precedence.MIN_RECIPE_CONFIDENCE if model is None else sentence_order.MIN_RECIPE_CONFIDENCE_WITH_TEXT
+            )
+            conf = default if min_confidence is None else min_confidence
             rep = order.check_scored(self._store, dish, typed, phrases, conf, classes)
+            if model is not None:
+                read = sentence_order.read_order(model, str(actions_or_text), starts)
+                rep.sentence_order = read.to_dict()
+                rep.flagged = bool(rep.flagged or read.flagged)
         elif source == order.TESTED and order.has_tested(self._store, dish):
             conf = precedence.MIN_CONFIDENCE if min_confidence is None else min_confidence
             hidden = None if all_actions else hidden_actions(self._store)
@@ -443,6 +457,13 @@ class DishGraph:
 
     def compare_order(self, dish: str, window: str | None = None) -> Row:
         return order.compare_constraints(self._store, dish, window=window)
+
+    def _sentence_positions(self) -> sentence_order.SentencePositions | None:
+        """The graph's sentence-position model (trained once per graph, cached on disk; kept for this
+        object's later checks)."""
+        if self._sentences is None:
+            self._sentences = (sentence_order.corpus_model(self._store),)
+        return self._sentences[0]
 
     def _make_parser(self) -> RecipeParser:
         if self._parser is None:

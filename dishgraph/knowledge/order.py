@@ -403,6 +403,8 @@ class OrderCheck:
     score: float | None = None  # scored: the recipe's z (Σ log-odds of its pairs' order / √Σ squares)
     lines: list[str] = field(default_factory=list)  # the recipe's lines (sentences), for --explain
     action_lines: list[int] = field(default_factory=list)  # each action's line
+    # scored, from a text: how its sentences read in their written order (sentence_order.SentenceOrder.to_dict)
+    sentence_order: dict | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
