@@ -23,6 +23,14 @@ def test_units_are_the_sentences_their_steps_start_in_numbering_removed():
     assert sentence_order.unit_texts("洗菜。", [(0, None)]) == {0: ""}
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="菜洗切。；！\n 1.、第步", max_size=40), st.lists(st.integers(-3, 45) | st.none(), max_size=8))
+def test_any_text_and_offsets_give_each_unit_a_text(text, starts):
+    units = sentence_order.unit_texts(text, [(i % 3, s) for i, s in enumerate(starts)])
+    assert set(units) == {i % 3 for i in range(len(starts))}
+    assert all(isinstance(t, str) and t == t.strip() for t in units.values())
+
+
 def test_readings_of_an_order_and_of_its_reverse():
     r = sentence_order.order_readings([0.1, 0.4, 0.5, 0.9])
     v = sentence_order.order_readings([0.9, 0.5, 0.4, 0.1])

@@ -60,10 +60,8 @@ def unit_texts(text: str, starts: Iterable[tuple[object, int | None]]) -> dict[o
         i = bisect.bisect_right(firsts, start) - 1
         if i >= 0 and start < segs[i][1]:
             ids.add(i)
-    return {
-        u: " ".join(NUMBERING.sub("", text[segs[i][0] : segs[i][1]].strip()) for i in sorted(ids))
-        for u, ids in hit.items()
-    }
+    parts = {i: NUMBERING.sub("", text[a:b].strip()) for i, (a, b) in enumerate(segs)}
+    return {u: " ".join(parts[i] for i in sorted(ids) if parts[i]) for u, ids in hit.items()}
 
 
 class SentencePositions:
