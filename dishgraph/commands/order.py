@@ -212,5 +212,7 @@ def render_sentence_order(so: dict | None, explain: bool) -> None:
     if explain:
         for i, s in enumerate(so["sentences"]):
             console.print(
-                f"  sentence {i + 1} reads at {s['reads_at']:.2f}: {s['text']}", highlight=False, soft_wrap=True
+                f"  sentence {i + 1} reads at {round(s['reads_at'], 2) + 0.0:.2f}: {s['text']}",
+                highlight=False,
+                soft_wrap=True,
             )

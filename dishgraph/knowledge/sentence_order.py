@@ -152,15 +152,11 @@ def text_score(readings: dict[str, float]) -> float:
 
 def text_sentences(text: str, starts: Sequence[int]) -> list[str]:
     """The sentences of ``text`` that hold an action (``starts``: each action's offset), in written order."""
-    units = unit_texts(text, [(_segment_of(text, s), s) for s in starts])
-    return [units[u] for u in sorted(u for u in units if u is not None)]
+    import bisect
 
-
-def _segment_of(text: str, start: int) -> int | None:
-    for i, m in enumerate(SENTENCE.finditer(text or "")):
-        if m.start() <= start < m.end():
-            return i
-    return None
+    firsts = [m.start() for m in SENTENCE.finditer(text or "")]
+    units = unit_texts(text, [(bisect.bisect_right(firsts, s) - 1, s) for s in starts])
+    return [units[u] for u in sorted(units) if u >= 0 and units[u]]
 
 
 @dataclass
