@@ -161,17 +161,9 @@ def test_real_recipes_read_as_real_and_reversed_ones_as_out_of_order(store, crg_
     import re
 
     from dishgraph.api import DishGraph
-    from dishgraph.eval.parse_recall import read_base_recipes
-    from dishgraph.ingest import loader
-    from dishgraph.ingest.parser import RecipeParser
+    from dishgraph.testing.base_dishes import load_base_dishes
 
-    parser = RecipeParser(glossary)
-    by_dish = read_base_recipes(crg_dir)
-    dishes = sorted(by_dish, key=lambda d: -len(by_dish[d]))[:3]
-    loader.load_dishes(store, dishes, "crg")
-    recs = [loader.RecipeRecord(loader.recipe_id("crg", d, t), d, t, "crg") for d in dishes for t in by_dish[d]]
-    loader.load_recipes(store, recs)
-    loader.load_parsed(store, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs])
+    recs = load_base_dishes(store, crg_dir, glossary)
     order.estimate_tested(store, min_recipes=5)
     g = DishGraph(store, glossary=glossary)
     real = rev = n = 0

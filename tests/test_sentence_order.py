@@ -60,19 +60,11 @@ def test_the_shipped_weighing_reads_every_reading_once():
 @pytest.fixture(scope="module")
 def base_graph(tmp_path_factory, crg_dir, glossary):
     """Three base dishes of the release parsed into a real embedded graph, with tested constraints."""
-    from dishgraph.eval.parse_recall import read_base_recipes
     from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.ingest import loader
-    from dishgraph.ingest.parser import RecipeParser
+    from dishgraph.testing.base_dishes import load_base_dishes
 
-    parser = RecipeParser(glossary)
-    by_dish = read_base_recipes(crg_dir)
-    dishes = sorted(by_dish, key=lambda d: -len(by_dish[d]))[:3]
     store = LadybugStore(tmp_path_factory.mktemp("sentences") / "db")
-    loader.load_dishes(store, dishes, "crg")
-    recs = [loader.RecipeRecord(loader.recipe_id("crg", d, t), d, t, "crg") for d in dishes for t in by_dish[d]]
-    loader.load_recipes(store, recs)
-    loader.load_parsed(store, [loader.ParsedRecipe(r.id, parser.parse(r.text)) for r in recs])
+    recs = load_base_dishes(store, crg_dir, glossary)
     order.estimate_tested(store, min_recipes=5)
     yield store, recs
     store.close()
