@@ -194,7 +194,8 @@ def run(args):
     if (combined or "text" in methods) and "scored" not in methods:
         methods.append("scored")
         args.methods = ",".join(methods)
-    vs_of: dict[str, dict] = {}  # every checked recipe's variants (the text reading reads them after the loop)
+    vs_of: dict[str, dict] = {}  # every checked recipe's variants and fold (the text reading reads them after the loop)
+    fold_of: dict[str, int] = {}
     if "scored" in methods:  # the likelihood of the order: typed keys, and verb classes at the top
         typed = {rid: Counter(precedence.strict_pairs([st[2] for st in sts])) for rid, sts in recipes.items()}
         verbs = {
@@ -242,7 +243,8 @@ def run(args):
             t_fam: Counter = Counter()
             for o in fam[dish]:
                 t_fam.update(t_dish.get(o, Counter()))
-        for fold in folds_of(rids, args.folds, args.seed):
+        for fi, fold in enumerate(folds_of(rids, args.folds, args.seed)):
+            fold_of.update(dict.fromkeys(fold, fi))
             held = set(fold)
             train = [r for r in rids if r not in held]
             fold_counts: Counter = Counter()
@@ -330,7 +332,7 @@ def run(args):
         print(f"{di + 1}/{len(dishes)} {dish}", file=sys.stderr, flush=True)
     t = time.perf_counter()
     if "text" in methods:
-        text_readings(store, recipes, dish_of, dishes, args.folds, args.seed, vs_of)
+        text_readings(store, recipes, args.folds, fold_of, vs_of)
     t_text = time.perf_counter() - t
     return (
         store,
@@ -390,23 +392,13 @@ GRID_TEXT_SHARE = (0.0, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05)
 GRID_OR_CONF = (0.9725, 0.975, 0.9775, 0.98, 0.9825, 0.985, 0.99, 0.995, 1.01)
 
 
-def text_readings(store, recipes, dish_of, dishes, folds, seed, vs_of):
-    """TEXT for every checked (recipe, variant): the units' texts in the variant's order, read by the fold's
-    position model."""
+def text_readings(store, recipes, folds, fold_of, vs_of):
+    """TEXT for every checked (recipe, variant): the units' texts in the variant's order, read by the position
+    model of its fold (``fold_of``: each checked recipe's fold)."""
     from dishgraph.knowledge import sentence_order as sp
 
-    texts = {r["id"]: r["text"] for r in store.query("lm_training_recipes")}
+    texts = {r["recipe"]: r["text"] for r in store.query("order_corpus_texts")}
     units = {rid: sp.unit_texts(texts.get(rid) or "", [(st[1], st[4]) for st in sts]) for rid, sts in recipes.items()}
-    fold_of: dict[str, int] = {}
-    bench = set(dishes)
-    by_dish: dict[str, list[str]] = defaultdict(list)
-    for rid, d in dish_of.items():
-        if d in bench:
-            by_dish[d].append(rid)
-    for d in dishes:
-        for f, fold in enumerate(folds_of(sorted(by_dish[d]), folds, seed)):
-            for rid in fold:
-                fold_of[rid] = f
 
     def written(rid):
         order = list(dict.fromkeys(st[1] for st in recipes[rid]))
@@ -431,8 +423,6 @@ def library_text_rates(sel, X, conf, rates_of) -> dict:
 
     from dishgraph.knowledge import sentence_order as sp
 
-    if not sp.COEF:
-        return {}
     score = np.array([sp.text_score(dict(zip(sp.READINGS, x))) for x in X])
     flag = (score > sp.TEXT_CUT) | (conf >= sp.MIN_RECIPE_CONFIDENCE_WITH_TEXT)
     return {
@@ -466,10 +456,8 @@ def text_report(rows, p) -> dict:
     )
     score = lr.decision_function((X - mean) / scale)
     score[X[:, names.index("sentences")] < 2] = -np.inf  # one sentence: nothing to read
-    conf = np.array(
-        [precedence.recipe_confidence(*precedence.readings(*r[5], p[0], p[1]), p[2]) if r[5][2] else 0.0 for r in sel]
-    )
-    real_even = np.sort(score[(par == 0) & (var == "real")])
+    conf = np.array([scored_confidence(r[5], p) for r in sel])
+    real_even = score[(par == 0) & (var == "real")]
 
     def cut(share):
         return np.inf if share == 0 else float(np.quantile(real_even, 1 - share))
@@ -482,26 +470,24 @@ def text_report(rows, p) -> dict:
             if (m & (var == v)).any()
         }
 
-    grid = []
-    for q in GRID_TEXT_SHARE:
-        for c in GRID_OR_CONF:
-            flag = (score > cut(q)) | (conf >= c)
-            grid.append((objective(rates_of(flag, 0), strict=True), q, c))
-    grid.sort(key=lambda g: -g[0])
+    def flag_at(q, c):
+        return (score > cut(q)) | (conf >= c)
+
+    even = {(q, c): rates_of(flag_at(q, c), 0) for q in GRID_TEXT_SHARE for c in GRID_OR_CONF}
+    grid = sorted(((objective(rt, strict=True), q, c) for (q, c), rt in even.items()), key=lambda g: -g[0])
     _, q, c = grid[0]
-    flag = (score > cut(q)) | (conf >= c)
-    # marks first: of the choices meeting the reversed and shuffled marks on the even dishes (real ≤ 5%), the one
-    # keeping the most swaps detected
-    marks = []
-    for q2 in GRID_TEXT_SHARE:
-        for c2 in GRID_OR_CONF:
-            rt = rates_of((score > cut(q2)) | (conf >= c2), 0)
-            if rt["real"]["flagged"] <= 5.0 and rt["reversed"]["flagged"] >= 90 and rt["shuffled"]["flagged"] >= 80:
-                marks.append((rt["swapped"]["flagged"], rt["shuffled"]["flagged"], q2, c2))
+    flag = flag_at(q, c)
+    # targets first: of the choices reaching reversed ≥ 90% and shuffled ≥ 80% on the even dishes (real ≤ 5%),
+    # the one keeping the most swaps detected
+    marks = [
+        (rt["swapped"]["flagged"], rt["shuffled"]["flagged"], q2, c2)
+        for (q2, c2), rt in even.items()
+        if rt["real"]["flagged"] <= 5.0 and rt["reversed"]["flagged"] >= 90 and rt["shuffled"]["flagged"] >= 80
+    ]
     marks_first = None
     if marks:
         _, _, q2, c2 = max(marks)
-        f2 = (score > cut(q2)) | (conf >= c2)
+        f2 = flag_at(q2, c2)
         marks_first = {
             "text_share": q2,
             "text_cut": round(cut(q2), 4),
@@ -530,11 +516,7 @@ def text_report(rows, p) -> dict:
         "library": library_text_rates(sel, X, conf, rates_of),
         "text_alone_at_real_share": alone,
         "grid_even_top": [
-            {
-                "text_share": q2,
-                "min_confidence": c2,
-                **{k: v["flagged"] for k, v in rates_of((score > cut(q2)) | (conf >= c2), 0).items()},
-            }
+            {"text_share": q2, "min_confidence": c2, **{k: v["flagged"] for k, v in even[(q2, c2)].items()}}
             for _, q2, c2 in grid[:8]
         ],
     }
@@ -847,11 +829,16 @@ def calibration(rows, slope_z, slope_min):
     return out
 
 
+def scored_confidence(reading, p) -> float:
+    """The whole-recipe score's confidence of a reading (z, min llr, pairs) at p = (slope_z, slope_min,
+    calibration, ...); 0 for a recipe with no informative pair."""
+    z, m, n = reading
+    return precedence.recipe_confidence(*precedence.readings(z, m, n, p[0], p[1]), p[2]) if n else 0.0
+
+
 def scored_flag(row, p) -> bool:
     """Whether the whole-recipe score flags a row at p = (slope_z, slope_min, calibration, min_confidence)."""
-    slope_z, slope_min, cal, conf = p
-    z, m, n = row[5]
-    return n > 0 and precedence.recipe_confidence(*precedence.readings(z, m, n, slope_z, slope_min), cal) >= conf
+    return row[5][2] > 0 and scored_confidence(row[5], p) >= p[3]
 
 
 def scored_rates(rows, parity, p):
@@ -1065,17 +1052,13 @@ def outside(args, store, dishes, extra, scored_p=None):
                 found, z, m = precedence.recipe_stats(
                     [steps[i][2] for i in idx], models[dish], [steps[i][3] for i in idx]
                 )
-                a, b, cal, c = scored_p
-                scored = (
-                    bool(found) and precedence.recipe_confidence(*precedence.readings(z, m, len(found), a, b), cal) >= c
-                )
+                conf = scored_confidence((z, m, len(found)), scored_p)
+                scored = bool(found) and conf >= scored_p[3]
             with_text = None
             if scored is not None and text_model is not None:
                 units = so.unit_texts(text, [(st[1], st[4]) for st in steps])
                 order_ = list(dict.fromkeys(sentences_of(steps, idx, v)))
                 ts = so.text_score(so.order_readings(text_model.predict([units[u] for u in order_])))
-                a, b, cal, _ = scored_p
-                conf = precedence.recipe_confidence(*precedence.readings(z, m, len(found), a, b), cal) if found else 0.0
                 with_text = ts > so.TEXT_CUT or conf >= so.MIN_RECIPE_CONFIDENCE_WITH_TEXT
             rows.append((v, bool(check_sequence(cons, crg_seq)), chk.flagged, scored, with_text))
     for v in VARIANTS:
