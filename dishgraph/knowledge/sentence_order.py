@@ -132,8 +132,8 @@ def order_readings(predicted: Sequence[float]) -> dict[str, float]:
 
 
 # The logistic weighing of the readings and the flag, chosen on the demo graph's even-numbered dishes held out
-# (benchmarks/bench_order_check.py --methods scored,text; results file, "text"): of the choices meeting the
-# reversed and shuffled marks there with real recipes flagged ≤ 5%, the one that keeps the most swaps detected.
+# (benchmarks/bench_order_check.py --methods scored,text; results file, "text"): of the choices reaching
+# reversed ≥ 90% and shuffled ≥ 80% there with real recipes flagged ≤ 5%, the one that keeps the most swaps.
 MEAN = (-0.023, -0.0085, -0.0086, -0.0211, 6.3521, -0.4492, -3.4193, 0.3441, 0.3472, -0.0086)
 SCALE = (0.6789, 0.5403, 0.2825, 1.6575, 3.5204, 0.3595, 5.5461, 0.336, 0.3382, 0.5892)
 COEF = (-0.0303, -1.7527, 0.8508, -2.0274, -0.8185, -1.992, -0.8089, 0.7677, 0.9453, 0.6418)
