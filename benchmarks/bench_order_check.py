@@ -191,6 +191,8 @@ def run(args):
     global_level = precedence.Level("global", global_counts)
     methods = args.methods.split(",")
     combined = "combined" in methods
+    if "swap" in methods and "text" not in methods:
+        methods.append("text")
     if (combined or "text" in methods) and "scored" not in methods:
         methods.append("scored")
         args.methods = ",".join(methods)
@@ -334,11 +336,15 @@ def run(args):
     if "text" in methods:
         text_readings(store, recipes, args.folds, fold_of, vs_of)
     t_text = time.perf_counter() - t
+    t = time.perf_counter()
+    if "swap" in methods:
+        swap_readings(recipes, dish_of, args.folds, fold_of, vs_of)
+    t_swap = time.perf_counter() - t
     return (
         store,
         dishes,
         rows,
-        {"count": t_count, "before": t_before, "after": t_after, "scored": t_scored, "text": t_text},
+        {"count": t_count, "before": t_before, "after": t_after, "scored": t_scored, "text": t_text, "swap": t_swap},
         (global_counts, dish_counts, comps, hidden, scored_counts, Counter(dish_of.values())),
     )
 
@@ -519,6 +525,131 @@ def text_report(rows, p) -> dict:
             {"text_share": q2, "min_confidence": c2, **{k: v["flagged"] for k, v in even[(q2, c2)].items()}}
             for _, q2, c2 in grid[:8]
         ],
+    }
+
+
+# ------------------------------------------------------------------------------------------ swap
+# One pair of dependent steps swapped (``step_swaps``): the largest gain in log-likelihood, under a trigram model
+# of action sequences, that swapping one dependent pair back brings. The model of fold f counts every parsed
+# recipe but the fold-f recipes of the checked dishes, and the dish layer the dish's other recipes; the cut
+# (a share of the even dishes' real recipes) is chosen with the text's share and the score's threshold there.
+
+SWAP: dict[tuple[str, str], float | None] = {}  # (recipe, variant): the swap gain (None: no dependent pair)
+SWAP_SEQ: dict[tuple[str, str], float | None] = {}  # the same, read as an action sequence (no sentences)
+GRID_SWAP_SHARE = (0.0, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.045, 0.05)
+
+
+def swap_readings(recipes, dish_of, folds, fold_of, vs_of):
+    """SWAP for every checked (recipe, variant), read by its fold's models."""
+    from dishgraph.knowledge import step_swaps as ss
+
+    seqs = {rid: [st[2] for st in sts] for rid, sts in recipes.items()}
+    for f in range(folds):
+        corpus = ss.ActionTrigrams(s for rid, s in seqs.items() if fold_of.get(rid) != f)
+        by_dish: dict[str, list[str]] = defaultdict(list)
+        for rid, f2 in fold_of.items():
+            if f2 == f and rid in vs_of:
+                by_dish[dish_of[rid]].append(rid)
+        for dish, held in sorted(by_dish.items()):
+            model = ss.DishTrigrams(
+                corpus, (s for rid, s in seqs.items() if dish_of[rid] == dish and fold_of.get(rid) != f)
+            )
+            for rid in held:
+                for v, idx in vs_of[rid].items():
+                    if idx is None:
+                        continue
+                    steps = recipes[rid]
+                    keys, release = [steps[i][2] for i in idx], [steps[i][0] for i in idx]
+                    units = sentences_of(steps, idx, v)
+                    SWAP[(rid, v)] = ss.swap_gain(model, keys, ss.dependent_pairs(release, units))[0]
+                    # an action sequence has no sentences: every action is its own
+                    SWAP_SEQ[(rid, v)] = ss.swap_gain(model, keys, ss.dependent_pairs(release, range(len(idx))))[0]
+        print(f"swap model {f + 1}/{folds}", file=sys.stderr, flush=True)
+
+
+def swap_report(rows, p) -> dict:
+    """The swap gain alone, and OR the text score and the action score, for a text (the text's share, the
+    score's threshold and the swap's share chosen together on the even dishes: reversed ≥ 90 and shuffled ≥ 80
+    with real ≤ 5 there, then the most swaps) and for an action sequence (the score's threshold and the swap's
+    share: the score's own objective); reported per parity; ``library``: the shipped constants."""
+    import numpy as np
+
+    from dishgraph.knowledge import sentence_order as sp
+    from dishgraph.knowledge import step_swaps as ss
+
+    sel = [r for r in rows if r[4] == "scored" and (r[2], r[3]) in SWAP]
+    gain = np.array([-np.inf if SWAP[(r[2], r[3])] is None else SWAP[(r[2], r[3])] for r in sel])
+    gain_seq = np.array([-np.inf if SWAP_SEQ[(r[2], r[3])] is None else SWAP_SEQ[(r[2], r[3])] for r in sel])
+    text = np.array(
+        [
+            sp.text_score(TEXT[(r[2], r[3])])
+            if (r[2], r[3]) in TEXT and TEXT[(r[2], r[3])]["sentences"] >= 2
+            else -np.inf
+            for r in sel
+        ]
+    )
+    conf = np.array([scored_confidence(r[5], p) for r in sel])
+    par = np.array([r[1] for r in sel])
+    var = np.array([r[3] for r in sel])
+    real_even = (par == 0) & (var == "real")
+
+    def cut(values, share):
+        return np.inf if share == 0 else float(np.quantile(values[real_even], 1 - share))
+
+    def rates_of(flag, parity):
+        m = par == parity if parity is not None else np.ones(len(sel), bool)
+        return {
+            v: {"n": int((m & (var == v)).sum()), "flagged": round(100 * float(flag[m & (var == v)].mean()), 1)}
+            for v in VARIANTS
+            if (m & (var == v)).any()
+        }
+
+    def per_parity(flag):
+        return {"all": rates_of(flag, None), "even": rates_of(flag, 0), "odd": rates_of(flag, 1)}
+
+    texts = []
+    for q in GRID_TEXT_SHARE:
+        for c in GRID_OR_CONF:
+            for g in GRID_SWAP_SHARE:
+                rt = rates_of((text > cut(text, q)) | (conf >= c) | (gain > cut(gain, g)), 0)
+                if rt["real"]["flagged"] <= 5.0 and rt["reversed"]["flagged"] >= 90 and rt["shuffled"]["flagged"] >= 80:
+                    texts.append((rt["swapped"]["flagged"], rt["shuffled"]["flagged"], -g, q, c, g))
+    # the action score keeps a threshold of its own (1.01, never, is left to the unconstrained choice beside it)
+    _, _, _, q, c, g = max(t for t in texts if t[4] <= 1.0)
+    _, _, _, q3, c3, g3 = max(texts)
+    actions = []
+    for c2 in GRID_RECIPE_CONF + (1.01,):
+        for g2 in GRID_SWAP_SHARE:
+            rt = rates_of((conf >= c2) | (gain_seq > cut(gain_seq, g2)), 0)
+            actions.append((objective(rt, strict=True), -g2, c2, g2))
+    _, _, c2, g2 = max(actions)
+    lib_text = (text > sp.TEXT_CUT) | (conf >= sp.MIN_RECIPE_CONFIDENCE_WITH_TEXT) | (gain > ss.SWAP_GAIN_CUT)
+    lib_actions = (conf >= precedence.MIN_RECIPE_CONFIDENCE) | (gain_seq > ss.SWAP_GAIN_CUT_ACTIONS)
+    alone = {str(s): per_parity(gain > cut(gain, s))["odd"] for s in (0.01, 0.02, 0.05)}
+    return {
+        "text": {
+            "chosen_on_even": {
+                "text_share": q,
+                "text_cut": round(cut(text, q), 4),
+                "min_confidence": c,
+                "swap_share": g,
+                "swap_cut": round(cut(gain, g), 4),
+            },
+            **per_parity((text > cut(text, q)) | (conf >= c) | (gain > cut(gain, g))),
+        },
+        "text_unconstrained": {
+            "chosen_on_even": {"text_share": q3, "min_confidence": c3, "swap_share": g3},
+            **per_parity((text > cut(text, q3)) | (conf >= c3) | (gain > cut(gain, g3))),
+        },
+        "actions": {
+            "chosen_on_even": {"min_confidence": c2, "swap_share": g2, "swap_cut": round(cut(gain_seq, g2), 4)},
+            **per_parity((conf >= c2) | (gain_seq > cut(gain_seq, g2))),
+        },
+        "swap_alone_odd_at_real_share": alone,
+        "library": {
+            "text": {"swap_cut": ss.SWAP_GAIN_CUT, **per_parity(lib_text)},
+            "actions": {"swap_cut": ss.SWAP_GAIN_CUT_ACTIONS, **per_parity(lib_actions)},
+        },
     }
 
 
@@ -954,6 +1085,9 @@ def main():
     if "text" in args.methods:
         ch = res["scored"]["chosen_on_even"]
         res["text"] = text_report(rows, (ch["slope_z"], ch["slope_min"], ch["calibration"], ch["min_confidence"]))
+    if "swap" in args.methods:
+        ch = res["scored"]["chosen_on_even"]
+        res["swap"] = swap_report(rows, (ch["slope_z"], ch["slope_min"], ch["calibration"], ch["min_confidence"]))
     if "combined" in args.methods:
         names = list(COMBINED_READINGS)
         res["combined"] = combined_report(rows)
@@ -981,8 +1115,9 @@ def main():
 def outside(args, store, dishes, extra, scored_p=None):
     """Classic-corpus recipes (never ingested in the demo graph) of the graph's dishes with parsed recipes,
     parsed with today's parser, checked against the whole graph's knowledge: as written, reversed, shuffled,
-    swapped; ``scored_with_text``: as `order check` reads a text (the sentence-order model of the whole
-    graph, `sentence_order.corpus_model`, with the shipped constants)."""
+    swapped; ``scored_with_text``: the score with the sentence order (the sentence-order model of the whole
+    graph, `sentence_order.corpus_model`, with the shipped constants); ``shipped_text_check``: as `order check`
+    reads a text (those and the swap reading of the whole graph, `order.swap_model`)."""
     from dishgraph import config
     from dishgraph.ingest.glossary import Glossary
     from dishgraph.ingest.parser import RecipeParser
@@ -1012,6 +1147,11 @@ def outside(args, store, dishes, extra, scored_p=None):
     from dishgraph.knowledge import sentence_order as so
 
     text_model = so.corpus_model(store) if scored_p is not None else None  # as `order check` reads it
+    from dishgraph.knowledge import order as order_mod
+    from dishgraph.knowledge import step_swaps as ss
+
+    corpus_rows = store.query("order_corpus_steps", dishes=[]) if scored_p is not None else []
+    swap_models: dict = {}
     for dish, text in recs:
         acts = [a for a in parser.parse(text) if a.proto is not None]
         steps = [
@@ -1060,7 +1200,18 @@ def outside(args, store, dishes, extra, scored_p=None):
                 order_ = list(dict.fromkeys(sentences_of(steps, idx, v)))
                 ts = so.text_score(so.order_readings(text_model.predict([units[u] for u in order_])))
                 with_text = ts > so.TEXT_CUT or conf >= so.MIN_RECIPE_CONFIDENCE_WITH_TEXT
-            rows.append((v, bool(check_sequence(cons, crg_seq)), chk.flagged, scored, with_text))
+            shipped = None
+            if scored is not None and text_model is not None:  # as `order check` reads a text, with the swap
+                if dish not in swap_models:
+                    swap_models[dish] = order_mod.swap_model(corpus_rows, dish)
+                keys = [steps[i][2] for i in idx]
+                sw = ss.swap_gain(swap_models[dish], keys, ss.dependent_pairs(crg_seq, sentences_of(steps, idx, v)))[0]
+                shipped = (
+                    ts > so.TEXT_CUT
+                    or conf >= so.MIN_RECIPE_CONFIDENCE_WITH_TEXT
+                    or (sw is not None and sw > ss.SWAP_GAIN_CUT)
+                )
+            rows.append((v, bool(check_sequence(cons, crg_seq)), chk.flagged, scored, with_text, shipped))
     for v in VARIANTS:
         sel = [r for r in rows if r[0] == v]
         if sel:
@@ -1073,6 +1224,8 @@ def outside(args, store, dishes, extra, scored_p=None):
                 out[v]["scored"] = round(100 * sum(r[3] for r in sel) / len(sel), 1)
             if sel[0][4] is not None:  # the shipped check of a text: the scored one with the sentence order
                 out[v]["scored_with_text"] = round(100 * sum(r[4] for r in sel) / len(sel), 1)
+            if sel[0][5] is not None:  # the shipped check of a text: the text, the score and the swap
+                out[v]["shipped_text_check"] = round(100 * sum(r[5] for r in sel) / len(sel), 1)
     return out
 
 

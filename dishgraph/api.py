@@ -22,7 +22,7 @@ from dishgraph.actions import Action, ProtoAction
 from dishgraph.api_args import check_all, one_of
 from dishgraph.graph.base import GraphStore
 from dishgraph.graph.factory import open_store
-from dishgraph.knowledge import annotation, names, order, precedence, sentence_order
+from dishgraph.knowledge import annotation, names, order, precedence, sentence_order, step_swaps
 from dishgraph.knowledge import compose as compose_mod
 from dishgraph.knowledge import pivots as pivots_mod
 from dishgraph.knowledge.frequencies import dish_actions, materialize_uses
@@ -385,9 +385,10 @@ class DishGraph:
         only when the recipe is out of order at ``min_confidence`` (default `precedence.MIN_RECIPE_CONFIDENCE`;
         for a text, `sentence_order.MIN_RECIPE_CONFIDENCE_WITH_TEXT`, since its sentences are read too: a text
         whose sentences read out of order from their words, `sentence_order.read_order`, is out of order as
-        well, and may come back with no pair: the report's ``flagged`` is the verdict); `check_order_report` has
-        every pair and the sentence reading (``sentence_order``). Every action is read (the typed reading's
-        hidden ones too).
+        well, as is a recipe that one swap of two dependent steps would make much likelier, `step_swaps`; such
+        a recipe may come back with no pair: the report's ``flagged`` is the verdict); `check_order_report` has
+        every pair, the sentence reading (``sentence_order``) and the swap reading (``swap``). Every action is
+        read (the typed reading's hidden ones too).
         ``source="tested"`` reads the kept tested constraints only (`precedence.check_recipe`). With another
         ``source`` named, or none tested, every violated constraint of that source (first occurrences compared).
 
@@ -415,7 +416,8 @@ class DishGraph:
         starts: list[int] = []
         typed: list[str] = []
         classes: list[str] = []
-        keys, phrases = order.action_sequence(actions_or_text, self._make_parser, starts, typed, classes)
+        units: list[object] = []
+        keys, phrases = order.action_sequence(actions_or_text, self._make_parser, starts, typed, classes, units)
         if not isinstance(actions_or_text, str):
             named = {order.resolve_action(a) for a in actions_or_text if not isinstance(a, Action)}
             found = {r["key"] for r in self._store.query("load_existing_proto_actions", keys=sorted(named))}
@@ -431,7 +433,8 @@ class DishGraph:
                 precedence.MIN_RECIPE_CONFIDENCE if model is None else sentence_order.MIN_RECIPE_CONFIDENCE_WITH_TEXT
             )
             conf = default if min_confidence is None else min_confidence
-            rep = order.check_scored(self._store, dish, typed, phrases, conf, classes)
+            cut = step_swaps.SWAP_GAIN_CUT_ACTIONS if model is None else step_swaps.SWAP_GAIN_CUT
+            rep = order.check_scored(self._store, dish, typed, phrases, conf, classes, (keys, units, cut))
             if model is not None:
                 read = sentence_order.read_order(model, str(actions_or_text), starts)
                 rep.sentence_order = read.to_dict()

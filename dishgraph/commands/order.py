@@ -122,7 +122,7 @@ def check(
         "--min-confidence",
         min=0.0,
         max=1.0,
-        help="Exit 4 from this confidence (whole-recipe score 0.9775 with the text's sentence order, 0.9725 "
+        help="Exit 4 from this confidence (whole-recipe score 0.985 with the text's sentence order, 0.9775 "
         "without; --source tested 0.9).",
     ),
     explain: bool = typer.Option(
@@ -137,8 +137,10 @@ def check(
     With tested constraints (`order test`) the whole recipe is scored by how likely its order is under the
     corpus's pairwise order counts (dish → family → global → class keys → verbs; repeated actions aligned):
     exit 4 when it is out of order at --min-confidence (1 - the share of real recipes, held out, that read as
-    low) or when its sentences, read from their words, are further out of order than 1% of real recipes read,
-    0 otherwise, 1 when the check could not run (an unknown dish, or no action read from the text).
+    low), when its sentences, read from their words, are further out of order than 1% of real recipes read, or
+    when swapping back one pair of dependent steps (two actions on a food) would make it likelier than 1% of real
+    recipes would become; 0 otherwise, 1 when the check could not run (an unknown dish, or no action read from
+    the text).
     Each violation (a pair surely in the less likely order) comes with its level and counts. --source tested
     reads the kept tested constraints only; with another --source, every violated constraint of that source
     counts (exit 4 on any)."""
@@ -164,7 +166,7 @@ def render_check(rep, explain: bool) -> None:
                 f"no order constraint violated ({rep.actions} actions read, {rep.constraints} constraints checked)"
             )
         else:
-            head = "out of order by its sentence order, no pair" if rep.flagged else "no order constraint"
+            head = "out of order by its sentences or a swap, no pair" if rep.flagged else "no order constraint"
             console.print(
                 f"{head} violated ({rep.actions} actions read, {rep.applicable} ordered pairs read; "
                 f"confidence out of order {rep.confidence:.3f}, flag from {rep.min_confidence:.3f})"
@@ -172,6 +174,7 @@ def render_check(rep, explain: bool) -> None:
         if rep.note:
             print_note(rep.note)
         render_sentence_order(rep.sentence_order, explain)
+        render_swap(rep, explain)
         return
     if rep.confidence is None:
         cols = ["cause", "cause_pos", "cause_phrase", "effect", "effect_pos", "effect_phrase", "ate", "sources"]
@@ -180,7 +183,7 @@ def render_check(rep, explain: bool) -> None:
         cols = ["cause_phrase", "effect_phrase", "level", "confidence", "n_before", "n_after", "cause", "effect"]
         verdict = "out of order" if rep.flagged else "not flagged"
         if rep.flagged and rep.confidence < rep.min_confidence:
-            verdict = "out of order by its sentence order"  # the pairs alone would not flag it
+            verdict = "out of order by its sentences or a swap"  # the pairs alone would not flag it
         title = (
             f"{verdict}: confidence {rep.confidence:.2f} (flag from {rep.min_confidence:.2f}); "
             f"{len(found)} of {rep.applicable} applicable constraints violated"
@@ -196,6 +199,7 @@ def render_check(rep, explain: bool) -> None:
             console.print(f"  line {ei + 1}: {rep.lines[ei]}", highlight=False)
             console.print(f"  line {ci + 1}: {rep.lines[ci]}", highlight=False)
     render_sentence_order(rep.sentence_order, explain)
+    render_swap(rep, explain)
 
 
 def render_sentence_order(so: dict | None, explain: bool) -> None:
@@ -216,3 +220,26 @@ def render_sentence_order(so: dict | None, explain: bool) -> None:
                 highlight=False,
                 soft_wrap=True,
             )
+
+
+def render_swap(rep, explain: bool) -> None:
+    """The swap reading's verdict: the pair of dependent steps whose swap would make the recipe likeliest, and
+    how much likelier (the log-likelihood gain against its flag line); with --explain, their lines."""
+    sw = rep.swap
+    if not sw:
+        return
+    if sw["gain"] is None:
+        return console.print(
+            "one swap: no two dependent steps (sharing a food) in different sentences", highlight=False
+        )
+    verdict = "two steps read swapped" if sw["flagged"] else "no swap stands out"
+    a, b = sw.get("phrases") or ["", ""]
+    console.print(
+        f"one swap: {verdict} (gain {sw['gain']:.2f}, flag above {sw['cut']:.2f}); likeliest swap: {a!r} ↔ {b!r}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if explain and rep.lines and rep.action_lines:
+        for pos in (sw["first"], sw["second"]):
+            line = rep.action_lines[pos]
+            console.print(f"  line {line + 1}: {rep.lines[line]}", highlight=False, soft_wrap=True)

@@ -17,7 +17,7 @@ from dishgraph.actions import Action, ProtoAction
 from dishgraph.errors import InputError, UsageError
 from dishgraph.graph.base import GraphStore
 from dishgraph.ingest import crg
-from dishgraph.knowledge import causal, names, precedence
+from dishgraph.knowledge import causal, names, precedence, step_swaps
 from dishgraph.knowledge.frequencies import dish_actions, dishes_with_recipes, materialize_uses
 from dishgraph.knowledge.pivots import COMPOSED
 
@@ -405,6 +405,8 @@ class OrderCheck:
     action_lines: list[int] = field(default_factory=list)  # each action's line
     # scored, from a text: how its sentences read in their written order (sentence_order.SentenceOrder.to_dict)
     sentence_order: dict | None = None
+    # scored: one pair of dependent steps in each other's places (step_swaps.SwapReading.to_dict + phrases)
+    swap: dict | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -452,7 +454,11 @@ def check_tested(
 
 
 def order_model(
-    store: GraphStore, dish: str, keys: Sequence[str] | None = None, classes: Sequence[str] | None = None
+    store: GraphStore,
+    dish: str,
+    keys: Sequence[str] | None = None,
+    classes: Sequence[str] | None = None,
+    rows: Sequence[Mapping] | None = None,
 ) -> precedence.OrderModel:
     """The pairwise order counts of every parsed recipe on the typed reading's keys (Step.typed_action, the CRG
     key where a step has none), at the levels dish, family (`dish_families`) and global; of the same keys lifted
@@ -461,14 +467,16 @@ def order_model(
 
     Given the checked recipe's ``keys`` (and ``classes``), only pairs among them are counted: a pair's count
     depends on the positions of its two actions alone (`precedence.strict_pairs`), so the other actions of each
-    recipe are dropped first, and a check counts a few pairs per recipe instead of all of them."""
+    recipe are dropped first, and a check counts a few pairs per recipe instead of all of them. ``rows``: the
+    named query ``order_corpus_steps`` already read (a check reads it once for this and `swap_model`)."""
+    rows = store.query("order_corpus_steps", dishes=[]) if rows is None else rows
     want = set(keys) if keys is not None else None
     want_cls = set(classes) if classes is not None else (want if want is not None else None)
     want_verbs = {precedence.verb_of(k) for k in want} if want is not None else None
     seqs: dict[str, list[str]] = {}
     cls: dict[str, list[str]] = {}
     dish_of: dict[str, str] = {}
-    for r in store.query("order_corpus_steps", dishes=[]):
+    for r in rows:
         key = r.get("typed") or r["action"]
         seqs.setdefault(r["recipe"], []).append(key)
         cls.setdefault(r["recipe"], []).append(r.get("typed_classes") or key)
@@ -507,15 +515,37 @@ def check_scored(
     phrases: Sequence[str],
     min_confidence: float = precedence.MIN_RECIPE_CONFIDENCE,
     classes: Sequence[str] | None = None,
+    swaps: tuple[Sequence[str], Sequence[object], float] | None = None,
 ) -> OrderCheck:
     """The whole recipe (typed keys, their class keys, repeats aligned) scored by how likely its order is
-    (`precedence.score_recipe`)."""
-    model = order_model(store, dish, keys, classes)
+    (`precedence.score_recipe`); with ``swaps`` = (release keys, each action's sentence, cut), also read for one
+    pair of dependent steps in each other's places (`step_swaps`): either flags."""
+    rows = store.query("order_corpus_steps", dishes=[])
+    model = order_model(store, dish, keys, classes, rows)
     rs = precedence.score_recipe(keys, model, phrases, min_confidence, classes=classes)
-    return OrderCheck(
+    rep = OrderCheck(
         rs.violations, len(keys), rs.pairs, "" if rs.pairs else "no pair of the recipe's actions is ordered in the "
         "corpus's recipes", rs.flagged, rs.confidence, min_confidence, rs.pairs, score=rs.z,
     )  # fmt: skip
+    if swaps is not None:
+        release, units, cut = swaps
+        read = step_swaps.read_swaps(swap_model(rows, dish), keys, release, units, cut)
+        rep.swap = read.to_dict()
+        if read.first is not None and read.second is not None:
+            rep.swap["phrases"] = [phrases[read.first], phrases[read.second]]
+        rep.flagged = bool(rep.flagged or read.flagged)
+    return rep
+
+
+def swap_model(rows: Iterable[Mapping], dish: str) -> step_swaps.DishTrigrams:
+    """The trigram model of every parsed recipe's typed keys, with the dish's own recipes on top."""
+    seqs: dict[str, list[str]] = {}
+    dish_of: dict[str, str] = {}
+    for r in rows:
+        seqs.setdefault(r["recipe"], []).append(r.get("typed") or r["action"])
+        dish_of[r["recipe"]] = r["dish"]
+    corpus = step_swaps.ActionTrigrams(seqs.values())
+    return step_swaps.DishTrigrams(corpus, (s for rid, s in seqs.items() if dish_of[rid] == dish))
 
 
 _LINE_END = re.compile(r"(?<=[。！？!?；;\n])")
@@ -550,10 +580,12 @@ def action_sequence(
     starts: list[int] | None = None,
     typed: list[str] | None = None,
     classes: list[str] | None = None,
+    units: list[object] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(keys, phrases) from recipe text (parsed), Actions, ProtoActions, keys or display strings; ``starts``,
-    when given, receives each action's offset in the text, ``typed`` each action's typed key and ``classes`` its
-    class-lifted typed key (its key where an action has none)."""
+    when given, receives each action's offset in the text, ``typed`` each action's typed key, ``classes`` its
+    class-lifted typed key (its key where an action has none) and ``units`` its sentence (a key or ProtoAction
+    given alone: its own)."""
     if isinstance(actions_or_text, str):
         parser = parser_factory() if parser_factory else None
         if parser is None:
@@ -565,6 +597,8 @@ def action_sequence(
             typed.extend(a.typed_key or a.proto.key for a in acts)
         if classes is not None:
             classes.extend(a.typed_class_key or a.typed_key or a.proto.key for a in acts)
+        if units is not None:
+            units.extend(a.step for a in acts)
         return [a.proto.key for a in acts], [a.phrase for a in acts]
     keys, phrases = [], []
     for a in actions_or_text:
@@ -577,6 +611,8 @@ def action_sequence(
                 typed.append(a.typed_key or a.proto.key)
             if classes is not None:
                 classes.append(a.typed_class_key or a.typed_key or a.proto.key)
+            if units is not None:
+                units.append(a.step)
         else:
             keys.append(resolve_action(a))
             phrases.append(str(ProtoAction.from_key(keys[-1])))
@@ -584,6 +620,8 @@ def action_sequence(
                 typed.append(keys[-1])
             if classes is not None:
                 classes.append(keys[-1])
+            if units is not None:
+                units.append(("own", len(keys)))
     return keys, phrases
 
 

@@ -8,9 +8,10 @@ learned from the graph's parsed recipes; a recipe's sentences in their written o
 not (rank agreement, the order's z against random orders, the largest backward step, ...), weighed by a
 logistic model chosen held out (benchmarks/bench_order_check.py, method text).
 
-`order check` flags a recipe when this reading is beyond what 1% of real recipes show OR the action score's
-confidence is beyond its threshold; both were chosen together on the demo graph's even-numbered dishes. A swap
-of two actions leaves the sentences as they were, so the text cannot see it: that stays the action score's.
+`order check` flags a recipe when this reading is beyond what 1% of real recipes show, OR the action score's
+confidence is beyond its threshold, OR one swap of two dependent steps would make it much likelier
+(`step_swaps`); the three were chosen together on the demo graph's even-numbered dishes. A swap of two actions
+leaves the sentences as they were, so the text cannot see it: that is the swap reading's.
 Leading step numbers ("1.", "第2步") are removed before a sentence is read, so numbering never gives the order
 away. The model is trained once per graph (seconds) and kept in the cache as a plain ``.npz``.
 """
@@ -139,7 +140,7 @@ SCALE = (0.6789, 0.5403, 0.2825, 1.6575, 3.5204, 0.3595, 5.5461, 0.336, 0.3382, 
 COEF = (-0.0303, -1.7527, 0.8508, -2.0274, -0.8185, -1.992, -0.8089, 0.7677, 0.9453, 0.6418)
 INTERCEPT = 3.1762
 TEXT_CUT = 1.6134  # flag when the text score is above this (1% of the even dishes' real recipes are)
-MIN_RECIPE_CONFIDENCE_WITH_TEXT = 0.9775  # the action score's threshold when the text is read too
+MIN_RECIPE_CONFIDENCE_WITH_TEXT = 0.985  # the action score's threshold when the text (and swaps) are read too
 MIN_TRAINING_RECIPES = 50  # recipes of two sentences or more: fewer teach positions by chance
 
 
