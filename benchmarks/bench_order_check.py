@@ -1152,6 +1152,12 @@ def outside(args, store, dishes, extra, scored_p=None):
 
     corpus_rows = store.query("order_corpus_steps", dishes=[]) if scored_p is not None else []
     swap_models: dict = {}
+    swap_corpus = None
+    if corpus_rows:
+        by_recipe: dict[str, list[str]] = {}
+        for r in corpus_rows:
+            by_recipe.setdefault(r["recipe"], []).append(r.get("typed") or r["action"])
+        swap_corpus = ss.ActionTrigrams(by_recipe.values())  # counted once: the same for every dish
     for dish, text in recs:
         acts = [a for a in parser.parse(text) if a.proto is not None]
         steps = [
@@ -1203,7 +1209,7 @@ def outside(args, store, dishes, extra, scored_p=None):
             shipped = None
             if scored is not None and text_model is not None:  # as `order check` reads a text, with the swap
                 if dish not in swap_models:
-                    swap_models[dish] = order_mod.swap_model(corpus_rows, dish)
+                    swap_models[dish] = order_mod.swap_model(corpus_rows, dish, swap_corpus)
                 keys = [steps[i][2] for i in idx]
                 sw = ss.swap_gain(swap_models[dish], keys, ss.dependent_pairs(crg_seq, sentences_of(steps, idx, v)))[0]
                 shipped = (

@@ -126,7 +126,10 @@ def check(
         "without; --source tested 0.9).",
     ),
     explain: bool = typer.Option(
-        False, "--explain", help="Show the recipe lines of each violation and where each sentence reads as belonging."
+        False,
+        "--explain",
+        help="Show the recipe lines of each violation, where each sentence reads as belonging and the lines of the "
+        "likeliest swap.",
     ),
     db: str | None = DbOpt,
     uri: str | None = UriOpt,
