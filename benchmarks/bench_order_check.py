@@ -534,26 +534,27 @@ def text_report(rows, p) -> dict:
 # recipe but the fold-f recipes of the checked dishes, and the dish layer the dish's other recipes; the cut
 # (a share of the even dishes' real recipes) is chosen with the text's share and the score's threshold there.
 
-SWAP: dict[tuple[str, str], float | None] = {}  # (recipe, variant): the swap gain (None: no dependent pair)
-SWAP_SEQ: dict[tuple[str, str], float | None] = {}  # the same, read as an action sequence (no sentences)
+SWAP: dict[tuple[str, str], list] = {}  # (recipe, variant): step_swaps.pair_gains of its dependent pairs
+SWAP_SEQ: dict[tuple[str, str], list] = {}  # the same, read as an action sequence (no sentences)
 GRID_SWAP_SHARE = (0.0, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.045, 0.05)
+GRID_PLACE_WEIGHT = (0.0, 10.0, 20.0, 25.0, 30.0, 40.0, 50.0)
 
 
 def swap_readings(recipes, dish_of, folds, fold_of, vs_of):
-    """SWAP for every checked (recipe, variant), read by its fold's models."""
+    """SWAP and SWAP_SEQ for every checked (recipe, variant), read by its fold's models."""
     from dishgraph.knowledge import step_swaps as ss
 
     seqs = {rid: [st[2] for st in sts] for rid, sts in recipes.items()}
     for f in range(folds):
-        corpus = ss.ActionTrigrams(s for rid, s in seqs.items() if fold_of.get(rid) != f)
+        train = [s for rid, s in seqs.items() if fold_of.get(rid) != f]
+        base = (ss.ActionTrigrams(train), ss.KeyPlaces(train))
         by_dish: dict[str, list[str]] = defaultdict(list)
         for rid, f2 in fold_of.items():
             if f2 == f and rid in vs_of:
                 by_dish[dish_of[rid]].append(rid)
         for dish, held in sorted(by_dish.items()):
-            model = ss.DishTrigrams(
-                corpus, (s for rid, s in seqs.items() if dish_of[rid] == dish and fold_of.get(rid) != f)
-            )
+            own = (s for rid, s in seqs.items() if dish_of[rid] == dish and fold_of.get(rid) != f)
+            model = ss.SwapModel.of([], own, base)
             for rid in held:
                 for v, idx in vs_of[rid].items():
                     if idx is None:
@@ -561,25 +562,29 @@ def swap_readings(recipes, dish_of, folds, fold_of, vs_of):
                     steps = recipes[rid]
                     keys, release = [steps[i][2] for i in idx], [steps[i][0] for i in idx]
                     units = sentences_of(steps, idx, v)
-                    SWAP[(rid, v)] = ss.swap_gain(model, keys, ss.dependent_pairs(release, units))[0]
+                    SWAP[(rid, v)] = ss.pair_gains(model, keys, ss.dependent_pairs(release, units))
                     # an action sequence has no sentences: every action is its own
-                    SWAP_SEQ[(rid, v)] = ss.swap_gain(model, keys, ss.dependent_pairs(release, range(len(idx))))[0]
+                    SWAP_SEQ[(rid, v)] = ss.pair_gains(model, keys, ss.dependent_pairs(release, range(len(idx))))
         print(f"swap model {f + 1}/{folds}", file=sys.stderr, flush=True)
 
 
 def swap_report(rows, p) -> dict:
-    """The swap gain alone, and OR the text score and the action score, for a text (the text's share, the
-    score's threshold and the swap's share chosen together on the even dishes: reversed ≥ 90 and shuffled ≥ 80
-    with real ≤ 5 there, then the most swaps) and for an action sequence (the score's threshold and the swap's
-    share: the score's own objective); reported per parity; ``library``: the shipped constants."""
+    """The swap gain alone, and OR the text score and the action score, for a text (the place weight, the
+    text's share, the score's threshold and the swap's share chosen together on the even dishes: reversed ≥ 90
+    and shuffled ≥ 80 with real ≤ 5 there, then the most swaps; the action score keeping a threshold of its
+    own) and for an action sequence (at that weight, the score's threshold and the swap's share: the score's
+    own objective); reported per parity; ``library``: the shipped constants."""
     import numpy as np
 
     from dishgraph.knowledge import sentence_order as sp
     from dishgraph.knowledge import step_swaps as ss
 
     sel = [r for r in rows if r[4] == "scored" and (r[2], r[3]) in SWAP]
-    gain = np.array([-np.inf if SWAP[(r[2], r[3])] is None else SWAP[(r[2], r[3])] for r in sel])
-    gain_seq = np.array([-np.inf if SWAP_SEQ[(r[2], r[3])] is None else SWAP_SEQ[(r[2], r[3])] for r in sel])
+
+    def gains(table, weight):
+        out = [ss.best_swap(table[(r[2], r[3])], weight)[0] for r in sel]
+        return np.array([-np.inf if g is None else g for g in out])
+
     text = np.array(
         [
             sp.text_score(TEXT[(r[2], r[3])])
@@ -607,28 +612,52 @@ def swap_report(rows, p) -> dict:
     def per_parity(flag):
         return {"all": rates_of(flag, None), "even": rates_of(flag, 0), "odd": rates_of(flag, 1)}
 
-    texts = []
-    for q in GRID_TEXT_SHARE:
-        for c in GRID_OR_CONF:
-            for g in GRID_SWAP_SHARE:
-                rt = rates_of((text > cut(text, q)) | (conf >= c) | (gain > cut(gain, g)), 0)
-                if rt["real"]["flagged"] <= 5.0 and rt["reversed"]["flagged"] >= 90 and rt["shuffled"]["flagged"] >= 80:
-                    texts.append((rt["swapped"]["flagged"], rt["shuffled"]["flagged"], -g, q, c, g))
+    texts, by_weight = [], {}
+    for w in GRID_PLACE_WEIGHT:
+        gain = by_weight[w] = gains(SWAP, w)
+        for q in GRID_TEXT_SHARE:
+            for c in GRID_OR_CONF:
+                for g in GRID_SWAP_SHARE:
+                    rt = rates_of((text > cut(text, q)) | (conf >= c) | (gain > cut(gain, g)), 0)
+                    if (
+                        rt["real"]["flagged"] <= 5.0
+                        and rt["reversed"]["flagged"] >= 90
+                        and rt["shuffled"]["flagged"] >= 80
+                    ):
+                        texts.append((rt["swapped"]["flagged"], rt["shuffled"]["flagged"], -g, -w, q, c, g, w))
     # the action score keeps a threshold of its own (1.01, never, is left to the unconstrained choice beside it)
-    _, _, _, q, c, g = max(t for t in texts if t[4] <= 1.0)
-    _, _, _, q3, c3, g3 = max(texts)
+    _, _, _, _, q, c, g, w = max(t for t in texts if t[5] <= 1.0)
+    _, _, _, _, q3, c3, g3, w3 = max(texts)
+    gain, gain3 = by_weight[w], by_weight[w3]
+    gain_seq = gains(SWAP_SEQ, w)
     actions = []
     for c2 in GRID_RECIPE_CONF + (1.01,):
         for g2 in GRID_SWAP_SHARE:
             rt = rates_of((conf >= c2) | (gain_seq > cut(gain_seq, g2)), 0)
             actions.append((objective(rt, strict=True), -g2, c2, g2))
     _, _, c2, g2 = max(actions)
-    lib_text = (text > sp.TEXT_CUT) | (conf >= sp.MIN_RECIPE_CONFIDENCE_WITH_TEXT) | (gain > ss.SWAP_GAIN_CUT)
-    lib_actions = (conf >= precedence.MIN_RECIPE_CONFIDENCE) | (gain_seq > ss.SWAP_GAIN_CUT_ACTIONS)
-    alone = {str(s): per_parity(gain > cut(gain, s))["odd"] for s in (0.01, 0.02, 0.05)}
+    lib_gain, lib_seq = gains(SWAP, ss.PLACE_WEIGHT), gains(SWAP_SEQ, ss.PLACE_WEIGHT)
+    lib_text = (text > sp.TEXT_CUT) | (conf >= sp.MIN_RECIPE_CONFIDENCE_WITH_TEXT) | (lib_gain > ss.SWAP_GAIN_CUT)
+    lib_actions = (conf >= precedence.MIN_RECIPE_CONFIDENCE) | (lib_seq > ss.SWAP_GAIN_CUT_ACTIONS)
+    alone = {
+        str(w2): {str(s): per_parity(by_weight[w2] > cut(by_weight[w2], s))["odd"] for s in (0.01, 0.02, 0.05)}
+        for w2 in (0.0, w)
+    }
+    per_weight = {}  # each weight's own best choice on the even dishes (the action score keeping a threshold)
+    for w2 in GRID_PLACE_WEIGHT:
+        _, _, _, _, q2, c4, g4, _ = max(t for t in texts if t[5] <= 1.0 and t[7] == w2)
+        flag = (text > cut(text, q2)) | (conf >= c4) | (by_weight[w2] > cut(by_weight[w2], g4))
+        per_weight[str(w2)] = {
+            "text_share": q2,
+            "min_confidence": c4,
+            "swap_share": g4,
+            "even": {k: v["flagged"] for k, v in rates_of(flag, 0).items()},
+            "odd": {k: v["flagged"] for k, v in rates_of(flag, 1).items()},
+        }
     return {
         "text": {
             "chosen_on_even": {
+                "place_weight": w,
                 "text_share": q,
                 "text_cut": round(cut(text, q), 4),
                 "min_confidence": c,
@@ -638,15 +667,22 @@ def swap_report(rows, p) -> dict:
             **per_parity((text > cut(text, q)) | (conf >= c) | (gain > cut(gain, g))),
         },
         "text_unconstrained": {
-            "chosen_on_even": {"text_share": q3, "min_confidence": c3, "swap_share": g3},
-            **per_parity((text > cut(text, q3)) | (conf >= c3) | (gain > cut(gain, g3))),
+            "chosen_on_even": {"place_weight": w3, "text_share": q3, "min_confidence": c3, "swap_share": g3},
+            **per_parity((text > cut(text, q3)) | (conf >= c3) | (gain3 > cut(gain3, g3))),
         },
         "actions": {
-            "chosen_on_even": {"min_confidence": c2, "swap_share": g2, "swap_cut": round(cut(gain_seq, g2), 4)},
+            "chosen_on_even": {
+                "place_weight": w,
+                "min_confidence": c2,
+                "swap_share": g2,
+                "swap_cut": round(cut(gain_seq, g2), 4),
+            },
             **per_parity((conf >= c2) | (gain_seq > cut(gain_seq, g2))),
         },
+        "by_place_weight": per_weight,
         "swap_alone_odd_at_real_share": alone,
         "library": {
+            "place_weight": ss.PLACE_WEIGHT,
             "text": {"swap_cut": ss.SWAP_GAIN_CUT, **per_parity(lib_text)},
             "actions": {"swap_cut": ss.SWAP_GAIN_CUT_ACTIONS, **per_parity(lib_actions)},
         },
@@ -1157,7 +1193,8 @@ def outside(args, store, dishes, extra, scored_p=None):
         by_recipe: dict[str, list[str]] = {}
         for r in corpus_rows:
             by_recipe.setdefault(r["recipe"], []).append(r.get("typed") or r["action"])
-        swap_corpus = ss.ActionTrigrams(by_recipe.values())  # counted once: the same for every dish
+        seqs_all = list(by_recipe.values())
+        swap_corpus = (ss.ActionTrigrams(seqs_all), ss.KeyPlaces(seqs_all))  # counted once: the same for every dish
     for dish, text in recs:
         acts = [a for a in parser.parse(text) if a.proto is not None]
         steps = [
@@ -1211,7 +1248,7 @@ def outside(args, store, dishes, extra, scored_p=None):
                 if dish not in swap_models:
                     swap_models[dish] = order_mod.swap_model(corpus_rows, dish, swap_corpus)
                 keys = [steps[i][2] for i in idx]
-                sw = ss.swap_gain(swap_models[dish], keys, ss.dependent_pairs(crg_seq, sentences_of(steps, idx, v)))[0]
+                sw = ss.read_swaps(swap_models[dish], keys, crg_seq, sentences_of(steps, idx, v), ss.SWAP_GAIN_CUT).gain
                 shipped = (
                     ts > so.TEXT_CUT
                     or conf >= so.MIN_RECIPE_CONFIDENCE_WITH_TEXT

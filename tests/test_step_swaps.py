@@ -51,15 +51,28 @@ def test_dependent_pairs_share_a_food_class_differ_in_verb_and_sentence():
 
 
 def test_the_swap_that_undoes_a_swap_gains_most():
-    lm = step_swaps.ActionTrigrams(_corpus())
+    model = step_swaps.SwapModel.of(_corpus(), [])
     units = range(len(KEYS))
-    real = step_swaps.read_swaps(lm, KEYS, KEYS, units, cut=2.0)
+    real = step_swaps.read_swaps(model, KEYS, KEYS, units, cut=2.0)
     assert real.gain is not None and real.gain < 0 and not real.flagged  # nothing to fix
     swapped = KEYS[:]
     swapped[1], swapped[3] = swapped[3], swapped[1]  # fry the potato where it should be cut
-    read = step_swaps.read_swaps(lm, swapped, swapped, units, cut=2.0)
+    read = step_swaps.read_swaps(model, swapped, swapped, units, cut=2.0)
     assert (read.first, read.second) == (1, 3) and read.gain > 2.0 and read.flagged
-    assert step_swaps.read_swaps(lm, ["加入|盐|"], ["加入|盐|"], [0], 2.0).gain is None  # no pair: no reading
+    assert step_swaps.read_swaps(model, ["加入|盐|"], ["加入|盐|"], [0], 2.0).gain is None  # no pair: no reading
+    # the gain is the log-likelihood's plus the weighted place gain, both of the same pair
+    (i, j, lm, place), *_ = [g for g in step_swaps.pair_gains(model, swapped, [(1, 3)])]
+    assert (i, j) == (1, 3) and lm > 0 and place > 0
+    assert read.gain == pytest.approx(lm + step_swaps.PLACE_WEIGHT * place, abs=1e-3)
+
+
+def test_usual_places_back_off_from_the_dish_to_the_corpus_to_the_verb():
+    corpus = step_swaps.KeyPlaces(_corpus())
+    assert corpus.place("洗|土豆|") < 0.2 < 0.8 < corpus.place("装盘|土豆|")  # washing opens, plating closes
+    assert corpus.place("洗|茄子|") < 0.5  # an unseen key: near its verb's place
+    assert corpus.place("腌|鱼|") == pytest.approx(0.5)  # an unseen verb: the middle
+    dish = step_swaps.KeyPlaces([["装盘|土豆|", "洗|土豆|"]] * 30, corpus)  # a dish that plates first
+    assert dish.place("装盘|土豆|") < 0.2 and dish.place("切|土豆|") == pytest.approx(corpus.place("切|土豆|"))
 
 
 @pytest.fixture(scope="module")

@@ -537,18 +537,15 @@ def check_scored(
     return rep
 
 
-def swap_model(
-    rows: Iterable[Mapping], dish: str, corpus: step_swaps.ActionTrigrams | None = None
-) -> step_swaps.DishTrigrams:
-    """The trigram model of every parsed recipe's typed keys (``corpus``, when already counted from the same
-    rows), with the dish's own recipes on top."""
+def swap_model(rows: Iterable[Mapping], dish: str, base: tuple | None = None) -> step_swaps.SwapModel:
+    """The swap reading's model: every parsed recipe's typed keys, with the dish's own recipes on top (``base``:
+    the corpus's (ActionTrigrams, KeyPlaces) when already counted from the same rows)."""
     seqs: dict[str, list[str]] = {}
     dish_of: dict[str, str] = {}
     for r in rows:
         seqs.setdefault(r["recipe"], []).append(r.get("typed") or r["action"])
         dish_of[r["recipe"]] = r["dish"]
-    corpus = corpus if corpus is not None else step_swaps.ActionTrigrams(seqs.values())
-    return step_swaps.DishTrigrams(corpus, (s for rid, s in seqs.items() if dish_of[rid] == dish))
+    return step_swaps.SwapModel.of(seqs.values(), (s for rid, s in seqs.items() if dish_of[rid] == dish), base)
 
 
 _LINE_END = re.compile(r"(?<=[。！？!?；;\n])")

@@ -4,9 +4,11 @@ A swap of two steps that share a food (cut the potato where it should be fried, 
 moves few of a recipe's pairs, and the pairwise order counts (`precedence`) read most such pairs as only
 usually ordered, so one swap rarely reads worse than a real recipe's own quirks. What a swap also breaks is the
 neighbourhood of both steps: "切|土豆|" now follows "出锅|菜|" and precedes "装盘|菜|". A trigram model of the
-corpus's action sequences (typed keys, backing off to verbs) reads that; the recipe's *swap gain* is the
-largest gain in log-likelihood that swapping one pair of dependent steps back would bring. A real recipe is
-about as likely as its best single edit; a swapped one gains much from the swap that undoes it.
+corpus's action sequences (typed keys, backing off to verbs) reads that, and so does where each key is
+usually done (washing near the start, plating at the end). The recipe's *swap gain* is the largest gain that
+swapping one pair of dependent steps back would bring: in log-likelihood, plus `PLACE_WEIGHT` times the squared
+distances from their usual places saved. A real recipe is about as likely as its best single edit; a swapped
+one gains much from the swap that undoes it.
 
 Dependent steps are those a swap of the benchmark moves (`benchmarks/bench_order_check.py`): two actions in
 different sentences whose release keys have different verbs and share an ingredient class. The model counts
@@ -29,11 +31,13 @@ DISCOUNT = 0.9  # absolute discount of the trigram, bigram and dish layers
 VERB_PRIOR = 0.5  # pseudo-count of each verb in the verb unigram
 KEY_PRIOR = 0.1  # pseudo-count of a key given its verb (out of KEY_PRIOR_TOTAL)
 KEY_PRIOR_TOTAL = 5.0
+PLACE_PRIOR = 3.0  # pseudo-recipes of the coarser place (the verb's, the middle; the corpus's for a dish)
+PLACE_WEIGHT = 25.0  # the place gain's weight beside the log-likelihood gain (chosen on the even dishes)
 
 # chosen on the even-numbered dishes (benchmarks/results/order_check.json, "swap"): flag when the swap gain is
 # above this (the share of those dishes' real recipes in the name)
-SWAP_GAIN_CUT = 12.3841  # a text: 1% of real recipes read above it (with TEXT_CUT at 1% and the score at 0.985)
-SWAP_GAIN_CUT_ACTIONS = 14.1753  # an action sequence, every action its own sentence: 1% (the score at 0.9775)
+SWAP_GAIN_CUT = 16.7858  # a text: 1.5% of real recipes read above it (with TEXT_CUT at 1% and the score at 0.985)
+SWAP_GAIN_CUT_ACTIONS = 18.8222  # an action sequence, every action its own sentence: 1% (the score at 0.9775)
 
 
 def verb_of(key: str) -> str:
@@ -151,28 +155,96 @@ class SwapReading:
         return asdict(self)
 
 
-def swap_gain(model, keys: Sequence[str], pairs: Iterable[tuple[int, int]]) -> tuple[float | None, int, int]:
-    """max over ``pairs`` of log P(keys with the pair swapped) − log P(keys), with its pair; only the
-    trigrams around the two positions change, so each pair costs a few lookups."""
+class KeyPlaces:
+    """Where in a recipe each key is usually done (its mean relative place, 0 first, 1 last), shrunk toward
+    its verb's and that toward the middle; ``dish`` recipes, when given, shrunk toward the corpus's."""
+
+    def __init__(self, sequences: Iterable[Sequence[str]], corpus: KeyPlaces | None = None) -> None:
+        self.corpus = corpus
+        self.key_sum: Counter = Counter()
+        self.key_n: Counter = Counter()
+        self.verb_sum: Counter = Counter()
+        self.verb_n: Counter = Counter()
+        for seq in sequences:
+            if len(seq) < 2:
+                continue
+            for i, k in enumerate(seq):
+                x = i / (len(seq) - 1)
+                self.key_sum[k] += x
+                self.key_n[k] += 1
+                self.verb_sum[verb_of(k)] += x
+                self.verb_n[verb_of(k)] += 1
+        self._cache: dict[str, float] = {}
+
+    def place(self, key: str) -> float:
+        r = self._cache.get(key)
+        if r is None:
+            if self.corpus is not None:
+                prior = self.corpus.place(key)
+            else:
+                v = verb_of(key)
+                prior = (self.verb_sum[v] + 0.5 * PLACE_PRIOR) / (self.verb_n[v] + PLACE_PRIOR)
+            r = self._cache[key] = (self.key_sum[key] + PLACE_PRIOR * prior) / (self.key_n[key] + PLACE_PRIOR)
+        return r
+
+
+@dataclass
+class SwapModel:
+    """What the swap reading reads: the action trigrams and the keys' usual places."""
+
+    trigrams: ActionTrigrams | DishTrigrams
+    places: KeyPlaces
+    place_weight: float = PLACE_WEIGHT
+
+    @classmethod
+    def of(cls, corpus: Iterable[Sequence[str]], dish: Iterable[Sequence[str]], base: tuple | None = None) -> SwapModel:
+        """The model of a corpus with a dish's recipes on top; ``base`` = (ActionTrigrams, KeyPlaces) of the
+        same corpus when already counted."""
+        if base is None:
+            corpus = [list(s) for s in corpus]
+            base = (ActionTrigrams(corpus), KeyPlaces(corpus))
+        dish = [list(s) for s in dish]
+        return cls(DishTrigrams(base[0], dish), KeyPlaces(dish, base[1]))
+
+
+def pair_gains(
+    model: SwapModel, keys: Sequence[str], pairs: Iterable[tuple[int, int]]
+) -> list[tuple[int, int, float, float]]:
+    """(i, j, log-likelihood gain, place gain) of swapping each pair: log P(keys with the pair swapped) −
+    log P(keys) (only the trigrams around the two positions change, so a pair costs a few lookups), and how
+    much closer to their usual places the two keys would sit (the squared distances saved)."""
     t = [START, START, *keys, END]
-    best: tuple[float | None, int, int] = (None, -1, -1)
+    n = max(1, len(keys) - 1)
+    out = []
     for i, j in pairs:
         a, b = i + 2, j + 2
         at = sorted({x for p in (a, b) for x in range(p, min(len(t), p + 3))})
-        before = sum(model.logp(t[x - 2], t[x - 1], t[x]) for x in at)
+        before = sum(model.trigrams.logp(t[x - 2], t[x - 1], t[x]) for x in at)
         t[a], t[b] = t[b], t[a]
-        after = sum(model.logp(t[x - 2], t[x - 1], t[x]) for x in at)
+        after = sum(model.trigrams.logp(t[x - 2], t[x - 1], t[x]) for x in at)
         t[a], t[b] = t[b], t[a]
-        if best[0] is None or after - before > best[0]:
-            best = (after - before, i, j)
+        ri, rj = i / n, j / n
+        pi, pj = model.places.place(keys[i]), model.places.place(keys[j])
+        place = (ri - pi) ** 2 + (rj - pj) ** 2 - (ri - pj) ** 2 - (rj - pi) ** 2
+        out.append((i, j, after - before, place))
+    return out
+
+
+def best_swap(gains: Iterable[tuple[int, int, float, float]], weight: float) -> tuple[float | None, int, int]:
+    """The swap of the largest gain, log-likelihood + ``weight`` · place, and its pair."""
+    best: tuple[float | None, int, int] = (None, -1, -1)
+    for i, j, lm, place in gains:
+        g = lm + weight * place
+        if best[0] is None or g > best[0]:
+            best = (g, i, j)
     return best
 
 
 def read_swaps(
-    model, keys: Sequence[str], release_keys: Sequence[str], units: Sequence[object], cut: float
+    model: SwapModel, keys: Sequence[str], release_keys: Sequence[str], units: Sequence[object], cut: float
 ) -> SwapReading:
     """The recipe's swap gain over its dependent pairs, flagged above ``cut``."""
-    gain, i, j = swap_gain(model, keys, dependent_pairs(release_keys, units))
+    gain, i, j = best_swap(pair_gains(model, keys, dependent_pairs(release_keys, units)), model.place_weight)
     if gain is None:
         return SwapReading(None, cut=cut)
     return SwapReading(round(gain, 4), i, j, cut, gain > cut)
