@@ -128,7 +128,7 @@ def test_a_text_flagged_by_a_swap_alone_names_the_pair_and_its_lines(capsys):
     from dishgraph.knowledge.order import OrderCheck
 
     sw = step_swaps.SwapReading(15.2, 0, 2, 12.38, True).to_dict() | {"phrases": ["焯熟", "菜心洗净"]}
-    rep = OrderCheck([], 3, 3, "", True, 0.4, 0.985, 3, score=0.5, swap=sw)
+    rep = OrderCheck([], 3, 3, "", True, 0.4, 0.995, 3, score=0.5, swap=sw)
     rep.lines, rep.action_lines = ["锅中放水烧开，放入菜心焯熟。", "捞出。", "菜心洗净。"], [0, 1, 2]
     render_check(rep, explain=True)
     out = capsys.readouterr().out

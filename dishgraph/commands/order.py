@@ -122,7 +122,7 @@ def check(
         "--min-confidence",
         min=0.0,
         max=1.0,
-        help="Exit 4 from this confidence (whole-recipe score 0.985 with the text's sentence order, 0.9775 "
+        help="Exit 4 from this confidence (whole-recipe score 0.995 with the text's sentence order, 0.9775 "
         "without; --source tested 0.9).",
     ),
     explain: bool = typer.Option(
@@ -140,8 +140,8 @@ def check(
     With tested constraints (`order test`) the whole recipe is scored by how likely its order is under the
     corpus's pairwise order counts (dish → family → global → class keys → verbs; repeated actions aligned):
     exit 4 when it is out of order at --min-confidence (1 - the share of real recipes, held out, that read as
-    low), when its sentences, read from their words, are further out of order than 1% of real recipes read, or
-    when swapping back one pair of dependent steps (two actions on a food) would make it likelier than 1% of real
+    low), when its sentences, read from their words, are further out of order than 2% of real recipes read, or
+    when swapping back one pair of dependent steps (two actions on a food) would make it likelier than 2% of real
     recipes would become; 0 otherwise, 1 when the check could not run (an unknown dish, or no action read from
     the text).
     Each violation (a pair surely in the less likely order) comes with its level and counts. --source tested
