@@ -562,9 +562,10 @@ def swap_readings(recipes, dish_of, folds, fold_of, vs_of):
                     steps = recipes[rid]
                     keys, release = [steps[i][2] for i in idx], [steps[i][0] for i in idx]
                     units = sentences_of(steps, idx, v)
-                    SWAP[(rid, v)] = ss.pair_gains(model, keys, ss.dependent_pairs(release, units))
+                    SWAP[(rid, v)] = list(ss.pair_gains(model, keys, ss.dependent_pairs(release, units)))
                     # an action sequence has no sentences: every action is its own
-                    SWAP_SEQ[(rid, v)] = ss.pair_gains(model, keys, ss.dependent_pairs(release, range(len(idx))))
+                    seq_pairs = ss.dependent_pairs(release, range(len(idx)))
+                    SWAP_SEQ[(rid, v)] = list(ss.pair_gains(model, keys, seq_pairs))
         print(f"swap model {f + 1}/{folds}", file=sys.stderr, flush=True)
 
 

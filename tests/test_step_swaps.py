@@ -43,11 +43,11 @@ def test_every_trigram_probability_is_a_probability(seqs):
 
 def test_dependent_pairs_share_a_food_class_differ_in_verb_and_sentence():
     units = [0, 0, 1, 2, 2, 3]
-    pairs = step_swaps.dependent_pairs(KEYS, units)
+    pairs = list(step_swaps.dependent_pairs(KEYS, units))
     assert (0, 3) in pairs and (1, 5) in pairs  # 洗|土豆| … 炒|土豆|, 切|土豆| … 装盘|土豆|
     assert (0, 1) not in pairs  # one sentence
     assert (2, 3) not in pairs and (3, 4) not in pairs  # no food in common
-    assert step_swaps.dependent_pairs(KEYS, range(len(KEYS)))[:1] == [(0, 1)]  # each its own sentence
+    assert next(step_swaps.dependent_pairs(KEYS, range(len(KEYS)))) == (0, 1)  # each its own sentence
 
 
 def test_the_swap_that_undoes_a_swap_gains_most():
@@ -61,7 +61,7 @@ def test_the_swap_that_undoes_a_swap_gains_most():
     assert (read.first, read.second) == (1, 3) and read.gain > 2.0 and read.flagged
     assert step_swaps.read_swaps(model, ["加入|盐|"], ["加入|盐|"], [0], 2.0).gain is None  # no pair: no reading
     # the gain is the log-likelihood's plus the weighted place gain, both of the same pair
-    (i, j, lm, place), *_ = [g for g in step_swaps.pair_gains(model, swapped, [(1, 3)])]
+    ((i, j, lm, place),) = step_swaps.pair_gains(model, swapped, [(1, 3)])
     assert (i, j) == (1, 3) and lm > 0 and place > 0
     assert read.gain == pytest.approx(lm + step_swaps.PLACE_WEIGHT * place, abs=1e-3)
 
@@ -100,7 +100,7 @@ def test_order_check_reads_a_swap_of_two_dependent_steps(base_graph, glossary):
     higher = found = n = 0
     for r in recs[::7]:
         acts = [a for a in parser.parse(r.text) if a.proto is not None]
-        pairs = step_swaps.dependent_pairs([a.proto.key for a in acts], [a.step for a in acts])
+        pairs = list(step_swaps.dependent_pairs([a.proto.key for a in acts], [a.step for a in acts]))
         if not pairs or n == 12:
             continue
         n += 1
@@ -135,3 +135,19 @@ def test_a_text_flagged_by_a_swap_alone_names_the_pair_and_its_lines(capsys):
     assert "out of order by its sentences or a swap, no pair violated" in out
     assert "one swap: two steps read swapped (gain 15.20, flag above 12.38); likeliest swap: '焯熟' ↔ '菜心洗净'" in out
     assert "line 1: 锅中放水烧开，放入菜心焯熟。" in out and "line 3: 菜心洗净。" in out
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(KEYS + ["蒸|鱼|", "切|鱼|", "用||"]), max_size=12),
+    st.lists(st.integers(0, 3), min_size=12, max_size=12),
+)
+def test_any_recipe_reads_its_likeliest_swap_among_its_dependent_pairs(keys, units):
+    model = step_swaps.SwapModel.of(_corpus(), _corpus()[:3])
+    units = units[: len(keys)]
+    pairs = list(step_swaps.dependent_pairs(keys, units))
+    read = step_swaps.read_swaps(model, keys, keys, units, cut=5.0)
+    assert (read.gain is None) == (not pairs)
+    if pairs:
+        assert (read.first, read.second) in pairs and math.isfinite(read.gain)
+        assert read.flagged == (read.gain > 5.0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
 from dishgraph.actions import ProtoAction
@@ -127,18 +127,16 @@ def _interpolate(count: int, context: int, types: int, lower: float) -> float:
     return max(count - DISCOUNT, 0.0) / context + DISCOUNT * types / context * lower
 
 
-def dependent_pairs(release_keys: Sequence[str], units: Sequence[object]) -> list[tuple[int, int]]:
+def dependent_pairs(release_keys: Sequence[str], units: Sequence[object]) -> Iterator[tuple[int, int]]:
     """(i, j), i < j: two actions in different sentences (``units``) whose release keys differ in verb and share
-    an ingredient class."""
+    an ingredient class. A generator: a recipe at the check's cap of actions has a million and more."""
     protos = [ProtoAction.from_key(k) for k in release_keys]
-    out = []
     for i, pi in enumerate(protos):
         for j in range(i + 1, len(protos)):
             pj = protos[j]
             if units[i] != units[j] and release_keys[i] != release_keys[j]:
                 if pi.verb != pj.verb and pi.ingredients & pj.ingredients:
-                    out.append((i, j))
-    return out
+                    yield (i, j)
 
 
 @dataclass
@@ -209,13 +207,12 @@ class SwapModel:
 
 def pair_gains(
     model: SwapModel, keys: Sequence[str], pairs: Iterable[tuple[int, int]]
-) -> list[tuple[int, int, float, float]]:
+) -> Iterator[tuple[int, int, float, float]]:
     """(i, j, log-likelihood gain, place gain) of swapping each pair: log P(keys with the pair swapped) −
     log P(keys) (only the trigrams around the two positions change, so a pair costs a few lookups), and how
-    much closer to their usual places the two keys would sit (the squared distances saved)."""
+    much closer to their usual places the two keys would sit (the squared distances saved); a generator."""
     t = [START, START, *keys, END]
     n = max(1, len(keys) - 1)
-    out = []
     for i, j in pairs:
         a, b = i + 2, j + 2
         at = sorted({x for p in (a, b) for x in range(p, min(len(t), p + 3))})
@@ -226,8 +223,7 @@ def pair_gains(
         ri, rj = i / n, j / n
         pi, pj = model.places.place(keys[i]), model.places.place(keys[j])
         place = (ri - pi) ** 2 + (rj - pj) ** 2 - (ri - pj) ** 2 - (rj - pi) ** 2
-        out.append((i, j, after - before, place))
-    return out
+        yield (i, j, after - before, place)
 
 
 def best_swap(gains: Iterable[tuple[int, int, float, float]], weight: float) -> tuple[float | None, int, int]:
