@@ -440,6 +440,19 @@ def library_text_rates(sel, X, conf, rates_of) -> dict:
     }
 
 
+def variant_rates(flag, par, var, parity=None) -> dict:
+    """{variant: n, % flagged} of rows given as arrays: each row's flag, parity (0 even, 1 odd) and variant;
+    ``parity`` None: every row."""
+    import numpy as np
+
+    m = par == parity if parity is not None else np.ones(len(flag), bool)
+    return {
+        v: {"n": int((m & (var == v)).sum()), "flagged": round(100 * float(flag[m & (var == v)].mean()), 1)}
+        for v in VARIANTS
+        if (m & (var == v)).any()
+    }
+
+
 def text_report(rows, p) -> dict:
     """The text score alone and OR the shipped score (its slopes and calibration ``p`` as chosen on the even
     dishes, its threshold chosen again with the text's), chosen on the even dishes, reported per parity."""
@@ -469,12 +482,7 @@ def text_report(rows, p) -> dict:
         return np.inf if share == 0 else float(np.quantile(real_even, 1 - share))
 
     def rates_of(flag, parity):
-        m = par == parity if parity is not None else np.ones(len(sel), bool)
-        return {
-            v: {"n": int((m & (var == v)).sum()), "flagged": round(100 * float(flag[m & (var == v)].mean()), 1)}
-            for v in VARIANTS
-            if (m & (var == v)).any()
-        }
+        return variant_rates(flag, par, var, parity)
 
     def flag_at(q, c):
         return (score > cut(q)) | (conf >= c)
@@ -603,12 +611,7 @@ def swap_report(rows, p) -> dict:
         return np.inf if share == 0 else float(np.quantile(values[real_even], 1 - share))
 
     def rates_of(flag, parity):
-        m = par == parity if parity is not None else np.ones(len(sel), bool)
-        return {
-            v: {"n": int((m & (var == v)).sum()), "flagged": round(100 * float(flag[m & (var == v)].mean()), 1)}
-            for v in VARIANTS
-            if (m & (var == v)).any()
-        }
+        return variant_rates(flag, par, var, parity)
 
     def per_parity(flag):
         return {"all": rates_of(flag, None), "even": rates_of(flag, 0), "odd": rates_of(flag, 1)}

@@ -87,6 +87,21 @@ def store(tmp_path):
     s.close()
 
 
+@pytest.fixture(scope="session")
+def base_order_graph(tmp_path_factory, crg_dir, glossary):
+    """The release's three largest base dishes parsed into a real embedded graph, with tested constraints: the
+    order checks' tests only read it, so one build serves them all. (store, the loaded RecipeRecords)."""
+    from dishgraph.graph.ladybug_store import LadybugStore
+    from dishgraph.knowledge import order
+    from dishgraph.testing.base_dishes import load_base_dishes
+
+    store = LadybugStore(tmp_path_factory.mktemp("base-order") / "db")
+    recs = load_base_dishes(store, crg_dir, glossary)
+    order.estimate_tested(store, min_recipes=5)
+    yield store, recs
+    store.close()
+
+
 def built_once(tmp_path_factory, name: str, build):
     """``build(folder)`` run once per test run, whichever test file or pytest-xdist worker asks first; the
     others wait for it and get the same folder and the same (pickled) result. The folder is the run's own

@@ -154,17 +154,15 @@ def test_recipe_confidence_is_the_share_of_real_recipes_reading_as_low():
     assert precedence.readings(2.0, -3.0, 100)[1] > precedence.readings(2.0, -3.0, 4)[1]
 
 
-def test_real_recipes_read_as_real_and_reversed_ones_as_out_of_order(store, crg_dir, glossary):
+def test_real_recipes_read_as_real_and_reversed_ones_as_out_of_order(base_order_graph, glossary):
     """Real data: three base dishes of the release parsed into the graph; each dish's recipes as written and
     with their sentences reversed, scored by the whole-recipe checker (the counts include the recipe checked,
     so this tests the wiring and the direction, not the held-out figures: benchmarks/bench_order_check.py)."""
     import re
 
     from dishgraph.api import DishGraph
-    from dishgraph.testing.base_dishes import load_base_dishes
 
-    recs = load_base_dishes(store, crg_dir, glossary)
-    order.estimate_tested(store, min_recipes=5)
+    store, recs = base_order_graph
     g = DishGraph(store, glossary=glossary)
     real = rev = n = 0
     for r in recs:

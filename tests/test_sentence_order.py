@@ -57,21 +57,8 @@ def test_the_shipped_weighing_reads_every_reading_once():
     assert all(s > 0 for s in sentence_order.SCALE)
 
 
-@pytest.fixture(scope="module")
-def base_graph(tmp_path_factory, crg_dir, glossary):
-    """Three base dishes of the release parsed into a real embedded graph, with tested constraints."""
-    from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.testing.base_dishes import load_base_dishes
-
-    store = LadybugStore(tmp_path_factory.mktemp("sentences") / "db")
-    recs = load_base_dishes(store, crg_dir, glossary)
-    order.estimate_tested(store, min_recipes=5)
-    yield store, recs
-    store.close()
-
-
-def test_the_model_is_trained_once_and_read_back_from_its_cache(base_graph, tmp_path):
-    store, _ = base_graph
+def test_the_model_is_trained_once_and_read_back_from_its_cache(base_order_graph, tmp_path):
+    store, _ = base_order_graph
     m1 = sentence_order.corpus_model(store, cache_dir=tmp_path)
     files = list(tmp_path.glob("sentence-positions-*.npz"))
     assert m1 is not None and len(files) == 1
@@ -88,12 +75,12 @@ def test_a_graph_with_few_recipes_has_no_sentence_reading(store, tmp_path):
     assert sentence_order.corpus_model(store, cache_dir=tmp_path) is None
 
 
-def test_order_check_reads_the_sentences_of_a_text(base_graph, glossary):
+def test_order_check_reads_the_sentences_of_a_text(base_order_graph, glossary):
     """The sentences of real recipes read in order; the same recipes reversed read out of order (the model saw
     these recipes: this tests the wiring and the direction; held-out figures: benchmarks/bench_order_check.py)."""
     from dishgraph.api import DishGraph
 
-    store, recs = base_graph
+    store, recs = base_order_graph
     g = DishGraph(store, glossary=glossary)
     real = rev = n = 0
     for r in recs:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dishgraph.knowledge import order, step_swaps
+from dishgraph.knowledge import step_swaps
 
 KEYS = ["洗|土豆|", "切|土豆|", "烧|油|锅", "炒|土豆|", "加入|盐|", "装盘|土豆|"]
 
@@ -75,26 +75,13 @@ def test_usual_places_back_off_from_the_dish_to_the_corpus_to_the_verb():
     assert dish.place("装盘|土豆|") < 0.2 and dish.place("切|土豆|") == pytest.approx(corpus.place("切|土豆|"))
 
 
-@pytest.fixture(scope="module")
-def base_graph(tmp_path_factory, crg_dir, glossary):
-    """Three base dishes of the release parsed into a real embedded graph, with tested constraints."""
-    from dishgraph.graph.ladybug_store import LadybugStore
-    from dishgraph.testing.base_dishes import load_base_dishes
-
-    store = LadybugStore(tmp_path_factory.mktemp("swaps") / "db")
-    recs = load_base_dishes(store, crg_dir, glossary)
-    order.estimate_tested(store, min_recipes=5)
-    yield store, recs
-    store.close()
-
-
-def test_order_check_reads_a_swap_of_two_dependent_steps(base_graph, glossary):
+def test_order_check_reads_a_swap_of_two_dependent_steps(base_order_graph, glossary):
     """Real recipes as parsed, and the same with one dependent pair swapped (each taking the sentence of its new
     place): the swapped ones gain more from their likeliest swap, which is mostly the one made (the model saw
     these recipes: this tests the wiring and the direction; held-out figures: benchmarks/bench_order_check.py)."""
     from dishgraph.api import DishGraph
 
-    store, recs = base_graph
+    store, recs = base_order_graph
     g = DishGraph(store, glossary=glossary)
     parser = g._make_parser()
     higher = found = n = 0

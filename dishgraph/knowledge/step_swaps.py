@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 
 from dishgraph.actions import ProtoAction
+from dishgraph.knowledge.precedence import verb_of  # START and END are their own verbs
 
 START, END = "<s>", "</s>"
 DISCOUNT = 0.9  # absolute discount of the trigram, bigram and dish layers
@@ -38,10 +39,6 @@ PLACE_WEIGHT = 30.0  # the place gain's weight beside the log-likelihood gain (c
 # above this (the share of those dishes' real recipes in the name)
 SWAP_GAIN_CUT = 17.1902  # a text: 2% of real recipes read above it (with TEXT_CUT at 2% and the score at 0.995)
 SWAP_GAIN_CUT_ACTIONS = 20.4554  # an action sequence, every action its own sentence: 1% (the score at 0.9775)
-
-
-def verb_of(key: str) -> str:
-    return key if key in (START, END) else key.split("|", 1)[0]
 
 
 class ActionTrigrams:
